@@ -1,0 +1,1 @@
+"""The algorithms of the source papers, each written once against the kernel language ``T``."""

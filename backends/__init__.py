@@ -1,0 +1,73 @@
+"""The backends that run kernels: the simulator, Numba CUDA and CuPy.
+
+A backend is an object with the methods of :class:`Backend`.  :func:`load_backend` imports one
+lazily, so ``import gpusim`` never needs numba-cuda, CuPy, a driver or a GPU; a backend that
+cannot run raises :class:`~gpusim.errors.BackendUnavailable` naming what is missing and the
+extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol
+
+import numpy as np
+
+from gpusim.errors import BackendUnavailable, InvalidArgument
+
+__all__ = ["GPU_BACKENDS", "Backend", "gpu_status", "load_backend"]
+
+#: The GPU backends, in the order ``"auto"`` tries them.
+GPU_BACKENDS = ("numba", "cupy")
+
+
+class Backend(Protocol):
+    """What ``Device`` needs from a backend.  Arguments arrive already checked."""
+
+    name: str
+
+    def full(self, n: int, value: Any, dtype: np.dtype) -> Any: ...
+    def array(self, host: np.ndarray) -> Any: ...
+    def to_host(self, array: Any) -> np.ndarray: ...
+    def is_device_array(self, value: Any) -> bool: ...
+    def launch(self, kernel: Any, grid: int, block: int, args: tuple) -> Any: ...
+    def synchronize(self) -> None: ...
+
+
+def _module(name: str):
+    return importlib.import_module(f"gpusim.backends.{name}")
+
+
+def gpu_status(name: str) -> tuple[bool, str]:
+    """Whether GPU backend ``name`` can launch kernels here, and if not, why (one line)."""
+    if name not in GPU_BACKENDS:
+        raise InvalidArgument(f"{name!r} is not a GPU backend; choose from {GPU_BACKENDS}")
+    return _module(name).availability()
+
+
+def load_backend(name: str, options: dict[str, Any]) -> tuple[Backend, str]:
+    """Instantiate backend ``name`` (``"auto"`` chooses) and say why it was chosen."""
+    if name == "auto":
+        reasons = []
+        for candidate in GPU_BACKENDS:
+            ok, why = gpu_status(candidate)
+            if ok:
+                return _instantiate(candidate, options), f"auto: {candidate} works ({why})"
+            reasons.append(f"{candidate}: {why}")
+        return _instantiate("sim", options), "auto: no GPU backend works (" + "; ".join(reasons) + "), using sim"
+    return _instantiate(name, options), "asked for"
+
+
+def _instantiate(name: str, options: dict[str, Any]) -> Backend:
+    if name == "sim":
+        from gpusim.backends.sim import SimBackend
+
+        return SimBackend(**options)
+    if options:
+        raise InvalidArgument(
+            f"backend {name!r} takes no options; {sorted(options)} are simulator options"
+        )
+    ok, why = gpu_status(name)
+    if not ok:
+        raise BackendUnavailable(f"backend {name!r} cannot run here: {why}")
+    return _module(name).create_backend()

@@ -1,0 +1,214 @@
+"""``T`` for Numba CUDA: every member of :mod:`gpusim.language` as an inlined device function.
+
+This module imports ``numba.cuda``; only :mod:`gpusim.backends.numba` and :mod:`gpusim.compile`
+import it, lazily, so ``import gpusim`` never needs numba-cuda.
+
+How it is built (each point measured with numba-cuda 0.30.4):
+
+- ``T`` is a real :class:`types.ModuleType`: numba types a global module and resolves its
+  attributes at compile time.  Raw numba stubs such as ``cuda.atomic.cas`` or
+  ``cuda.shared.array`` are *not* typeable as attributes of another module, so every member is
+  a ``cuda.jit(device=True, inline="always")`` wrapper around the stub.
+- Inlining happens on numba's IR before typing, so the wrappers cost nothing at run time, need
+  no compute capability from the driver (headless ``compile_ptx`` works), and literal arguments
+  propagate: ``T.shared_array(64, T.i32)`` reaches ``cuda.shared.array`` with the constant 64.
+  Every call site gets its own array.
+- The casts ``T.i32`` ... ``T.f64`` are numba's own number classes: callable as casts in a
+  kernel and accepted as dtypes by ``cuda.shared.array``/``cuda.local.array``.
+- ``T.atomic_load`` is ``atomicOr(&a[i], 0)``: a read-modify-write that NVVM keeps as
+  ``atom.or`` (checked in the PTX), so polling loops are never hoisted.
+
+Atomics accept, besides the dtypes :mod:`gpusim.language` lists, ``int64`` for every atomic and
+``float32``/``float64`` for ``atomic_min``/``atomic_max`` (non-NaN values); the CuPy backend
+supports exactly the same set, through shims.
+
+Example
+-------
+>>> from gpusim.backends._numba_language import T  # doctest: +SKIP
+>>> sorted(set(dir(T)) >= set(__import__("gpusim.language").language.MEMBERS))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import types
+
+import numba
+from numba import cuda
+
+__all__ = ["T", "inline_device"]
+
+_FULL_MASK = 0xFFFFFFFF
+
+
+def inline_device(fn):
+    """Compile ``fn`` as a numba device function inlined at numba-IR level into its callers."""
+    return cuda.jit(device=True, inline="always")(fn)
+
+
+_i32 = numba.int32
+_u32 = numba.uint32
+
+
+# -- indices -----------------------------------------------------------------------------------
+@inline_device
+def thread_id():
+    return _i32(cuda.threadIdx.x)
+
+
+@inline_device
+def block_id():
+    return _i32(cuda.blockIdx.x)
+
+
+@inline_device
+def block_size():
+    return _i32(cuda.blockDim.x)
+
+
+@inline_device
+def grid_size():
+    return _i32(cuda.gridDim.x)
+
+
+@inline_device
+def gtid():
+    return _i32(cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x)
+
+
+@inline_device
+def num_threads():
+    return _i32(cuda.gridDim.x * cuda.blockDim.x)
+
+
+@inline_device
+def lane_id():
+    return _i32(cuda.threadIdx.x & 31)
+
+
+@inline_device
+def warp_id():
+    return _i32(cuda.threadIdx.x >> 5)
+
+
+@inline_device
+def warp_size():
+    return _i32(32)
+
+
+# -- barriers and fences -------------------------------------------------------------------------
+@inline_device
+def syncthreads():
+    cuda.syncthreads()
+
+
+@inline_device
+def syncwarp():
+    cuda.syncwarp(_FULL_MASK)
+
+
+@inline_device
+def threadfence():
+    cuda.threadfence()
+
+
+# -- warp shuffles and votes (full mask) -------------------------------------------------------
+@inline_device
+def shfl_down(value, delta):
+    return cuda.shfl_down_sync(_FULL_MASK, value, delta)
+
+
+@inline_device
+def shfl_up(value, delta):
+    return cuda.shfl_up_sync(_FULL_MASK, value, delta)
+
+
+@inline_device
+def shfl_xor(value, lane_mask):
+    return cuda.shfl_xor_sync(_FULL_MASK, value, lane_mask)
+
+
+@inline_device
+def shfl_idx(value, src_lane):
+    return cuda.shfl_sync(_FULL_MASK, value, src_lane)
+
+
+@inline_device
+def ballot(predicate):
+    return _u32(cuda.ballot_sync(_FULL_MASK, predicate))
+
+
+@inline_device
+def vote_any(predicate):
+    return _i32(cuda.any_sync(_FULL_MASK, predicate))
+
+
+@inline_device
+def vote_all(predicate):
+    return _i32(cuda.all_sync(_FULL_MASK, predicate))
+
+
+# -- atomics: each returns the old value -------------------------------------------------------
+@inline_device
+def atomic_cas(array, index, expected, new):
+    return cuda.atomic.cas(array, index, expected, new)
+
+
+@inline_device
+def atomic_add(array, index, value):
+    return cuda.atomic.add(array, index, value)
+
+
+@inline_device
+def atomic_min(array, index, value):
+    return cuda.atomic.min(array, index, value)
+
+
+@inline_device
+def atomic_max(array, index, value):
+    return cuda.atomic.max(array, index, value)
+
+
+@inline_device
+def atomic_exch(array, index, value):
+    return cuda.atomic.exch(array, index, value)
+
+
+@inline_device
+def atomic_load(array, index):
+    return cuda.atomic.or_(array, index, 0)
+
+
+# -- memory ----------------------------------------------------------------------------------------
+@inline_device
+def shared_array(size, dtype):
+    return cuda.shared.array(size, dtype)
+
+
+@inline_device
+def local_array(size, dtype):
+    return cuda.local.array(size, dtype)
+
+
+def _build() -> types.ModuleType:
+    module = types.ModuleType("gpusim.backends.numba.T", "The kernel language T, bound to Numba CUDA.")
+    members = {
+        "thread_id": thread_id, "block_id": block_id, "block_size": block_size, "grid_size": grid_size,
+        "gtid": gtid, "num_threads": num_threads, "lane_id": lane_id, "warp_id": warp_id,
+        "warp_size": warp_size,
+        "syncthreads": syncthreads, "syncwarp": syncwarp, "threadfence": threadfence,
+        "shfl_down": shfl_down, "shfl_up": shfl_up, "shfl_xor": shfl_xor, "shfl_idx": shfl_idx,
+        "ballot": ballot, "any": vote_any, "all": vote_all,
+        "atomic_cas": atomic_cas, "atomic_add": atomic_add, "atomic_min": atomic_min,
+        "atomic_max": atomic_max, "atomic_exch": atomic_exch, "atomic_load": atomic_load,
+        "shared_array": shared_array, "local_array": local_array,
+        # numba's number classes are both casts (T.i32(x)) and dtypes (T.shared_array(n, T.i32))
+        "i32": numba.int32, "i64": numba.int64, "u32": numba.uint32, "u64": numba.uint64,
+        "f32": numba.float32, "f64": numba.float64,
+    }
+    for name, value in members.items():
+        setattr(module, name, value)
+    return module
+
+
+#: The language ``T`` for Numba CUDA.
+T = _build()

@@ -1,0 +1,144 @@
+"""``Device("sim")``: the simulator behind the common host API."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelBug, ReplayMismatch
+from gpusim.kernels import Kernel, bind
+
+from . import language
+from .memory import ArrayProxy, SimArray
+from .policies import Policy, Replay, make_policy
+from .scheduler import Limits, Simulator
+from .trace import Run, decode_token, encode_token
+
+__all__ = ["SimBackend"]
+
+
+class SimBackend:
+    """The deterministic interleaving simulator as a ``Device`` backend.
+
+    Parameters
+    ----------
+    policy:
+        ``"random"`` (default), ``"round_robin"``, ``"sequential"``, ``"pct"``, or a
+        :class:`~gpusim.backends.sim.policies.Policy` object such as ``PCT(depth=2)`` or
+        ``Preemptions([(12, 0)])``.
+    seed:
+        Seeds the policy; each launch mixes in its launch number.  Same seed, same runs.
+    schedule:
+        A replay token (from ``Run.token``, ``Device.token`` or a ``KernelBug``): replay those
+        launches exactly instead of following ``policy``.
+    trace:
+        Record a :class:`~gpusim.backends.sim.trace.TraceEvent` per scheduling point (default).
+        Turn off for speed when exploring many schedules; replay the failure with it on.
+    max_steps, livelock_steps, spin_steps, resident_threads:
+        See :class:`~gpusim.backends.sim.scheduler.Limits`.
+    """
+
+    name = "sim"
+
+    def __init__(self, policy: str | Policy = "random", seed: int = 0, schedule: str | None = None,
+                 trace: bool = True, max_steps: int = Limits.max_steps,
+                 livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
+                 resident_threads: int = Limits.resident_threads):
+        if not isinstance(trace, bool):
+            raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
+        self.limits = Limits(max_steps, livelock_steps, spin_steps, resident_threads)
+        if schedule is not None:
+            self.policy: Policy = Replay(decode_token(schedule))
+        else:
+            self.policy = make_policy(policy, seed)
+        self.tracing = trace
+        self.runs: list[Run] = []
+        self._steps_so_far = 0
+        self._bound: dict[int, object] = {}
+
+    # -- memory --------------------------------------------------------------------------------
+    def full(self, n: int, value, dtype: np.dtype) -> SimArray:
+        return SimArray(np.full(n, value, dtype=dtype))
+
+    def array(self, host: np.ndarray) -> SimArray:
+        return SimArray(host.copy())
+
+    def to_host(self, array: SimArray) -> np.ndarray:
+        return array.data.copy()
+
+    def is_device_array(self, value) -> bool:
+        return isinstance(value, SimArray)
+
+    def synchronize(self) -> None:
+        pass
+
+    # -- launching -------------------------------------------------------------------------------
+    @property
+    def token(self) -> str:
+        """The replay token of every launch so far, in order."""
+        return encode_token([run.token_entry() for run in self.runs])
+
+    def launch(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run:
+        launch_index = len(self.runs)
+        if isinstance(self.policy, Replay):
+            _check_replay(self.policy, launch_index, kernel, grid, block)
+        clone = self._bound.get(id(kernel))
+        if clone is None:
+            clone = self._bound[id(kernel)] = bind(kernel, language)
+        sim = Simulator(
+            clone, (), grid, block, self.policy, tracing=self.tracing, limits=self.limits,
+            launch_index=launch_index, step_offset=self._steps_so_far, kernel_name=kernel.qualname,
+        )
+        proxies: list[tuple[ArrayProxy, SimArray]] = []
+        sim.args = tuple(_kernel_argument(sim, name, value, proxies) for name, value in zip(kernel.params, args))
+        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=repr(self.policy))
+        try:
+            sim.run()
+        except KernelBug as bug:
+            self._finish(run, sim, proxies)
+            raise bug.with_token(self.token, run.trace) from None
+        except BaseException as error:
+            self._finish(run, sim, proxies)
+            if hasattr(error, "add_note"):
+                error.add_note(f"replay: Device('sim', schedule={self.token!r})")
+            raise
+        self._finish(run, sim, proxies)
+        return run
+
+    def _finish(self, run: Run, sim: Simulator, proxies) -> None:
+        for proxy, array in proxies:
+            array.data[:] = proxy.items
+        run.steps = sim.step
+        run.preemptions = sim.preemptions
+        run.schedule = sim.schedule
+        run._raw_events = sim.events
+        run.probability_bound = self.policy.probability_bound(sim.n_threads, sim.step)
+        self.policy.finish(len(self.runs), sim.step)
+        self.runs.append(run)
+        self._steps_so_far += sim.step
+
+
+def _check_replay(policy: Replay, index: int, kernel: Kernel, grid: int, block: int) -> None:
+    if index >= len(policy.launches):
+        raise ReplayMismatch(
+            f"the replay token holds {len(policy.launches)} launch(es); launch {index + 1} ({kernel.name}) "
+            f"is not in it"
+        )
+    entry = policy.launches[index]
+    if (entry["kernel"], entry["grid"], entry["block"]) != (kernel.qualname, grid, block):
+        raise ReplayMismatch(
+            f"the replay token's launch {index + 1} is {entry['kernel']} with grid={entry['grid']}, "
+            f"block={entry['block']}; this launch is {kernel.qualname} with grid={grid}, block={block}"
+        )
+
+
+def _kernel_argument(sim: Simulator, name: str, value, proxies: list):
+    if isinstance(value, SimArray):
+        for proxy, array in proxies:
+            if array is value:
+                return proxy
+            if np.shares_memory(array.data, value.data):
+                raise InvalidArgument(f"argument {name!r} overlaps argument {proxy.name!r} without being it")
+        proxy = ArrayProxy(sim, name, "global", value.data.tolist(), value.data.dtype)
+        proxies.append((proxy, value))
+        return proxy
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,210 @@
+"""``T`` for the simulator (also ``gpusim.T``): every member of :mod:`gpusim.language`.
+
+Each simulated thread is a greenlet (:class:`~gpusim.backends.sim.scheduler.SimThread`); these
+functions read the calling thread's indices from it, and turn memory operations and
+collectives into scheduling points of its simulator.  Called outside a launch they raise
+:class:`~gpusim.errors.GpusimError`.
+
+>>> from gpusim import T
+>>> T.i32(2**31), T.u32(-1), T.f32(0.1) == 0.1
+(-2147483648, 4294967295, False)
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+from greenlet import getcurrent
+
+from gpusim.errors import GpusimError, InvalidArgumentType
+from gpusim.language import WARP_SIZE
+
+__all__ = [  # noqa: F822  (any and all are defined below, shadowing the builtins on purpose)
+    "all", "any", "atomic_add", "atomic_cas", "atomic_exch", "atomic_load", "atomic_max", "atomic_min",
+    "ballot", "block_id", "block_size", "f32", "f64", "grid_size", "gtid", "i32", "i64", "lane_id",
+    "local_array", "num_threads", "shared_array", "shfl_down", "shfl_idx", "shfl_up", "shfl_xor",
+    "syncthreads", "syncwarp", "thread_id", "threadfence", "u32", "u64", "warp_id", "warp_size",
+]
+
+
+def _thread():
+    thread = getcurrent()
+    if not hasattr(thread, "sim"):
+        caller = sys._getframe(1).f_code.co_name
+        raise GpusimError(f"T.{caller}() was called outside a kernel launch; launch kernels with Device.launch")
+    return thread
+
+
+# -- indices ---------------------------------------------------------------------------------
+def thread_id() -> int:
+    return _thread().tid
+
+
+def block_id() -> int:
+    return _thread().bid
+
+
+def block_size() -> int:
+    return _thread().sim.block
+
+
+def grid_size() -> int:
+    return _thread().sim.grid
+
+
+def gtid() -> int:
+    return _thread().index
+
+
+def num_threads() -> int:
+    return _thread().sim.n_threads
+
+
+def lane_id() -> int:
+    return _thread().tid % WARP_SIZE
+
+
+def warp_id() -> int:
+    return _thread().tid // WARP_SIZE
+
+
+def warp_size() -> int:
+    return WARP_SIZE
+
+
+# -- barriers and fences -----------------------------------------------------------------------
+def syncthreads() -> None:
+    thread = _thread()
+    thread.sim.barrier(thread)
+
+
+def syncwarp() -> None:
+    thread = _thread()
+    thread.sim.collective(thread, "syncwarp", 0, 0)
+
+
+def threadfence() -> None:
+    thread = _thread()
+    thread.sim.fence(thread)
+
+
+# -- warp shuffles and votes -------------------------------------------------------------------
+def shfl_down(value, delta):
+    thread = _thread()
+    return thread.sim.collective(thread, "shfl_down", value, delta)
+
+
+def shfl_up(value, delta):
+    thread = _thread()
+    return thread.sim.collective(thread, "shfl_up", value, delta)
+
+
+def shfl_xor(value, lane_mask):
+    thread = _thread()
+    return thread.sim.collective(thread, "shfl_xor", value, lane_mask)
+
+
+def shfl_idx(value, src_lane):
+    thread = _thread()
+    return thread.sim.collective(thread, "shfl_idx", value, src_lane)
+
+
+def ballot(predicate) -> int:
+    thread = _thread()
+    return thread.sim.collective(thread, "ballot", 1 if predicate else 0, 0)
+
+
+def any(predicate) -> int:  # noqa: A001  (the language's name, as CUDA's __any_sync)
+    thread = _thread()
+    return thread.sim.collective(thread, "any", 1 if predicate else 0, 0)
+
+
+def all(predicate) -> int:  # noqa: A001
+    thread = _thread()
+    return thread.sim.collective(thread, "all", 1 if predicate else 0, 0)
+
+
+# -- atomics: one indivisible scheduling point each ------------------------------------------
+def atomic_cas(array, index, expected, new):
+    return _array(array, "atomic_cas").atomic("atomic_cas", index, new, expected)
+
+
+def atomic_add(array, index, value):
+    return _array(array, "atomic_add").atomic("atomic_add", index, value)
+
+
+def atomic_min(array, index, value):
+    return _array(array, "atomic_min").atomic("atomic_min", index, value)
+
+
+def atomic_max(array, index, value):
+    return _array(array, "atomic_max").atomic("atomic_max", index, value)
+
+
+def atomic_exch(array, index, value):
+    return _array(array, "atomic_exch").atomic("atomic_exch", index, value)
+
+
+def atomic_load(array, index):
+    return _array(array, "atomic_load").atomic("atomic_load", index, 0)
+
+
+def _array(array, operation: str):
+    if not hasattr(array, "atomic"):
+        raise InvalidArgumentType(f"T.{operation} needs a device, shared or local array, got {array!r}")
+    return array
+
+
+# -- memory ------------------------------------------------------------------------------------
+def shared_array(size, dtype):
+    thread = _thread()
+    return thread.sim.shared_array(thread, size, _Cast.dtype_of(dtype), sys._getframe(1))
+
+
+def local_array(size, dtype):
+    thread = _thread()
+    return thread.sim.local_array(thread, size, _Cast.dtype_of(dtype), sys._getframe(1))
+
+
+# -- casts (also the dtypes of shared and local arrays) ----------------------------------------
+class _Cast:
+    """A cast such as ``T.i32``: callable on a value, and usable as a dtype."""
+
+    def __init__(self, name: str, dtype: str):
+        self.__name__ = name
+        self.dtype = np.dtype(dtype)
+        info = np.iinfo(self.dtype) if self.dtype.kind in "iu" else None
+        self._modulus = None if info is None else 1 << (8 * self.dtype.itemsize)
+        self._signed = self.dtype.kind == "i"
+
+    def __call__(self, value):
+        if self._modulus is None:
+            value = float(value)
+            return float(np.float32(value)) if self.dtype.itemsize == 4 else value
+        value = int(value)
+        value %= self._modulus
+        if self._signed and value >= self._modulus >> 1:
+            value -= self._modulus
+        return value
+
+    def __repr__(self) -> str:
+        return f"T.{self.__name__}"
+
+    @staticmethod
+    def dtype_of(dtype) -> np.dtype:
+        if isinstance(dtype, _Cast):
+            return dtype.dtype
+        try:
+            return np.dtype(dtype)
+        except TypeError:
+            raise InvalidArgumentType(f"dtype must be T.i32, T.i64, T.u32, T.u64, T.f32 or T.f64, got {dtype!r}") \
+                from None
+
+
+i32 = _Cast("i32", "int32")
+i64 = _Cast("i64", "int64")
+u32 = _Cast("u32", "uint32")
+u64 = _Cast("u64", "uint64")
+f32 = _Cast("f32", "float32")
+f64 = _Cast("f64", "float64")

@@ -1,0 +1,151 @@
+"""Traces, runs and replay tokens.
+
+A run's *schedule* is the list of ``(step, thread)`` switches its policy made; it is all that
+is needed to replay the run exactly, and a *replay token* is that schedule (plus the kernel's
+name and launch shape, to catch a token replayed on the wrong launch) compressed into one
+printable string.  The *trace* is the readable record: one :class:`TraceEvent` per scheduling
+point, with the thread, the operation, the array and index, the value, and the source line.
+
+>>> token = encode_token([{"kernel": "demo.count", "grid": 1, "block": 2, "schedule": [0, 0, 3, 1]}])
+>>> token.startswith("gs1-")
+True
+>>> decode_token(token)[0]["schedule"]
+[0, 0, 3, 1]
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from typing import NamedTuple
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+
+__all__ = ["Run", "TraceEvent", "decode_token", "encode_token", "events_from_raw", "format_events"]
+
+_PREFIX = "gs1-"
+
+
+class TraceEvent(NamedTuple):
+    """One scheduling point: thread ``(block, thread)`` did ``op`` on ``array[index]``."""
+
+    step: int
+    block: int
+    thread: int
+    op: str
+    array: str
+    index: int
+    value: object
+    location: str  # "file.py:line"
+
+    def __str__(self) -> str:
+        target = f"{self.array}[{self.index}]" if self.array else ""
+        return f"{self.step:>6}  ({self.block},{self.thread})  {self.op:<12} {target:<14} {_value(self.value):<14} {self.location}"
+
+
+def _value(value: object) -> str:
+    if isinstance(value, tuple) and len(value) == 2:
+        return f"{value[0]!r}->{value[1]!r}"
+    return "" if value is None else repr(value)
+
+
+def format_events(events: list[TraceEvent], limit: int | None = 40) -> str:
+    """Render events as a table (the last ``limit`` of them; ``None`` for all)."""
+    header = f"{'step':>6}  {'thread':<7}  {'operation':<12} {'where':<14} {'value':<14} line"
+    shown = events if limit is None or len(events) <= limit else events[-limit:]
+    lines = [header]
+    if len(shown) < len(events):
+        lines.append(f"   ... {len(events) - len(shown)} earlier events omitted")
+    lines.extend(str(event) for event in shown)
+    return "\n".join(lines)
+
+
+def encode_token(launches: list[dict]) -> str:
+    """Compress per-launch schedules into a printable replay token."""
+    payload = json.dumps({"v": 1, "launches": launches}, separators=(",", ":")).encode()
+    return _PREFIX + base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
+
+
+def decode_token(token: str) -> list[dict]:
+    """Inverse of :func:`encode_token`; raises ``InvalidArgument`` for a malformed token."""
+    if not isinstance(token, str):
+        raise InvalidArgumentType(f"a replay token is a string, got {token!r}")
+    if not token.startswith(_PREFIX):
+        raise InvalidArgument(f"{token[:20]!r}... is not a gpusim replay token (they start with {_PREFIX!r})")
+    body = token[len(_PREFIX):]
+    try:
+        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        launches = json.loads(raw)["launches"]
+    except Exception as exc:  # noqa: BLE001 - any decoding failure means a damaged token
+        raise InvalidArgument(f"the replay token is damaged ({type(exc).__name__}: {exc})") from None
+    return launches
+
+
+class Run:
+    """What one simulated launch did (returned by ``Device("sim").launch``).
+
+    Attributes
+    ----------
+    kernel, grid, block:
+        What was launched.
+    policy:
+        The policy's description, e.g. ``RandomWalk(seed=7)``.
+    steps:
+        Scheduling points executed.
+    preemptions:
+        Switches away from a thread that could have gone on.
+    schedule:
+        The flat ``[step, thread, step, thread, ...]`` list of switches (what replay follows).
+    trace:
+        One :class:`TraceEvent` per scheduling point (empty when tracing was off).
+    token:
+        The replay token of this launch alone.
+    probability_bound:
+        For PCT, the guaranteed chance of finding a bug of the targeted depth in one run.
+    """
+
+    def __init__(self, kernel: str, grid: int, block: int, policy: str, steps: int = 0, preemptions: int = 0,
+                 schedule: list[int] | None = None, raw_events: list[tuple] | None = None,
+                 probability_bound: float | None = None):
+        self.kernel = kernel
+        self.grid = grid
+        self.block = block
+        self.policy = policy
+        self.steps = steps
+        self.preemptions = preemptions
+        self.schedule = schedule if schedule is not None else []
+        self.probability_bound = probability_bound
+        self._raw_events = raw_events or []
+        self._trace: list[TraceEvent] | None = None
+
+    def __repr__(self) -> str:
+        bound = "" if self.probability_bound is None else f", probability_bound={self.probability_bound:.3g}"
+        return (f"Run(kernel={self.kernel!r}, grid={self.grid}, block={self.block}, policy={self.policy}, "
+                f"steps={self.steps}, preemptions={self.preemptions}{bound})")
+
+    @property
+    def trace(self) -> list[TraceEvent]:
+        if self._trace is None:
+            self._trace = events_from_raw(self._raw_events, self.block)
+        return self._trace
+
+    @property
+    def token(self) -> str:
+        return encode_token([self.token_entry()])
+
+    def token_entry(self) -> dict:
+        return {"kernel": self.kernel, "grid": self.grid, "block": self.block, "schedule": self.schedule}
+
+    def format_trace(self, limit: int | None = 40) -> str:
+        """The trace as a table: step, thread, operation, array[index], value, source line."""
+        return format_events(self.trace, limit)
+
+
+def events_from_raw(raw: list[tuple], block: int) -> list[TraceEvent]:
+    """Turn the simulator's compact records ``(step, thread, op, array, index, value, code, line)`` into events."""
+    events = []
+    for step, thread, op, array, index, value, code, line in raw:
+        b, t = divmod(thread, block)
+        events.append(TraceEvent(step, b, t, op, array, index, value, f"{code.co_filename.rsplit('/', 1)[-1]}:{line}"))
+    return events

@@ -1,0 +1,200 @@
+"""``Device``: one host API over every backend.
+
+Host code (the outer loops of the papers' pseudo-code) is written once against a ``Device``:
+it allocates and copies arrays, launches kernels, and reads flags back, as on a real GPU.
+``Device`` checks every argument and hands the work to a backend object
+(:class:`gpusim.backends.Backend`): the simulator, Numba CUDA or CuPy.
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim import Device, T, kernel
+>>> @kernel(signature="int32[:], int32")
+... def fill(out, n):
+...     i = T.gtid()
+...     if i < n:
+...         out[i] = 2 * i
+>>> dev = Device("sim", seed=1)
+>>> out = dev.zeros(5, np.int32)
+>>> _ = dev.launch(fill, grid=1, block=8, args=(out, 5))
+>>> dev.to_host(out)
+array([0, 2, 4, 6, 8], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.kernels import KERNEL_DTYPES, Kernel
+
+__all__ = ["BACKENDS", "Device"]
+
+#: Backend names ``Device`` accepts; ``"auto"`` picks the first GPU backend that works, else ``"sim"``.
+BACKENDS = ("auto", "sim", "numba", "cupy")
+MAX_BLOCK = 1024
+
+
+class Device:
+    """A device to allocate arrays on and launch kernels on.
+
+    Parameters
+    ----------
+    backend:
+        ``"sim"`` (the interleaving simulator), ``"numba"``, ``"cupy"``, or ``"auto"``.
+    **options:
+        Simulator options (``policy``, ``seed``, ``schedule``, ``trace``, ...; see
+        :class:`gpusim.backends.sim.SimBackend`).  GPU backends take none.
+
+    Attributes
+    ----------
+    backend:
+        The backend's name (for ``"auto"``, the one chosen).
+    reason:
+        Why that backend was chosen (``"auto"``) or ``"asked for"``.
+    """
+
+    def __init__(self, backend: str = "sim", **options: Any):
+        from gpusim.backends import load_backend
+
+        if not isinstance(backend, str):
+            raise InvalidArgumentType(f"backend must be a string, one of {BACKENDS}, got {backend!r}")
+        if backend not in BACKENDS:
+            raise InvalidArgument(f"backend={backend!r} is not one of {BACKENDS}")
+        self._impl, self.reason = load_backend(backend, options)
+        self.backend: str = self._impl.name
+
+    def __repr__(self) -> str:
+        return f"Device({self.backend!r})"
+
+    # -- memory ------------------------------------------------------------------------------
+    def zeros(self, n: int, dtype: Any = np.int32):
+        """A new 1-D device array of ``n`` zeros."""
+        return self._impl.full(_check_length(n), 0, _check_dtype(dtype))
+
+    def full(self, n: int, value: Any, dtype: Any = np.int32):
+        """A new 1-D device array of ``n`` copies of ``value``."""
+        dtype = _check_dtype(dtype)
+        if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, complex):
+            raise InvalidArgumentType(f"value must be a real number, got {value!r}")
+        return self._impl.full(_check_length(n), value, dtype)
+
+    def array(self, host: Any):
+        """Copy a 1-D NumPy array (or anything ``np.asarray`` takes) to the device."""
+        host = np.asarray(host)
+        if host.ndim != 1:
+            raise InvalidArgument(f"device arrays are 1-D; got an array of shape {host.shape}")
+        _check_dtype(host.dtype)
+        return self._impl.array(np.ascontiguousarray(host))
+
+    def to_host(self, array: Any) -> np.ndarray:
+        """Copy a device array back into a new NumPy array."""
+        if not self._impl.is_device_array(array):
+            raise InvalidArgumentType(
+                f"to_host expects an array of this {self.backend!r} device, got {type(array).__name__}"
+            )
+        return self._impl.to_host(array)
+
+    def synchronize(self) -> None:
+        """Wait for every launched kernel to finish (a no-op on the simulator)."""
+        self._impl.synchronize()
+
+    # -- launching ---------------------------------------------------------------------------
+    def launch(self, kernel: Kernel, grid: int, block: int, args: tuple = ()):
+        """Launch ``kernel`` on ``grid`` blocks of ``block`` threads.
+
+        Returns the simulator's :class:`gpusim.backends.sim.Run` (trace, replay token, steps)
+        on ``"sim"``, and ``None`` on the GPU backends.
+        """
+        if not isinstance(kernel, Kernel):
+            raise InvalidArgumentType(f"kernel must be a function decorated with @kernel, got {kernel!r}")
+        grid = _check_positive_int("grid", grid)
+        block = _check_positive_int("block", block)
+        if block > MAX_BLOCK:
+            raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
+        if not isinstance(args, (tuple, list)):
+            raise InvalidArgumentType(f"args must be a tuple of the kernel's arguments, got {args!r}")
+        if len(args) != len(kernel.params):
+            raise InvalidArgument(
+                f"kernel {kernel.name!r} takes {len(kernel.params)} arguments {kernel.params}, "
+                f"got {len(args)}"
+            )
+        converted = tuple(self._convert_argument(kernel, i, a) for i, a in enumerate(args))
+        return self._impl.launch(kernel, grid, block, converted)
+
+    def _convert_argument(self, kernel: Kernel, position: int, value: Any):
+        name = kernel.params[position]
+        expected = kernel.signature[position] if kernel.signature else None
+        if self._impl.is_device_array(value):
+            dtype = np.dtype(value.dtype)
+            if expected is not None and (not expected.is_array or expected.dtype != dtype):
+                raise InvalidArgumentType(
+                    f"argument {name!r} of kernel {kernel.name!r} is an array of {dtype.name}, "
+                    f"but the signature says {expected}"
+                )
+            return value
+        if isinstance(value, np.ndarray):
+            raise InvalidArgumentType(
+                f"argument {name!r} of kernel {kernel.name!r} is a host NumPy array; copy it to the "
+                f"device first with dev.array(...)"
+            )
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+            raise InvalidArgumentType(
+                f"argument {name!r} of kernel {kernel.name!r} must be a device array or a number, got {value!r}"
+            )
+        if expected is not None:
+            if expected.is_array:
+                raise InvalidArgumentType(
+                    f"argument {name!r} of kernel {kernel.name!r} must be a device array of "
+                    f"{expected.dtype.name}, got the scalar {value!r}"
+                )
+            return _scalar(value, expected.dtype, name)
+        if isinstance(value, np.generic):
+            return _scalar(value, value.dtype, name)
+        if isinstance(value, numbers.Integral):
+            fits = np.iinfo(np.int32).min <= value <= np.iinfo(np.int32).max
+            return _scalar(value, np.dtype(np.int32 if fits else np.int64), name)
+        return _scalar(value, np.dtype(np.float64), name)
+
+
+def _scalar(value: Any, dtype: np.dtype, name: str):
+    if dtype.kind in "iu":
+        if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+            raise InvalidArgumentType(f"argument {name!r} must be an integer ({dtype.name}), got {value!r}")
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            raise InvalidArgument(f"argument {name!r}={value!r} does not fit in {dtype.name}")
+        return dtype.type(int(value))
+    if not np.isfinite(value):
+        raise InvalidArgument(f"argument {name!r}={value!r} is not finite")
+    return dtype.type(value)
+
+
+def _check_length(n: Any) -> int:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+        raise InvalidArgumentType(f"n must be a non-negative integer, got {n!r}")
+    if n < 0:
+        raise InvalidArgument(f"n must be a non-negative integer, got n={n!r}")
+    return int(n)
+
+
+def _check_positive_int(name: str, value: Any) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise InvalidArgumentType(f"{name} must be a positive integer (1-D launches), got {value!r}")
+    if value < 1:
+        raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")
+    return int(value)
+
+
+def _check_dtype(dtype: Any) -> np.dtype:
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError:
+        raise InvalidArgumentType(f"dtype={dtype!r} is not a NumPy dtype") from None
+    if resolved not in KERNEL_DTYPES:
+        allowed = ", ".join(d.name for d in KERNEL_DTYPES)
+        raise InvalidArgument(f"dtype={resolved.name!r} is not supported on devices; use one of {allowed}")
+    return resolved

@@ -1,0 +1,205 @@
+"""``@kernel`` and ``@device``: write a function once, bind it to any backend's ``T``.
+
+A kernel is a plain Python function that reaches the hardware only through the global name
+``T``.  :func:`bind` clones the function with another ``T`` in its globals, and clones every
+``@device`` helper it calls by name the same way, so one source runs on every backend.  The
+portable-subset checker (:mod:`gpusim.subset`) runs when the decorator is applied: a kernel that
+would not compile on a GPU is refused at once, with the file, line and rule.
+
+Example
+-------
+>>> from gpusim import T, kernel
+>>> @kernel
+... def fill(out, n):
+...     i = T.gtid()
+...     if i < n:
+...         out[i] = i
+>>> fill.name
+'fill'
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+
+__all__ = ["KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "bind", "device", "kernel", "parse_signature", "registry"]
+
+_REGISTRY: list[_Compiled] = []
+
+
+class _Compiled:
+    """What ``@kernel`` and ``@device`` share: the source function and its bindings."""
+
+    is_kernel = False
+
+    def __init__(self, fn: Callable, check: bool = True, signature: str | None = None):
+        if not isinstance(fn, types.FunctionType):
+            raise InvalidArgumentType(
+                f"@{self._decorator()} expects a plain Python function, got {type(fn).__name__}: {fn!r}"
+            )
+        self.fn = fn
+        self.name = fn.__name__
+        self.qualname = f"{fn.__module__}.{fn.__qualname__}"
+        self.filename = fn.__code__.co_filename
+        self.lineno = fn.__code__.co_firstlineno
+        self.params = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+        self.signature = None if signature is None else parse_signature(signature, self.params, self.name)
+        functools.update_wrapper(self, fn)
+        from gpusim.subset import check_function, source_available
+
+        # Code typed at a plain Python prompt has no source to check; it still runs on the
+        # simulator, and the GPU backends say so if they need the source.
+        self.checked = check and source_available(fn)
+        if self.checked:
+            check_function(fn, is_kernel=self.is_kernel)
+        _REGISTRY.append(self)
+
+    @classmethod
+    def _decorator(cls) -> str:
+        return "kernel" if cls.is_kernel else "device"
+
+    def __repr__(self) -> str:
+        return f"<{self._decorator()} {self.qualname} at {self.filename}:{self.lineno}>"
+
+
+class Kernel(_Compiled):
+    """A function decorated with :func:`kernel`; launch it with :meth:`gpusim.Device.launch`."""
+
+    is_kernel = True
+
+    def __call__(self, *args: Any, **kwargs: Any):
+        raise TypeError(
+            f"kernel {self.name!r} cannot be called directly; launch it with "
+            f"Device.launch({self.name}, grid=..., block=..., args=(...))"
+        )
+
+
+class DeviceFunction(_Compiled):
+    """A function decorated with :func:`device`: callable from kernels and other device functions."""
+
+    def __call__(self, *args: Any, **kwargs: Any):
+        raise TypeError(
+            f"device function {self.name!r} can only be called from a kernel or another device function"
+        )
+
+
+def kernel(fn: Callable | None = None, *, signature: str | None = None, check: bool = True) -> Kernel:
+    """Mark ``fn`` as a kernel written against ``T``.
+
+    Parameters
+    ----------
+    fn:
+        The kernel function.  Its parameters are device arrays and scalars.
+    signature:
+        The parameters' types, e.g. ``"int32[:], int32"`` (NumPy dtype names; ``[:]`` marks a
+        1-D array).  Optional for the simulator; with it, :meth:`gpusim.Device.launch` checks the
+        arguments, and the kernel can be compiled headless for every GPU backend.  Every kernel
+        in ``gpusim.algorithms`` has one.
+    check:
+        Run the portable-subset checker now (default).  ``check=False`` is for the bug zoo's
+        deliberately broken kernels that the checker would refuse, never for real kernels.
+    """
+    if fn is None:
+        return functools.partial(kernel, signature=signature, check=check)  # type: ignore[return-value]
+    return Kernel(fn, check=check, signature=signature)
+
+
+def device(fn: Callable | None = None, *, check: bool = True) -> DeviceFunction:
+    """Mark ``fn`` as a device helper that kernels (and other helpers) call by its global name."""
+    if fn is None:
+        return functools.partial(device, check=check)  # type: ignore[return-value]
+    return DeviceFunction(fn, check=check)
+
+
+class Param(NamedTuple):
+    """One parameter of a kernel signature: its NumPy dtype, and whether it is a 1-D array."""
+
+    name: str
+    dtype: np.dtype
+    is_array: bool
+
+    def __str__(self) -> str:
+        return f"{self.dtype.name}[:]" if self.is_array else self.dtype.name
+
+
+#: The dtypes kernels may take, as arrays or scalars.
+KERNEL_DTYPES = tuple(np.dtype(d) for d in ("int32", "int64", "uint32", "uint64", "float32", "float64"))
+
+
+def parse_signature(signature: str, params: tuple[str, ...], name: str) -> tuple[Param, ...]:
+    """Parse ``"int32[:], float64"`` into one :class:`Param` per parameter of kernel ``name``."""
+    if not isinstance(signature, str):
+        raise InvalidArgumentType(f"signature must be a string like 'int32[:], int32', got {signature!r}")
+    parts = [part.strip() for part in signature.split(",")] if signature.strip() else []
+    if len(parts) != len(params):
+        raise InvalidArgument(
+            f"signature={signature!r} of kernel {name!r} has {len(parts)} types for {len(params)} "
+            f"parameters {params}"
+        )
+    parsed = []
+    for param, part in zip(params, parts):
+        is_array = part.endswith("[:]")
+        dtype_name = part[:-3].strip() if is_array else part
+        try:
+            dtype = np.dtype(dtype_name)
+        except TypeError:
+            dtype = None
+        if dtype not in KERNEL_DTYPES:
+            allowed = ", ".join(d.name for d in KERNEL_DTYPES)
+            raise InvalidArgument(
+                f"signature={signature!r} of kernel {name!r}: type {part!r} of parameter {param!r} is not "
+                f"one of {allowed} (append [:] for an array)"
+            )
+        parsed.append(Param(param, dtype, is_array))
+    return tuple(parsed)
+
+
+def registry() -> list[Kernel | DeviceFunction]:
+    """Every kernel and device function defined so far, in definition order."""
+    return list(_REGISTRY)
+
+
+def bind(
+    compiled: _Compiled,
+    language: types.ModuleType,
+    wrap_device: Callable[[types.FunctionType], Any] = lambda f: f,
+    _cache: dict | None = None,
+) -> types.FunctionType:
+    """Clone ``compiled.fn`` with ``T`` bound to ``language``.
+
+    Every ``@device`` function the clone refers to by a global name is bound the same way and
+    passed through ``wrap_device`` (the numba backend compiles it as an inlined device function;
+    the simulator uses the plain clone).  Clones are memoised per call through ``_cache``.
+    """
+    cache = {} if _cache is None else _cache
+    if id(compiled) in cache:
+        return cache[id(compiled)]
+    fn = compiled.fn
+    namespace = dict(fn.__globals__)
+    namespace["T"] = language
+    clone = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__qualname__ = fn.__qualname__
+    clone.__module__ = fn.__module__
+    clone.__doc__ = fn.__doc__
+    clone.__wrapped__ = fn  # type: ignore[attr-defined]  (inspect.getsource finds the real source)
+    cache[id(compiled)] = clone
+    for name in _global_names(fn.__code__):
+        value = fn.__globals__.get(name)
+        if isinstance(value, DeviceFunction):
+            namespace[name] = wrap_device(bind(value, language, wrap_device, cache))
+    return clone
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
