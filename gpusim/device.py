@@ -70,6 +70,22 @@ class Device:
     def __repr__(self) -> str:
         return f"Device({self.backend!r})"
 
+    # -- the simulator's record ----------------------------------------------------------------
+    @property
+    def token(self) -> str:
+        """The replay token of every launch so far: ``Device("sim", schedule=token)`` replays them."""
+        return self._simulator("token").token
+
+    @property
+    def runs(self) -> list:
+        """One :class:`gpusim.backends.sim.Run` per launch so far (trace, schedule, steps)."""
+        return list(self._simulator("runs").runs)
+
+    def _simulator(self, what: str):
+        if self.backend != "sim":
+            raise InvalidArgument(f"Device.{what} exists on the simulator only; this device is {self.backend!r}")
+        return self._impl
+
     # -- memory ------------------------------------------------------------------------------
     def zeros(self, n: int, dtype: Any = np.int32):
         """A new 1-D device array of ``n`` zeros."""

@@ -620,7 +620,7 @@ class BipartiteGraph:
         --------
         >>> g = BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1])
         >>> h = g.permuted(seed=1)
-        >>> h.n_edges, sorted(h.row_ptr[1:] - h.row_ptr[:-1])
+        >>> h.n_edges, sorted(np.diff(h.row_ptr).tolist())
         (3, [1, 2])
         >>> BipartiteGraph.from_edges([], []).permuted(seed=0).n_edges
         0

@@ -85,7 +85,11 @@ def violations(fn: types.FunctionType, *, is_kernel: bool = True) -> list[tuple[
         raise InvalidArgument(f"{fn.__qualname__!r} is not defined by a def statement")
     checker = _Checker(fn, is_kernel, offset=fn.__code__.co_firstlineno - func.lineno)
     checker.check_signature(func)
-    for statement in func.body:
+    body = func.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]  # the docstring
+    for statement in body:
         checker.visit(statement)
     return checker.found
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelBug, ReplayMismatch
@@ -115,6 +117,19 @@ class SimBackend:
         self.policy.finish(len(self.runs), sim.step)
         self.runs.append(run)
         self._steps_so_far += sim.step
+        _note_for_hypothesis(f"after launch {len(self.runs)} ({run.kernel}): replay with "
+                             f"Device('sim', schedule={{token!r}})", self)
+
+
+def _note_for_hypothesis(template: str, backend: SimBackend) -> None:
+    """In the final (shrunk) example of a failing Hypothesis test, print the replay token."""
+    hypothesis = sys.modules.get("hypothesis")
+    if hypothesis is None or not hypothesis.currently_in_test_context():
+        return
+    from hypothesis.control import should_note
+
+    if should_note():
+        hypothesis.note(template.format(token=backend.token))
 
 
 def _check_replay(policy: Replay, index: int, kernel: Kernel, grid: int, block: int) -> None:

@@ -1,0 +1,264 @@
+"""The CuPy backend: kernels compiled by ``cupyx.jit`` (``mode="numpy"``) and NVRTC; CuPy arrays.
+
+Nothing here imports CuPy at module level: :func:`availability` says whether CuPy, a CUDA
+driver and a GPU are there, and :func:`create_backend` builds the backend object that
+:class:`gpusim.Device` drives.  The language ``T`` for cupyx lives in
+:mod:`gpusim.backends._cupy_language`, its shims over cupyx internals in
+:mod:`gpusim.backends._cupy_shims` (tested with the CuPy versions in
+``_cupy_shims.TESTED_CUPY_VERSIONS``).
+
+A kernel is bound to cupyx's ``T`` (:func:`gpusim.kernels.bind`), transpiled to CUDA C++ and
+compiled by NVRTC once per tuple of argument types; a second launch with the same types reuses
+the compiled kernel (:attr:`CupyBackend.compile_count` does not move).
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim import Device, T, kernel
+>>> @kernel(signature="int32[:], int32")
+... def iota(out, n):
+...     i = T.gtid()
+...     if i < n:
+...         out[i] = i
+>>> dev = Device("cupy")                                    # doctest: +SKIP
+>>> out = dev.zeros(4, np.int32)                            # doctest: +SKIP
+>>> dev.launch(iota, grid=1, block=32, args=(out, 4))       # doctest: +SKIP
+>>> dev.to_host(out)                                        # doctest: +SKIP
+array([0, 1, 2, 3], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import warnings
+from typing import Any
+
+import numpy as np
+
+from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, KernelSyntaxError
+
+__all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "transpile_kernel"]
+
+_INSTALL = "pip install 'gpusim[cupy]' (CuPy for your CUDA: cupy-cuda12x or cupy-cuda13x)"
+_warned_version = False
+
+
+def _cupy_version() -> str | None:
+    for dist in ("cupy", "cupy-cuda12x", "cupy-cuda13x", "cupy-cuda11x"):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def availability() -> tuple[bool, str]:
+    """Whether kernels can run on CuPy here, and why (one line).
+
+    Never raises: a missing CuPy, a missing or too old driver, a machine without a GPU and a
+    missing NVRTC each give ``(False, reason)``, the reason naming what is missing.
+
+    Examples
+    --------
+    >>> ok, why = availability()
+    >>> isinstance(ok, bool) and isinstance(why, str)
+    True
+    """
+    version = _cupy_version()
+    if version is None:
+        return False, f"CuPy is not installed; {_INSTALL}"
+    try:
+        import cupy
+        import cupyx.jit  # noqa: F401
+    except Exception as exc:
+        return False, f"CuPy {version} is installed but failed to import ({type(exc).__name__}: {exc}); {_INSTALL}"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        return False, f"no usable CUDA driver for CuPy {version} ({message}); install the NVIDIA driver"
+    if count < 1:
+        return False, f"the CUDA driver sees no GPU (CuPy {version})"
+    try:
+        major, minor = cupy.cuda.nvrtc.getVersion()
+    except Exception as exc:
+        return False, f"CuPy {version} cannot load NVRTC ({type(exc).__name__}: {exc}); {_INSTALL}"
+    try:
+        name = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.runtime.getDevice())["name"]
+        name = name.decode() if isinstance(name, bytes) else str(name)
+    except Exception as exc:
+        return False, f"CuPy {version} cannot open the GPU ({type(exc).__name__}: {exc})"
+    return True, f"CuPy {version} with NVRTC {major}.{minor} on {name}"
+
+
+def create_backend() -> CupyBackend:
+    """A new :class:`CupyBackend`; raises :class:`~gpusim.errors.BackendUnavailable` if it cannot run."""
+    ok, why = availability()
+    if not ok:
+        raise BackendUnavailable(f"backend 'cupy' cannot run here: {why}")
+    return CupyBackend()
+
+
+def _check_version() -> None:
+    global _warned_version
+    from gpusim.backends._cupy_shims import TESTED_CUPY_VERSIONS
+
+    version = _cupy_version()
+    if not _warned_version and version not in TESTED_CUPY_VERSIONS:
+        _warned_version = True
+        warnings.warn(
+            f"gpusim's shims over cupyx.jit internals were tested with CuPy {', '.join(TESTED_CUPY_VERSIONS)}, "
+            f"not {version}; if a kernel fails to transpile, try one of those",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def in_types(types_: tuple[tuple[np.dtype, bool], ...], index_32_bits: tuple[bool, ...] | None = None):
+    """cupyx argument types for ``(dtype, is_array)`` pairs: C-contiguous 1-D ``CArray`` and scalars."""
+    from cupyx.jit import _cuda_types
+
+    out = []
+    for position, (dtype, is_array) in enumerate(types_):
+        if is_array:
+            small = True if index_32_bits is None else index_32_bits[position]
+            out.append(_cuda_types.CArray(np.dtype(dtype), 1, True, small))
+        else:
+            out.append(_cuda_types.Scalar(np.dtype(dtype)))
+    return tuple(out)
+
+
+def transpile_kernel(kernel, types_: tuple, index_32_bits: tuple[bool, ...] | None = None):
+    """Transpile ``kernel`` at argument types ``types_`` to CUDA C++; a cupyx ``Result``.
+
+    Raises :class:`~gpusim.errors.KernelSyntaxError` naming the kernel when cupyx refuses it.
+    """
+    from cupyx.jit import _compile, _cuda_types
+
+    from gpusim.backends._cupy_language import MODE, T, wrap_device
+    from gpusim.kernels import bind
+
+    _check_version()
+    clone = bind(kernel, T, wrap_device=wrap_device)
+    try:
+        with warnings.catch_warnings():
+            # the @kernel(...) line is part of the source cupyx reads; it only warns about it
+            warnings.filterwarnings("ignore", message="Decorator .* may not supported", category=RuntimeWarning)
+            return _compile.transpile(
+                clone, ['extern "C"', "__global__"], MODE, in_types(types_, index_32_bits), _cuda_types.void
+            )
+    except Exception as exc:
+        described = ", ".join(f"{np.dtype(d).name}[:]" if a else np.dtype(d).name for d, a in types_)
+        raise KernelSyntaxError(
+            f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) does not transpile with cupyx.jit "
+            f"for argument types ({described}): {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def nvrtc_ptx(result, cc: tuple[int, int] = (8, 0)) -> str:
+    """Compile a cupyx ``Result`` (from :func:`transpile_kernel`) to PTX with NVRTC, without a GPU.
+
+    Uses CuPy's own headers and options, as a launch does, with ``-arch=compute_XY`` for ``cc``.
+    """
+    import cupy._core.core as core
+    from cupy.cuda import compiler
+
+    headers = "".join(f"#include <{name}>\n" for name in core._cupy_header_list)
+    options = core.assemble_cupy_compiler_options(tuple(result.options)) + (
+        f"-arch=compute_{cc[0]}{cc[1]}",
+        "--device-as-default-execution-space",
+        "-ftz=true",
+    )
+    program = compiler._NVRTCProgram(headers + result.code, "gpusim_kernel.cu", (), ())
+    try:
+        ptx, _ = program.compile(options)
+    except compiler.CompileException as exc:
+        raise KernelSyntaxError(f"NVRTC refused the CUDA source of kernel {result.func_name!r}:\n{exc}") from exc
+    return ptx.decode() if isinstance(ptx, bytes) else ptx
+
+
+class CupyBackend:
+    """Device arrays and launches through CuPy and ``cupyx.jit``.
+
+    Attributes
+    ----------
+    name:
+        ``"cupy"``.
+    compile_count:
+        How many kernels this backend transpiled and compiled so far (one per kernel and tuple of
+        argument types): a launch that reuses a compiled kernel leaves it unchanged.
+    """
+
+    name = "cupy"
+
+    def __init__(self) -> None:
+        import cupy
+
+        self._cupy = cupy
+        self._compiled: dict[tuple, Any] = {}
+        self.compile_count = 0
+
+    def __repr__(self) -> str:
+        return f"<CupyBackend: {len(self._compiled)} compiled kernels>"
+
+    # -- memory --------------------------------------------------------------------------------
+    def full(self, n: int, value: Any, dtype: np.dtype):
+        return self._cupy.full(n, value, dtype=dtype)
+
+    def array(self, host: np.ndarray):
+        return self._cupy.asarray(np.ascontiguousarray(host))
+
+    def to_host(self, array: Any) -> np.ndarray:
+        return self._cupy.asnumpy(array)
+
+    def is_device_array(self, value: Any) -> bool:
+        return isinstance(value, self._cupy.ndarray)
+
+    def synchronize(self) -> None:
+        try:
+            self._cupy.cuda.Device().synchronize()
+        except Exception as exc:
+            raise GpusimError(
+                f"a kernel launched on cupy failed while running ({type(exc).__name__}: {exc}); "
+                "an out-of-bounds access is the usual cause: run it on Device('sim') to find it"
+            ) from exc
+
+    # -- launching -----------------------------------------------------------------------------
+    def compiled(self, kernel, types_: tuple, index_32_bits: tuple[bool, ...] | None = None):
+        """The CuPy function for ``kernel`` at argument types ``types_``, compiled on first use."""
+        key = (kernel, types_, index_32_bits)
+        found = self._compiled.get(key)
+        if found is not None:
+            return found
+        result = transpile_kernel(kernel, types_, index_32_bits)
+        from cupy._core import core
+
+        options = tuple(result.options)
+        if result.backend == "nvcc":
+            options += ("-DCUPY_JIT_NVCC",)
+        try:
+            module = core.compile_with_cache(
+                source=result.code, options=options, backend=result.backend, jitify=result.jitify
+            )
+        except Exception as exc:
+            raise KernelSyntaxError(
+                f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) transpiled, but its CUDA source "
+                f"does not compile: {type(exc).__name__}: {exc}"
+            ) from exc
+        found = (module.get_function(result.func_name), result.enable_cooperative_groups)
+        self._compiled[key] = found
+        self.compile_count += 1
+        return found
+
+    def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
+        ndarray = self._cupy.ndarray
+        types_ = tuple((np.dtype(a.dtype), isinstance(a, ndarray)) for a in args)
+        index_32_bits = tuple(bool(a._index_32_bits) if isinstance(a, ndarray) else True for a in args)
+        function, cooperative = self.compiled(kernel, types_, index_32_bits)
+        try:
+            function((grid, 1, 1), (block, 1, 1), args, 0, None, cooperative)
+        except Exception as exc:
+            raise InvalidArgument(
+                f"launching kernel {kernel.name!r} on cupy with grid={grid}, block={block} failed "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc

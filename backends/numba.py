@@ -1,0 +1,198 @@
+"""The Numba CUDA backend: kernels compiled by ``numba.cuda.jit``, arrays are numba device arrays.
+
+Nothing here imports numba at module level: :func:`availability` says whether numba-cuda, a
+CUDA driver and a GPU are there, and :func:`create_backend` builds the backend object that
+:class:`gpusim.Device` drives.  The language ``T`` for numba lives in
+:mod:`gpusim.backends._numba_language`.
+
+A kernel is bound to numba's ``T`` once (:func:`gpusim.kernels.bind`; its ``@device`` helpers
+become inlined numba device functions) and compiled once per tuple of argument types; a second
+launch with the same types reuses the compiled kernel (:attr:`NumbaBackend.compile_count` does
+not move).
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim import Device, T, kernel
+>>> @kernel(signature="int32[:], int32")
+... def iota(out, n):
+...     i = T.gtid()
+...     if i < n:
+...         out[i] = i
+>>> dev = Device("numba")                                   # doctest: +SKIP
+>>> out = dev.zeros(4, np.int32)                            # doctest: +SKIP
+>>> dev.launch(iota, grid=1, block=32, args=(out, 4))       # doctest: +SKIP
+>>> dev.to_host(out)                                        # doctest: +SKIP
+array([0, 1, 2, 3], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from typing import Any
+
+import numpy as np
+
+from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, KernelSyntaxError
+
+__all__ = ["NumbaBackend", "availability", "create_backend", "numba_signature"]
+
+_INSTALL = "pip install 'gpusim[cuda]'"
+
+
+def availability() -> tuple[bool, str]:
+    """Whether kernels can run on Numba CUDA here, and why (one line).
+
+    Never raises: a missing numba-cuda, a numba-cuda that fails to import (for instance next to
+    an incompatible NumPy), a missing driver and a machine without a GPU each give
+    ``(False, reason)``, the reason naming what is missing and the extra to install.
+
+    Examples
+    --------
+    >>> ok, why = availability()
+    >>> isinstance(ok, bool) and isinstance(why, str)
+    True
+    """
+    try:
+        version = importlib.metadata.version("numba-cuda")
+    except importlib.metadata.PackageNotFoundError:
+        return False, f"numba-cuda is not installed; {_INSTALL}"
+    try:
+        from numba import cuda
+    except Exception as exc:  # an ImportError, or numba-cuda broken by its neighbours (NumPy 2.5)
+        return False, (
+            f"numba-cuda {version} is installed but failed to import ({type(exc).__name__}: {exc}); "
+            f"{_INSTALL} installs compatible versions (numpy<2.5)"
+        )
+    try:
+        from numba.cuda.cudadrv.driver import driver
+
+        count = driver.get_device_count()
+    except Exception as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        return False, f"no usable CUDA driver for numba-cuda {version} ({message}); install the NVIDIA driver"
+    if count < 1:
+        return False, f"the CUDA driver sees no GPU (numba-cuda {version})"
+    try:
+        name = cuda.get_current_device().name
+        name = name.decode() if isinstance(name, bytes) else str(name)
+    except Exception as exc:
+        return False, f"numba-cuda {version} cannot open the GPU ({type(exc).__name__}: {exc})"
+    return True, f"numba-cuda {version} on {name}"
+
+
+def create_backend() -> NumbaBackend:
+    """A new :class:`NumbaBackend`; raises :class:`~gpusim.errors.BackendUnavailable` if it cannot run."""
+    ok, why = availability()
+    if not ok:
+        raise BackendUnavailable(f"backend 'numba' cannot run here: {why}")
+    return NumbaBackend()
+
+
+def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
+    """The numba argument types for ``(dtype, is_array)`` pairs: C-contiguous 1-D arrays and scalars.
+
+    Examples
+    --------
+    >>> numba_signature(((np.dtype("int32"), True), (np.dtype("float64"), False)))  # doctest: +SKIP
+    (array(int32, 1d, C), float64)
+    """
+    from numba import types as nbtypes
+    from numba.np.numpy_support import from_dtype
+
+    out = []
+    for dtype, is_array in types_:
+        scalar = from_dtype(np.dtype(dtype))
+        out.append(nbtypes.Array(scalar, 1, "C") if is_array else scalar)
+    return tuple(out)
+
+
+def bind_kernel(kernel):
+    """``kernel`` bound to numba's ``T``; its ``@device`` helpers become inlined device functions."""
+    from gpusim.backends._numba_language import T, inline_device
+    from gpusim.kernels import bind
+
+    return bind(kernel, T, wrap_device=inline_device)
+
+
+class NumbaBackend:
+    """Device arrays and launches through numba-cuda.
+
+    Attributes
+    ----------
+    name:
+        ``"numba"``.
+    compile_count:
+        How many kernels this backend compiled so far (one per kernel and tuple of argument
+        types): a launch that reuses a compiled kernel leaves it unchanged.
+    """
+
+    name = "numba"
+
+    def __init__(self) -> None:
+        from numba import cuda
+
+        self._cuda = cuda
+        self._compiled: dict[tuple, Any] = {}
+        self.compile_count = 0
+
+    def __repr__(self) -> str:
+        return f"<NumbaBackend: {len(self._compiled)} compiled kernels>"
+
+    # -- memory --------------------------------------------------------------------------------
+    def full(self, n: int, value: Any, dtype: np.dtype):
+        return self._cuda.to_device(np.full(n, value, dtype=dtype))
+
+    def array(self, host: np.ndarray):
+        return self._cuda.to_device(np.ascontiguousarray(host))
+
+    def to_host(self, array: Any) -> np.ndarray:
+        return array.copy_to_host()
+
+    def is_device_array(self, value: Any) -> bool:
+        from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+        return isinstance(value, DeviceNDArray)
+
+    def synchronize(self) -> None:
+        try:
+            self._cuda.synchronize()
+        except Exception as exc:
+            raise GpusimError(
+                f"a kernel launched on numba failed while running ({type(exc).__name__}: {exc}); "
+                "an out-of-bounds access is the usual cause: run it on Device('sim') to find it"
+            ) from exc
+
+    # -- launching -----------------------------------------------------------------------------
+    def compiled(self, kernel, types_: tuple[tuple[np.dtype, bool], ...]):
+        """The numba kernel for ``kernel`` at argument types ``types_``, compiled on first use."""
+        key = (kernel, types_)
+        found = self._compiled.get(key)
+        if found is not None:
+            return found
+        signature = numba_signature(types_)
+        clone = bind_kernel(kernel)
+        try:
+            found = self._cuda.jit(signature)(clone)
+        except Exception as exc:
+            described = ", ".join(f"{d.name}[:]" if a else d.name for d, a in types_)
+            raise KernelSyntaxError(
+                f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) does not compile for numba "
+                f"with argument types ({described}):\n{exc}"
+            ) from exc
+        self._compiled[key] = found
+        self.compile_count += 1
+        return found
+
+    def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
+        types_ = tuple(
+            (np.dtype(a.dtype), self.is_device_array(a)) for a in args
+        )
+        compiled = self.compiled(kernel, types_)
+        try:
+            compiled[grid, block](*args)
+        except Exception as exc:
+            raise InvalidArgument(
+                f"launching kernel {kernel.name!r} on numba with grid={grid}, block={block} failed "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc

@@ -1,0 +1,97 @@
+"""Simulator throughput, side by side with numba's own CUDA simulator (``gpusim bench sim``).
+
+The workload is memory-bound: each of ``threads`` threads does ``ops`` scheduling points
+(alternating loads and stores of its own element).  gpusim runs it under each policy, with
+tracing on and off; numba's simulator (``NUMBA_ENABLE_CUDASIM=1``, one OS thread per CUDA thread)
+runs the same loop in a subprocess, since the variable must be set before numba loads.  Numba's
+simulator has no ``T``, so its kernel is the same loop written with ``numba.cuda`` directly.
+
+Example
+-------
+>>> row = sim_throughput(threads=64, ops=10, policies=("sequential",), traces=(False,))[0]
+>>> row["points"]
+640
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+
+import numpy as np
+
+from gpusim import T, kernel
+from gpusim.device import Device
+
+__all__ = ["memory_bound", "numba_cudasim_throughput", "sim_throughput"]
+
+
+@kernel(signature="int32[:], int32, int32")
+def memory_bound(a, n, rounds):
+    """``rounds`` load-store pairs on the thread's own element: 2 × rounds scheduling points."""
+    i = T.gtid()
+    if i < n:
+        for _ in range(rounds):
+            a[i] = a[i] + 1
+
+
+def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
+                   policies: Iterable[str] = ("sequential", "pct", "random", "round_robin"),
+                   traces: Iterable[bool] = (False, True), repeats: int = 3) -> list[dict]:
+    """Scheduling points per second of the gpusim simulator, per policy and tracing mode (best of ``repeats``)."""
+    rows = []
+    for policy in policies:
+        for trace in traces:
+            best = float("inf")
+            for _ in range(repeats):
+                dev = Device("sim", policy=policy, seed=1, trace=trace)
+                a = dev.zeros(threads, np.int32)
+                start = time.perf_counter()
+                run = dev.launch(memory_bound, grid=-(-threads // block), block=block, args=(a, threads, ops // 2))
+                best = min(best, time.perf_counter() - start)
+                assert (dev.to_host(a) == ops // 2).all()
+            rows.append({"simulator": "gpusim", "policy": policy, "trace": trace, "threads": threads,
+                         "points": run.steps, "seconds": best, "points_per_second": run.steps / best})
+    return rows
+
+
+_CUDASIM_SCRIPT = r"""
+import json, sys, time
+import numpy as np
+from numba import cuda
+
+@cuda.jit
+def memory_bound(a, n, rounds):
+    i = cuda.grid(1)
+    if i < n:
+        for _ in range(rounds):
+            a[i] = a[i] + 1
+
+threads, ops, block = (int(x) for x in sys.argv[1:4])
+a = np.zeros(threads, np.int32)
+start = time.perf_counter()
+memory_bound[(threads + block - 1) // block, block](a, threads, ops // 2)
+seconds = time.perf_counter() - start
+assert (a == ops // 2).all()
+print(json.dumps({"seconds": seconds, "points": threads * 2 * (ops // 2)}))
+"""
+
+
+def numba_cudasim_throughput(threads: int = 1024, ops: int = 100, block: int = 256) -> dict | None:
+    """The same workload on numba's CUDA simulator; ``None`` when numba is not installed."""
+    environment = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    try:
+        done = subprocess.run([sys.executable, "-c", _CUDASIM_SCRIPT, str(threads), str(ops), str(block)],
+                              capture_output=True, text=True, env=environment, timeout=1800, check=True)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as failure:
+        if "No module named 'numba'" in getattr(failure, "stderr", "") or "":
+            return None
+        raise
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result.update(simulator="numba cudasim", policy="OS threads", trace=False, threads=threads,
+                  points_per_second=result["points"] / result["seconds"])
+    return result

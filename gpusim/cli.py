@@ -1,0 +1,130 @@
+"""The ``gpusim`` command line (also ``python -m gpusim``).
+
+``gpusim demo`` finds a lost update in a racy counter on the simulator and shows the
+interleaving, its replay token and (``--png``) a swimlane picture; ``gpusim demo --replay TOKEN``
+replays it.  ``gpusim bench sim`` measures the simulator against numba's CUDA simulator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from gpusim import __version__
+from gpusim.errors import GpusimError
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 success, 1 a failure found, 2 bad usage)."""
+    parser = _parser()
+    options = parser.parse_args(argv)
+    if not hasattr(options, "run"):
+        parser.print_help()
+        return 2
+    try:
+        return options.run(options)
+    except GpusimError as error:
+        print(f"gpusim: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpusim", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"gpusim {__version__}")
+    commands = parser.add_subparsers(title="commands")
+
+    demo = commands.add_parser("demo", help="find, show and replay a lost update on the simulator")
+    demo.add_argument("--threads", type=int, default=64, help="threads incrementing the counter (default 64)")
+    demo.add_argument("--block", type=int, default=32, help="threads per block (default 32)")
+    demo.add_argument("--seed", type=int, default=0, help="first seed of the random schedules (default 0)")
+    demo.add_argument("--policy", default="random", help="random, round_robin, pct or sequential")
+    demo.add_argument("--replay", metavar="TOKEN", help="replay a token printed by an earlier demo")
+    demo.add_argument("--png", metavar="FILE", help="also draw the interleaving as swimlanes (PNG or SVG)")
+    demo.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    demo.set_defaults(run=_demo)
+
+    bench = commands.add_parser("bench", help="benchmarks; 'gpusim bench sim' times the simulator")
+    bench.add_argument("target", choices=["sim"], help="what to measure")
+    bench.add_argument("--threads", type=int, default=1024)
+    bench.add_argument("--ops", type=int, default=100, help="scheduling points per thread (default 100)")
+    bench.add_argument("--no-cudasim", action="store_true", help="skip numba's simulator")
+    bench.add_argument("--json", action="store_true")
+    bench.set_defaults(run=_bench)
+    return parser
+
+
+def _demo(options: argparse.Namespace) -> int:
+    from gpusim.demo import _collision, find_lost_update, racy_count
+    from gpusim.device import Device
+
+    if options.replay:
+        dev = Device("sim", schedule=options.replay)
+        counter = dev.zeros(1, np.int32)
+        run = dev.launch(racy_count, grid=-(-options.threads // options.block), block=options.block,
+                         args=(counter, options.threads))
+        found_counter, trace, token, seed, tried = int(dev.to_host(counter)[0]), run.trace, dev.token, None, 1
+        collision = _collision(trace)
+    else:
+        found = find_lost_update(options.threads, options.block, options.seed, options.policy)
+        found_counter, trace, token = found.counter, found.run.trace, found.token
+        seed, tried, collision = found.seed, found.schedules_tried, found.collision
+    picture = None
+    if options.png:
+        from gpusim.plots import swimlanes
+
+        picture = swimlanes(trace, options.png, highlight=collision,
+                            title=f"lost update: {options.threads} increments, counter = {found_counter}")
+    if options.json:
+        print(json.dumps({
+            "kernel": "racy_count", "backend": "sim", "threads": options.threads, "counter": found_counter,
+            "lost_updates": options.threads - found_counter, "seed": seed, "schedules_tried": tried,
+            "token": token, "collision": [event._asdict() for event in collision], "picture": picture,
+        }))
+        return 0
+    print(f"racy counter: {options.threads} threads each did counter[0] = counter[0] + 1")
+    print(f"counter = {found_counter}: {options.threads - found_counter} update(s) lost"
+          + (f" (seed {seed}, after {tried} schedule(s))" if seed is not None else " (replayed)"))
+    if collision:
+        from gpusim.backends.sim import format_events
+
+        first, second = collision[0], collision[1]
+        print(f"\nthe collision: threads ({first.block},{first.thread}) and ({second.block},{second.thread}) "
+              f"both loaded {first.value} before either stored, so one increment overwrote the other:")
+        print(format_events(collision, None))
+    print(f"\nreplay it exactly:\n  gpusim demo --threads {options.threads} --block {options.block} "
+          f"--replay {token}")
+    if picture:
+        print(f"\nswimlanes drawn to {picture}")
+    return 0
+
+
+def _bench(options: argparse.Namespace) -> int:
+    from gpusim.bench import numba_cudasim_throughput, sim_throughput
+
+    rows = sim_throughput(threads=options.threads, ops=options.ops)
+    if not options.no_cudasim:
+        reference = numba_cudasim_throughput(threads=options.threads, ops=options.ops)
+        if reference is not None:
+            rows.append(reference)
+    cudasim = next((r for r in rows if r["simulator"] == "numba cudasim"), None)
+    for row in rows:
+        row["vs_numba_cudasim"] = row["points_per_second"] / cudasim["points_per_second"] if cudasim else None
+    if options.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"{'simulator':<14} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} {'points/s':>12} {'× cudasim':>10}")
+    for row in rows:
+        ratio = f"{row['vs_numba_cudasim']:.1f}" if row["vs_numba_cudasim"] else "-"
+        print(f"{row['simulator']:<14} {row['policy']:<12} {row['trace']!s:<6} {row['points']:>8} "
+              f"{row['seconds']:>8.3f} {row['points_per_second']:>12,.0f} {ratio:>10}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,354 @@
+"""Hypothesis strategies for gpusim's inputs: bipartite graphs, weighted graphs, preference instances.
+
+Every strategy checks its arguments when it is *created* and raises
+:class:`gpusim.errors.InvalidArgument` (or :class:`~gpusim.errors.InvalidArgumentType`) naming the
+argument, so a mistake shows at the test's definition, not inside a draw.  Each docstring says
+how the examples shrink.
+
+Examples
+--------
+>>> from hypothesis import given
+>>> from gpusim.strategies import bipartite_graphs
+>>> @given(bipartite_graphs(max_rows=4, max_cols=4))
+... def test_edges_fit(g):
+...     assert g.n_edges <= g.n_rows * g.n_cols
+>>> test_edges_fit()
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Literal
+
+import numpy as np
+import scipy.io
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.graphs import BipartiteGraph, WeightedGraph, _examples_dir, example_path
+from gpusim.preferences import PreferenceInstance
+
+__all__ = ["bipartite_graphs", "bundled_matrices", "preference_instances", "weighted_graphs"]
+
+# ----------------------------------------------------------------------------------------------
+# Argument checks (Hypothesis style: name the argument, show the value)
+
+
+def _check_int(name: str, value: Any, *, optional: bool = False) -> None:
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidArgumentType(f"{name}={value!r} must be an integer, got {type(value).__name__}")
+    if value < 0:
+        raise InvalidArgument(f"{name}={value!r} must be non-negative")
+
+
+def _check_order(lower_name: str, lower: int, upper_name: str, upper: int) -> None:
+    if upper < lower:
+        raise InvalidArgument(f"Cannot have {upper_name}={upper!r} < {lower_name}={lower!r}")
+
+
+def _check_bool(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise InvalidArgumentType(f"{name}={value!r} must be a bool, got {type(value).__name__}")
+
+
+def _check_strategy(name: str, value: Any) -> None:
+    if not isinstance(value, SearchStrategy):
+        raise InvalidArgumentType(f"{name}={value!r} must be a SearchStrategy, not {type(value).__name__}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Edge sets as sets of pair indices: shrinking removes edges and moves them toward vertex 0
+
+
+def _pair_indices(draw: Any, total: int, max_edges: int | None, density: float | None) -> list[int]:
+    """Distinct indices in ``range(total)``: a Hypothesis set, or one draw per pair for a density."""
+    if total == 0:
+        return []
+    if density is None:
+        cap = total if max_edges is None else min(total, max_edges)
+        return sorted(draw(st.sets(st.integers(0, total - 1), max_size=cap)))
+    threshold = round((1.0 - density) * 1000)
+    return [k for k in range(total) if draw(st.integers(0, 999)) >= threshold] if density > 0 else []
+
+
+def bipartite_graphs(
+    min_rows: int = 0,
+    max_rows: int = 12,
+    min_cols: int = 0,
+    max_cols: int = 12,
+    max_edges: int | None = None,
+    density: float | None = None,
+) -> SearchStrategy[BipartiteGraph]:
+    """Bipartite graphs with ``min_rows..max_rows`` rows and ``min_cols..max_cols`` columns.
+
+    By default the edge set is a Hypothesis set of (row, column) pairs, at most ``max_edges``
+    of them (usually sparse: empty rows and columns are common).  With ``density`` instead,
+    every pair is present with probability about ``density`` (one draw per pair), which makes
+    dense graphs and perfect matchings common.
+
+    Shrinking: toward fewer rows and columns, then fewer edges, then edges between low ids
+    (row 0, column 0); the minimal example is the empty graph of the minimum size.
+
+    Parameters
+    ----------
+    min_rows, max_rows, min_cols, max_cols : int
+        Inclusive bounds on the side sizes.
+    max_edges : int, optional
+        At most this many edges.  Not together with ``density``.
+    density : float in [0, 1], optional
+        Approximate edge probability.
+
+    Returns
+    -------
+    SearchStrategy[BipartiteGraph]
+
+    Raises
+    ------
+    InvalidArgument
+        A negative bound, a minimum above its maximum, a density outside [0, 1], or both
+        ``max_edges`` and ``density``.
+
+    Examples
+    --------
+    >>> from hypothesis import find
+    >>> find(bipartite_graphs(), lambda g: g.n_edges >= 2)   # shrunk: the smallest such graph
+    BipartiteGraph(n_rows=1, n_cols=2, n_edges=2)
+    >>> find(bipartite_graphs(max_rows=0, max_cols=0), lambda g: True)
+    BipartiteGraph(n_rows=0, n_cols=0, n_edges=0)
+    """
+    for name, value in (("min_rows", min_rows), ("max_rows", max_rows), ("min_cols", min_cols),
+                        ("max_cols", max_cols)):
+        _check_int(name, value)
+    _check_int("max_edges", max_edges, optional=True)
+    _check_order("min_rows", min_rows, "max_rows", max_rows)
+    _check_order("min_cols", min_cols, "max_cols", max_cols)
+    _check_density(density, max_edges)
+
+    @st.composite
+    def graphs(draw: Any) -> BipartiteGraph:
+        n_rows = draw(st.integers(min_rows, max_rows))
+        n_cols = draw(st.integers(min_cols, max_cols))
+        keys = np.array(_pair_indices(draw, n_rows * n_cols, max_edges, density), np.int64)
+        rows, cols = np.divmod(keys, max(n_cols, 1))
+        return BipartiteGraph.from_edges(rows, cols, n_rows, n_cols)
+
+    return graphs()
+
+
+def _check_density(density: Any, max_edges: int | None) -> None:
+    if density is None:
+        return
+    if isinstance(density, bool) or not isinstance(density, (int, float, np.integer, np.floating)):
+        raise InvalidArgumentType(f"density={density!r} must be a number, got {type(density).__name__}")
+    if not 0.0 <= density <= 1.0:
+        raise InvalidArgument(f"density={density!r} must lie in [0, 1]")
+    if max_edges is not None:
+        raise InvalidArgument(f"give max_edges={max_edges!r} or density={density!r}, not both")
+
+
+def weighted_graphs(
+    min_vertices: int = 0,
+    max_vertices: int = 12,
+    weights: SearchStrategy[float] | None = None,
+    allow_ties: bool = True,
+    max_edges: int | None = None,
+) -> SearchStrategy[WeightedGraph]:
+    """Undirected weighted graphs with ``min_vertices..max_vertices`` vertices.
+
+    The edge set is a Hypothesis set of vertex pairs (no self loops), so isolated vertices are
+    common.  By default weights are integer-valued floats in 1..5, so equal weights (ties, which
+    Suitor and Locally-Dominant break by vertex id) are frequent.  With ``allow_ties=False``
+    every edge gets a distinct weight (by default integers in 1..2^31).
+
+    Shrinking: toward fewer vertices, then fewer edges, then edges between low ids, then
+    smaller weights (toward 1.0 with the default weights).
+
+    Parameters
+    ----------
+    min_vertices, max_vertices : int
+        Inclusive bounds on the number of vertices.
+    weights : SearchStrategy of float, optional
+        Weight of each edge; its values must be finite and non-negative.
+    allow_ties : bool
+        ``False`` draws pairwise distinct weights.
+    max_edges : int, optional
+        At most this many edges.
+
+    Returns
+    -------
+    SearchStrategy[WeightedGraph]
+
+    Raises
+    ------
+    InvalidArgument
+        A negative bound or a minimum above its maximum.
+    InvalidArgumentType
+        ``weights`` is not a strategy; ``allow_ties`` is not a bool.
+
+    Examples
+    --------
+    >>> from hypothesis import find
+    >>> g = find(weighted_graphs(), lambda g: g.n_edges >= 2)   # shrunk: a path 1 - 0 - 2
+    >>> [x.tolist() for x in g.edges()]
+    [[0, 0], [1, 2], [1.0, 1.0]]
+    >>> find(weighted_graphs(max_vertices=0), lambda g: True)
+    WeightedGraph(n=0, n_edges=0)
+    """
+    _check_int("min_vertices", min_vertices)
+    _check_int("max_vertices", max_vertices)
+    _check_int("max_edges", max_edges, optional=True)
+    _check_order("min_vertices", min_vertices, "max_vertices", max_vertices)
+    _check_bool("allow_ties", allow_ties)
+    if weights is None:
+        weights = st.integers(1, 5 if allow_ties else 2**31).map(float)
+    _check_strategy("weights", weights)
+
+    @st.composite
+    def graphs(draw: Any) -> WeightedGraph:
+        n = draw(st.integers(min_vertices, max_vertices))
+        iu, iv = np.triu_indices(n, 1)
+        keys = _pair_indices(draw, iu.shape[0], max_edges, None)
+        m = len(keys)
+        w = draw(st.lists(weights, min_size=m, max_size=m, unique=not allow_ties))
+        return WeightedGraph.from_edges(iu[keys], iv[keys], np.array(w, np.float64), n)
+
+    return graphs()
+
+
+def preference_instances(min_n: int = 0, max_n: int = 8, complete: bool = False
+                         ) -> SearchStrategy[PreferenceInstance]:
+    """Stable marriage instances with ``min_n..max_n`` men and ``min_n..max_n`` women.
+
+    With ``complete=True``: SM, equal sides, every list a permutation of the other side.
+    Otherwise SMI: the sides may differ in size; a set of mutually acceptable pairs is drawn
+    (each appears in both lists), plus one-sided entries (in a man's list only, or a woman's
+    only), which :meth:`PreferenceInstance.mutual` purges; each list is then a random order of
+    its entries.  Empty lists and people who stay unmatched are common.
+
+    Shrinking: toward fewer people, then fewer pairs and one-sided entries, then every list
+    in increasing id order.
+
+    Parameters
+    ----------
+    min_n, max_n : int
+        Inclusive bounds on the number of men and of women.
+    complete : bool
+        SM (complete lists) instead of SMI.
+
+    Returns
+    -------
+    SearchStrategy[PreferenceInstance]
+
+    Raises
+    ------
+    InvalidArgument
+        A negative bound or ``min_n > max_n``.
+
+    Examples
+    --------
+    >>> from hypothesis import find
+    >>> find(preference_instances(complete=True), lambda p: p.n_men >= 2)
+    PreferenceInstance(men=[[0, 1], [0, 1]], women=[[0, 1], [0, 1]])
+    >>> find(preference_instances(), lambda p: p.mutual().men_list.size >= 2)
+    PreferenceInstance(men=[[0, 1]], women=[[0], [0]])
+    >>> find(preference_instances(max_n=0), lambda p: True)
+    PreferenceInstance(men=[], women=[])
+    """
+    _check_int("min_n", min_n)
+    _check_int("max_n", max_n)
+    _check_order("min_n", min_n, "max_n", max_n)
+    _check_bool("complete", complete)
+    return _complete_instances(min_n, max_n) if complete else _incomplete_instances(min_n, max_n)
+
+
+@st.composite
+def _complete_instances(draw: Any, min_n: int, max_n: int) -> PreferenceInstance:
+    n = draw(st.integers(min_n, max_n))
+    men = [draw(st.permutations(range(n))) for _ in range(n)]
+    women = [draw(st.permutations(range(n))) for _ in range(n)]
+    return PreferenceInstance(men, women, complete=True)
+
+
+@st.composite
+def _incomplete_instances(draw: Any, min_n: int, max_n: int) -> PreferenceInstance:
+    n_men = draw(st.integers(min_n, max_n))
+    n_women = draw(st.integers(min_n, max_n))
+    total = n_men * n_women
+    mutual = set(_pair_indices(draw, total, None, None))
+    one_sided = [k for k in _pair_indices(draw, total, None, None) if k not in mutual]
+    men_side = draw(st.lists(st.booleans(), min_size=len(one_sided), max_size=len(one_sided)))
+    men: list[list[int]] = [[] for _ in range(n_men)]
+    women: list[list[int]] = [[] for _ in range(n_women)]
+    for k in sorted(mutual):
+        men[k // n_women].append(k % n_women)
+        women[k % n_women].append(k // n_women)
+    for k, to_man in zip(one_sided, men_side, strict=True):
+        if to_man:
+            men[k // n_women].append(k % n_women)
+        else:
+            women[k % n_women].append(k // n_women)
+    men = [draw(st.permutations(sorted(x))) for x in men]
+    women = [draw(st.permutations(sorted(x))) for x in women]
+    return PreferenceInstance(men, women)
+
+
+# ----------------------------------------------------------------------------------------------
+# The bundled Matrix Market files
+
+
+@functools.cache
+def _bundled(kind: str) -> tuple[Any, ...]:
+    """Bundled examples, smallest file first (so shrinking goes to the smallest)."""
+    root = _examples_dir()
+    names = sorted((p.name for p in root.iterdir() if p.name.endswith(".mtx")),
+                   key=lambda name: (example_path(name).stat().st_size, name))
+    paths = [example_path(name) for name in names]
+    if kind == "path":
+        return tuple(paths)
+    if kind == "bipartite":
+        return tuple(BipartiteGraph.from_matrix_market(p) for p in paths)
+    square = [p for p in paths if (info := scipy.io.mminfo(p))[0] == info[1]]
+    return tuple(WeightedGraph.from_matrix_market(p) for p in square)
+
+
+def bundled_matrices(kind: Literal["bipartite", "weighted", "path"] = "bipartite") -> SearchStrategy[Any]:
+    """One of the Matrix Market files bundled in ``gpusim/examples`` (``karate``, ``west0067``, ``ash219``).
+
+    Parameters
+    ----------
+    kind : {"bipartite", "weighted", "path"}
+        ``"bipartite"``: a :class:`BipartiteGraph` of each file; ``"weighted"``: a
+        :class:`WeightedGraph` of each *square* file (read as
+        :meth:`WeightedGraph.from_matrix_market` does); ``"path"``: the file's ``pathlib.Path``.
+
+    Returns
+    -------
+    SearchStrategy
+
+    Raises
+    ------
+    InvalidArgument
+        An unknown ``kind``.
+
+    Notes
+    -----
+    Shrinking: toward the smallest file (files are ordered by size).  Each file is read once
+    per process and the graph shared between examples (graphs are immutable).
+
+    Examples
+    --------
+    >>> from hypothesis import find
+    >>> find(bundled_matrices("path"), lambda p: True).name   # shrunk: the smallest file
+    'karate.mtx'
+    >>> find(bundled_matrices(), lambda g: g.n_rows != g.n_cols)
+    BipartiteGraph(n_rows=219, n_cols=85, n_edges=438)
+    """
+    if kind not in ("bipartite", "weighted", "path"):
+        raise InvalidArgument(f"kind={kind!r} must be one of 'bipartite', 'weighted', 'path'")
+    return st.sampled_from(_bundled(kind))
+
+
+# Schedule strategies are defined below by gpusim's simulator (schedules()).
