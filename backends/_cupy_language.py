@@ -8,9 +8,12 @@ else is a shim from :mod:`gpusim.backends._cupy_shims`.  Kernels are transpiled 
 
 Example
 -------
->>> from gpusim.backends._cupy_language import T   # doctest: +SKIP
->>> T.i32.dtype                                     # doctest: +SKIP
-dtype('int32')
+>>> from gpusim.backends._cupy_language import T
+>>> from gpusim.language import MEMBERS
+>>> sorted(set(MEMBERS) - set(vars(T)))
+[]
+>>> T.u32(-1), T.i32.dtype
+(4294967295, dtype('int32'))
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from __future__ import annotations
 import types
 
 from cupyx import jit
-
 from gpusim.backends import _cupy_shims as shims
 
 __all__ = ["MODE", "T", "wrap_device"]

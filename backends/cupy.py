@@ -40,6 +40,7 @@ from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, Kern
 __all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "transpile_kernel"]
 
 _INSTALL = "pip install 'gpusim[cupy]' (CuPy for your CUDA: cupy-cuda12x or cupy-cuda13x)"
+_NEEDS = f"Device('cupy') needs an NVIDIA GPU, its driver, and {_INSTALL}"
 _warned_version = False
 
 
@@ -75,10 +76,10 @@ def availability() -> tuple[bool, str]:
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        return False, f"no usable CUDA driver for CuPy {version} ({message}); install the NVIDIA driver"
+        message = " ".join(str(exc).split()).rstrip(" :") or type(exc).__name__
+        return False, f"CuPy {version} finds no usable CUDA driver ({message}); {_NEEDS}"
     if count < 1:
-        return False, f"the CUDA driver sees no GPU (CuPy {version})"
+        return False, f"the CUDA driver sees no GPU (CuPy {version}); {_NEEDS}"
     try:
         major, minor = cupy.cuda.nvrtc.getVersion()
     except Exception as exc:
@@ -134,8 +135,8 @@ def transpile_kernel(kernel, types_: tuple, index_32_bits: tuple[bool, ...] | No
     Raises :class:`~gpusim.errors.KernelSyntaxError` naming the kernel when cupyx refuses it.
     """
     from cupyx.jit import _compile, _cuda_types
-
     from gpusim.backends._cupy_language import MODE, T, wrap_device
+
     from gpusim.kernels import bind
 
     _check_version()

@@ -38,6 +38,7 @@ from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, Kern
 __all__ = ["NumbaBackend", "availability", "create_backend", "numba_signature"]
 
 _INSTALL = "pip install 'gpusim[cuda]'"
+_NEEDS = f"Device('numba') needs an NVIDIA GPU, its driver, and {_INSTALL}"
 
 
 def availability() -> tuple[bool, str]:
@@ -69,10 +70,10 @@ def availability() -> tuple[bool, str]:
 
         count = driver.get_device_count()
     except Exception as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        return False, f"no usable CUDA driver for numba-cuda {version} ({message}); install the NVIDIA driver"
+        message = " ".join(str(exc).split()).rstrip(" :") or type(exc).__name__
+        return False, f"numba-cuda {version} finds no usable CUDA driver ({message}); {_NEEDS}"
     if count < 1:
-        return False, f"the CUDA driver sees no GPU (numba-cuda {version})"
+        return False, f"the CUDA driver sees no GPU (numba-cuda {version}); {_NEEDS}"
     try:
         name = cuda.get_current_device().name
         name = name.decode() if isinstance(name, bytes) else str(name)
@@ -110,6 +111,7 @@ def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
 def bind_kernel(kernel):
     """``kernel`` bound to numba's ``T``; its ``@device`` helpers become inlined device functions."""
     from gpusim.backends._numba_language import T, inline_device
+
     from gpusim.kernels import bind
 
     return bind(kernel, T, wrap_device=inline_device)

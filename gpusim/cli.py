@@ -118,7 +118,8 @@ def _bench(options: argparse.Namespace) -> int:
     if options.json:
         print(json.dumps(rows))
         return 0
-    print(f"{'simulator':<14} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} {'points/s':>12} {'× cudasim':>10}")
+    print(f"{'simulator':<14} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} {'points/s':>12} "
+          f"{'× cudasim':>10}")
     for row in rows:
         ratio = f"{row['vs_numba_cudasim']:.1f}" if row["vs_numba_cudasim"] else "-"
         print(f"{row['simulator']:<14} {row['policy']:<12} {row['trace']!s:<6} {row['points']:>8} "

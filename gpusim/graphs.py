@@ -1094,7 +1094,7 @@ def load_graph(source: Any, kind: Literal["bipartite", "weighted"] = "bipartite"
     ``source``                            constructor
     ====================================  ====================================
     a graph of the requested kind          returned unchanged
-    ``str`` or ``os.PathLike``             ``from_matrix_market``
+    a path or an open file                 ``from_matrix_market``
     SciPy sparse matrix or array           ``from_scipy``
     ``networkx.Graph``                     ``from_networkx``
     tuple ``(rows, cols)`` /               ``from_edges``
@@ -1132,7 +1132,7 @@ def load_graph(source: Any, kind: Literal["bipartite", "weighted"] = "bipartite"
     cls = _KINDS[kind]
     if isinstance(source, cls):
         return source
-    if isinstance(source, (str, os.PathLike)):
+    if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
         return cls.from_matrix_market(source)
     if sp.issparse(source):
         return cls.from_scipy(source)

@@ -29,7 +29,9 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
-__all__ = ["KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "bind", "device", "kernel", "parse_signature", "registry"]
+__all__ = [
+    "KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "bind", "device", "kernel", "parse_signature", "registry",
+]
 
 _REGISTRY: list[_Compiled] = []
 
@@ -144,7 +146,7 @@ def parse_signature(signature: str, params: tuple[str, ...], name: str) -> tuple
             f"parameters {params}"
         )
     parsed = []
-    for param, part in zip(params, parts):
+    for param, part in zip(params, parts, strict=True):
         is_array = part.endswith("[:]")
         dtype_name = part[:-3].strip() if is_array else part
         try:

@@ -105,7 +105,8 @@ def _check_range(side: str, flat: np.ndarray, owner: np.ndarray, ptr: np.ndarray
     if bad.size:
         k = int(bad[0])
         i = int(owner[k])
-        valid = f"{other} ids run from 0 to {n_other - 1}" if n_other else f"there are no {other}s"
+        plural = {"woman": "women", "man": "men"}[other]
+        valid = f"{other} ids run from 0 to {n_other - 1}" if n_other else f"there are no {plural}"
         raise InvalidArgument(f"{side}[{i}][{k - int(ptr[i])}]={int(flat[k])} is out of range: {valid}")
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sim_kernels as K
+from gpusim.backends.sim import PCT, Preemptions, Sequential
+from gpusim.backends.sim.schedule_strategy import schedules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
-from gpusim.backends.sim import PCT, Preemptions, Sequential
 from gpusim.errors import (
     BarrierDivergence,
     CollectiveDivergence,
@@ -19,7 +20,6 @@ from gpusim.errors import (
     ReplayMismatch,
     UninitialisedRead,
 )
-from gpusim.backends.sim.schedule_strategy import schedules
 
 
 def count_with(kernel, n=64, block=32, **options):
@@ -75,7 +75,8 @@ def test_replay_token_checks_it_fits_the_launch():
 def test_trace_names_thread_operation_array_index_value_and_line():
     _, run, _ = count_with(K.racy_count, n=2, policy="sequential")
     first = run.trace[0]
-    assert (first.block, first.thread, first.op, first.array, first.index, first.value) == (0, 0, "load", "counter", 0, 0)
+    assert (first.block, first.thread, first.op, first.array, first.index, first.value) == \
+        (0, 0, "load", "counter", 0, 0)
     assert first.location.startswith("sim_kernels.py:")
     assert [e.op for e in run.trace] == ["load", "store", "load", "store"]
     assert "counter[0]" in run.format_trace()

@@ -91,7 +91,8 @@ class SimBackend:
             launch_index=launch_index, step_offset=self._steps_so_far, kernel_name=kernel.qualname,
         )
         proxies: list[tuple[ArrayProxy, SimArray]] = []
-        sim.args = tuple(_kernel_argument(sim, name, value, proxies) for name, value in zip(kernel.params, args))
+        sim.args = tuple(_kernel_argument(sim, name, value, proxies)
+                         for name, value in zip(kernel.params, args, strict=True))
         run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=repr(self.policy))
         try:
             sim.run()

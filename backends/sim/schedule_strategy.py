@@ -36,9 +36,11 @@ def schedules(max_preemptions: int = 3, max_step: int = 4096, max_threads: int =
 
     Example
     -------
-    >>> from gpusim.strategies import schedules
-    >>> schedules(max_preemptions=2).example().__class__.__name__ in {"Preemptions", "PCT"}
-    True
+    >>> from hypothesis import given
+    >>> @given(schedule=schedules(max_preemptions=1, pct=False))
+    ... def at_most_one(schedule):
+    ...     assert len(schedule.preemptions) <= 1
+    >>> at_most_one()
     """
     for name, value, low in (("max_preemptions", max_preemptions, 0), ("max_step", max_step, 0),
                              ("max_threads", max_threads, 1)):

@@ -33,7 +33,7 @@ from gpusim.errors import (
 from gpusim.language import WARP_SIZE
 
 from .memory import ArrayProxy
-from .policies import NEVER, Policy
+from .policies import Policy
 
 __all__ = ["Limits", "SimThread", "Simulator"]
 

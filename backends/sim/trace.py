@@ -41,7 +41,8 @@ class TraceEvent(NamedTuple):
 
     def __str__(self) -> str:
         target = f"{self.array}[{self.index}]" if self.array else ""
-        return f"{self.step:>6}  ({self.block},{self.thread})  {self.op:<12} {target:<14} {_value(self.value):<14} {self.location}"
+        who = f"({self.block},{self.thread})"
+        return f"{self.step:>6}  {who:<7}  {self.op:<12} {target:<14} {_value(self.value):<14} {self.location}"
 
 
 def _value(value: object) -> str:
