@@ -19,6 +19,7 @@ __all__ = [
     "GpusimInternalError",
     "InvalidArgument",
     "InvalidArgumentType",
+    "InvariantViolation",
     "KernelBug",
     "KernelSyntaxError",
     "Livelock",
@@ -121,6 +122,10 @@ class Livelock(KernelBug):
 
 class DataRace(KernelBug):
     """Two unordered accesses to one address, at least one a plain write."""
+
+
+class InvariantViolation(KernelBug):
+    """An algorithm's invariant (from its paper) failed between kernels: a race its repair missed."""
 
 
 class GpusimInternalError(GpusimError, AssertionError):

@@ -131,3 +131,13 @@ def warp_votes(values, ballots, flags):
         ballots[w] = mask
         flags[2 * w] = some
         flags[2 * w + 1] = every
+
+
+@kernel(signature="int32[:]")
+def barrier_against_shuffle(out):
+    """Lane 0 waits at a shuffle for lanes that wait at syncthreads for lane 0: deadlock."""
+    lane = T.lane_id()
+    if lane == 0:
+        out[0] = T.shfl_idx(lane, 0)
+    else:
+        T.syncthreads()

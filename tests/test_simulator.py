@@ -14,6 +14,7 @@ from gpusim import Device
 from gpusim.errors import (
     BarrierDivergence,
     CollectiveDivergence,
+    Deadlock,
     KernelBug,
     Livelock,
     OutOfBounds,
@@ -194,6 +195,16 @@ def test_out_of_bounds_and_negative_indices_name_array_index_and_line(offset, in
     assert f"a[{index}]" in message
     assert "sim_kernels.py:" in message
     assert isinstance(caught.value, IndexError)
+
+
+@pytest.mark.parametrize("policy", ["sequential", "random"])
+def test_threads_blocked_on_each_other_are_a_deadlock_naming_them(policy):
+    dev = Device("sim", policy=policy)
+    with pytest.raises(Deadlock) as caught:
+        dev.launch(K.barrier_against_shuffle, grid=1, block=32, args=(dev.zeros(1, np.int32),))
+    message = str(caught.value)
+    assert "thread (block 0, thread 0) waits at shfl_idx at sim_kernels.py:" in message
+    assert "waits at syncthreads at sim_kernels.py:" in message
 
 
 def test_uninitialised_shared_read():

@@ -1,0 +1,75 @@
+"""Small kernels and host helpers every algorithm uses: filling arrays, counting launches.
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim import Device
+>>> dev = Device("sim", seed=0)
+>>> a = dev.zeros(5, np.int32)
+>>> _ = dev.launch(fill, grid=1, block=32, args=(a, 7, 5))
+>>> dev.to_host(a).tolist()
+[7, 7, 7, 7, 7]
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from gpusim import T, kernel
+from gpusim.device import Device
+
+__all__ = ["Launcher", "fill", "grid_for"]
+
+
+@kernel(signature="int32[:], int32, int32")
+def fill(array, value, n):
+    """``array[i] = value`` for every ``i < n`` (a grid-stride loop)."""
+    i = T.gtid()
+    while i < n:
+        array[i] = value
+        i += T.num_threads()
+
+
+def grid_for(n: int, block: int, max_grid: int | None = None) -> int:
+    """Blocks of ``block`` threads to give each of ``n`` items a thread (at least one block)."""
+    blocks = max(1, -(-n // block))
+    return blocks if max_grid is None else min(blocks, max_grid)
+
+
+class Launcher:
+    """Launch kernels on ``device``, counting launches per kernel and timing phases.
+
+    >>> from gpusim import Device
+    >>> launcher = Launcher(Device("sim", seed=0))
+    >>> with launcher.phase("setup"):
+    ...     flags = launcher.device.zeros(2, "int32")
+    ...     launcher(fill, 1, 32, flags, 3, 2)
+    >>> launcher.launches["fill"], sorted(launcher.seconds)
+    (1, ['setup'])
+    """
+
+    def __init__(self, device: Device):
+        self.device = device
+        self.launches: Counter[str] = Counter()
+        self.seconds: Counter[str] = Counter()
+
+    def __call__(self, kernel, grid: int, block: int, *args) -> None:
+        self.launches[kernel.name] += 1
+        self.device.launch(kernel, grid=grid, block=block, args=args)
+
+    def flag(self, array) -> int:
+        """Read a one-element device flag back to the host (a synchronising copy, as on a GPU)."""
+        return int(self.device.to_host(array)[0])
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Add the wall time of the ``with`` body (synchronised) to phase ``name``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.device.synchronize()
+            self.seconds[name] += time.perf_counter() - start
