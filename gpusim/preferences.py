@@ -113,10 +113,10 @@ def _check_range(side: str, flat: np.ndarray, owner: np.ndarray, ptr: np.ndarray
 def _check_unique(side: str, flat: np.ndarray, owner: np.ndarray, ptr: np.ndarray, n_other: int, other: str
                   ) -> None:
     key = owner * max(n_other, 1) + flat
-    order = np.argsort(key, kind="stable")
-    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
+    skey = np.sort(key)  # np.sort is fast; positions are looked up only on error
+    dup = np.flatnonzero(skey[1:] == skey[:-1])
     if dup.size:
-        k1, k2 = int(order[dup[0]]), int(order[dup[0] + 1])
+        k1, k2 = (int(k) for k in np.flatnonzero(key == skey[dup[0]])[:2])
         i = int(owner[k1])
         raise InvalidArgument(
             f"{side}[{i}] lists {other} {int(flat[k1])} twice, at positions {k1 - int(ptr[i])} and "
@@ -443,36 +443,55 @@ def _mutual_csr(n_men: int, n_women: int, m_ptr: np.ndarray, m_flat: np.ndarray,
                 w_flat: np.ndarray) -> dict[str, np.ndarray]:
     """Purge non-mutual entries and pair every entry with the other person's rank of the owner.
 
-    Each entry is keyed by its (man, woman) pair, ``man * n_women + woman``; a man's entry is
-    mutual when its key occurs among the women's, and the rank the woman gives him is her
-    entry's position in her purged list, found by binary search in her sorted keys.
+    Every entry is keyed by its (man, woman) pair, ``man * n_women + woman``, on both sides.
+    Sorting both key sets once and merging them (binary search of sorted queries) tells which
+    entries are mutual and, for each, where its partner entry is on the other side; the rank the
+    woman gives a man is then her entry's position in her purged list.
     """
     m_owner = np.repeat(np.arange(n_men, dtype=np.int64), np.diff(m_ptr))
     w_owner = np.repeat(np.arange(n_women, dtype=np.int64), np.diff(w_ptr))
-    m_key = m_owner * n_women + m_flat
-    w_key = w_flat * n_women + w_owner
-    m_keep, w_keep = np.isin(m_key, w_key), np.isin(w_key, m_key)
-    men = _purged(m_owner[m_keep], m_flat[m_keep], n_men)
-    women = _purged(w_owner[w_keep], w_flat[w_keep], n_women)
-    m_rank_by_w = _lookup(w_key[w_keep], women[2], m_key[m_keep])
-    w_rank_by_m = _lookup(m_key[m_keep], men[2], w_key[w_keep])
+    m_partner, w_partner = _partners(m_owner * n_women + m_flat, w_flat * n_women + w_owner)
+    m_keep, w_keep = m_partner >= 0, w_partner >= 0
+    men = _purged(m_owner, m_flat, m_keep, n_men)
+    women = _purged(w_owner, w_flat, w_keep, n_women)
     return {
         "men_ptr": _readonly_int32(men[0]), "men_list": _readonly_int32(men[1]),
-        "men_rank_by_woman": _readonly_int32(m_rank_by_w),
+        "men_rank_by_woman": _readonly_int32(women[2][m_partner[m_keep]]),
         "women_ptr": _readonly_int32(women[0]), "women_list": _readonly_int32(women[1]),
-        "women_rank_by_man": _readonly_int32(w_rank_by_m),
+        "women_rank_by_man": _readonly_int32(men[2][w_partner[w_keep]]),
     }
 
 
-def _purged(owner: np.ndarray, ids: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR offsets, ids, and each entry's position within its (purged) list."""
+def _partners(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each key of ``a`` the index of the same key in ``b``, and vice versa; -1 where absent.
+
+    Keys are distinct within each side.  Both sides are sorted once: ``searchsorted`` with
+    sorted queries streams through memory, with unsorted ones it is many times slower (and
+    ``np.isin`` slower still).
+    """
+    a_partner, b_partner = np.full(a.shape[0], -1, np.int64), np.full(b.shape[0], -1, np.int64)
+    if a.size == 0 or b.size == 0:
+        return a_partner, b_partner
+    a_order, b_order = np.argsort(a), np.argsort(b)
+    a_sorted, b_sorted = a[a_order], b[b_order]
+    idx = np.minimum(np.searchsorted(b_sorted, a_sorted), b.shape[0] - 1)
+    hit = b_sorted[idx] == a_sorted
+    a_partner[a_order[hit]] = b_order[idx[hit]]
+    b_partner[b_order[idx[hit]]] = a_order[hit]
+    return a_partner, b_partner
+
+
+def _purged(owner: np.ndarray, ids: np.ndarray, keep: np.ndarray, n: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR offsets and ids of the kept entries, and every entry's position in its purged list.
+
+    The positions are indexed like the unpurged entries (-1 where dropped), so that a partner
+    index from :func:`_partners` reads its rank directly.
+    """
+    kept_owner = owner[keep]
     ptr = np.zeros(n + 1, np.int64)
     if n:
-        np.cumsum(np.bincount(owner, minlength=n), out=ptr[1:])
-    return ptr, ids, np.arange(ids.shape[0], dtype=np.int64) - ptr[owner]
-
-
-def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """``values`` at the positions of ``queries`` in ``keys`` (every query is present)."""
-    order = np.argsort(keys)
-    return values[order][np.searchsorted(keys[order], queries)]
+        np.cumsum(np.bincount(kept_owner, minlength=n), out=ptr[1:])
+    pos = np.full(owner.shape[0], -1, np.int64)
+    pos[keep] = np.arange(kept_owner.shape[0], dtype=np.int64) - ptr[kept_owner]
+    return ptr, ids[keep], pos

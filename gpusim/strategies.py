@@ -1,4 +1,4 @@
-"""Hypothesis strategies for gpusim's inputs: bipartite graphs, weighted graphs, preference instances.
+"""Hypothesis strategies for gpusim's inputs: graphs, preference instances, and schedules.
 
 Every strategy checks its arguments when it is *created* and raises
 :class:`gpusim.errors.InvalidArgument` (or :class:`~gpusim.errors.InvalidArgumentType`) naming the
@@ -25,11 +25,14 @@ import scipy.io
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from gpusim.backends.sim.schedule_strategy import schedules
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph, WeightedGraph, _examples_dir, example_path
 from gpusim.preferences import PreferenceInstance
 
-__all__ = ["bipartite_graphs", "bundled_matrices", "preference_instances", "weighted_graphs"]
+__all__ = [
+    "bipartite_graphs", "bundled_matrices", "preference_instances", "schedules", "weighted_graphs",
+]
 
 # ----------------------------------------------------------------------------------------------
 # Argument checks (Hypothesis style: name the argument, show the value)
@@ -351,4 +354,3 @@ def bundled_matrices(kind: Literal["bipartite", "weighted", "path"] = "bipartite
     return st.sampled_from(_bundled(kind))
 
 
-# Schedule strategies are defined below by gpusim's simulator (schedules()).

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sim_kernels as K
 from gpusim.backends.sim import PCT, Preemptions, Sequential
-from gpusim.backends.sim.schedule_strategy import schedules
+from gpusim.strategies import schedules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sim_kernels as K
 from gpusim.backends.sim import PCT, Preemptions, decode_token
-from gpusim.backends.sim.schedule_strategy import schedules
+from gpusim.strategies import schedules
 
 from gpusim import Device, kernel
 from gpusim.demo import find_lost_update
