@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import sim_kernels as K
 from gpusim.backends.sim import PCT, Preemptions, Sequential
-from gpusim.strategies import schedules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from gpusim.errors import (
     ReplayMismatch,
     UninitialisedRead,
 )
+from gpusim.strategies import schedules
 
 
 def count_with(kernel, n=64, block=32, **options):
