@@ -21,7 +21,8 @@ What each shim fixes (see DESIGN.md, "The kernel language T"):
   shuffles use the full mask and take any integer lane argument;
 - atomics: cupyx refuses ``int64`` and float ``min``/``max``; here they are emitted through
   ``unsigned long long`` casts and compare-and-swap loops (helpers prefixed ``gpusim_``).
-  ``atomic_load`` is ``atomicOr(&x, 0)``: a real atomic read that is never hoisted;
+  ``atomic_load`` is ``atomicOr(&x, 0)``: a real atomic read that is never hoisted.  The
+  values convert to the array's type as in numba (cupyx would refuse ``int64`` into ``uint32``);
 - ``local_array``: absent from cupyx; declared as a plain C array of the function;
 - ``shared_array(size, dtype)``: cupyx's ``shared_memory(dtype, size)`` with ``T``'s order and dtypes;
 - casts: ``numpy.uint32(-1)`` raises in NumPy 2 while cupyx folds constant casts with it; ``T``'s
@@ -88,7 +89,7 @@ __device__ __forceinline__ long long gpusim_atomic_load_i64(long long* p) {
     "f32": """\
 __device__ __forceinline__ float gpusim_atomic_min_f32(float* address, float val) {
   unsigned int* p = (unsigned int*)address;
-  unsigned int old = *p;
+  unsigned int old = atomicOr(p, 0u);
   while (val < __uint_as_float(old)) {
     unsigned int assumed = old;
     old = atomicCAS(p, assumed, __float_as_uint(val));
@@ -98,7 +99,7 @@ __device__ __forceinline__ float gpusim_atomic_min_f32(float* address, float val
 }
 __device__ __forceinline__ float gpusim_atomic_max_f32(float* address, float val) {
   unsigned int* p = (unsigned int*)address;
-  unsigned int old = *p;
+  unsigned int old = atomicOr(p, 0u);
   while (val > __uint_as_float(old)) {
     unsigned int assumed = old;
     old = atomicCAS(p, assumed, __float_as_uint(val));
@@ -109,7 +110,7 @@ __device__ __forceinline__ float gpusim_atomic_max_f32(float* address, float val
     "f64": """\
 __device__ __forceinline__ double gpusim_atomic_min_f64(double* address, double val) {
   unsigned long long* p = (unsigned long long*)address;
-  unsigned long long old = *p;
+  unsigned long long old = atomicOr(p, 0ull);
   while (val < __longlong_as_double((long long)old)) {
     unsigned long long assumed = old;
     old = atomicCAS(p, assumed, (unsigned long long)__double_as_longlong(val));
@@ -119,7 +120,7 @@ __device__ __forceinline__ double gpusim_atomic_min_f64(double* address, double 
 }
 __device__ __forceinline__ double gpusim_atomic_max_f64(double* address, double val) {
   unsigned long long* p = (unsigned long long*)address;
-  unsigned long long old = *p;
+  unsigned long long old = atomicOr(p, 0ull);
   while (val > __longlong_as_double((long long)old)) {
     unsigned long long assumed = old;
     old = atomicCAS(p, assumed, (unsigned long long)__double_as_longlong(val));
@@ -241,7 +242,8 @@ class Atomic(BuiltinFunc):
         allowed = ATOMIC_DTYPES[self._op]
         if dtype not in allowed:
             raise TypeError(f"T.{name} supports arrays of {', '.join(allowed)}, got an array of {dtype}")
-        args = [Data.init(_compile._astype_scalar(v, ctype, "same_kind", env), env).code for v in values]
+        # the value converts to the array's type whatever it is, as in numba (and C)
+        args = [Data.init(_compile._astype_scalar(_scalar(v, env), ctype, "unsafe", env), env).code for v in values]
         address = f"&({target.code})"
         op = self._op
         if op == "load":

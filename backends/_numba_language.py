@@ -19,8 +19,9 @@ How it is built (each point measured with numba-cuda 0.30.4):
   ``atom.or`` (checked in the PTX), so polling loops are never hoisted.
 
 Atomics accept, besides the dtypes :mod:`gpusim.language` lists, ``int64`` for every atomic and
-``float32``/``float64`` for ``atomic_min``/``atomic_max`` (non-NaN values); the CuPy backend
-supports exactly the same set, through shims.
+``float32``/``float64`` for ``atomic_min``/``atomic_max`` (an intrinsic of ours: numba-cuda
+0.30.4's float min/max return a wrong old value); the CuPy backend supports exactly the same
+set, through shims.
 
 Example
 -------
@@ -34,10 +35,14 @@ int32
 
 from __future__ import annotations
 
-import types
+import types as pytypes
 
 import numba
+from llvmlite import ir as llvm_ir
 from numba import cuda
+from numba.cuda import cgutils, types
+from numba.cuda.extending import intrinsic
+from numba.cuda.typing import signature
 
 __all__ = ["T", "inline_device"]
 
@@ -162,14 +167,74 @@ def atomic_add(array, index, value):
     return cuda.atomic.add(array, index, value)
 
 
+def _minmax_intrinsic(is_max: bool):
+    """An intrinsic ``(array, index, value) -> old`` for atomic min or max on any numeric dtype.
+
+    Integers use LLVM's ``atomicrmw [u]min/[u]max``.  Floats use a compare-and-swap loop on the
+    bits that returns the value it replaced (or the smaller/larger one it found): numba-cuda
+    0.30.4's own float ``cuda.atomic.min/max`` store the right value but return the element as
+    first read, not the old value (its ``___numba_atomic_*_min`` ends in ``ret %ptrval``).
+    NaN values never replace anything; NaN elements are kept.
+    """
+
+    def typer(typingctx, array, index, value):
+        if not isinstance(array, types.Array) or array.ndim != 1 or array.dtype not in _MINMAX_TYPES:
+            return None
+        if not isinstance(index, types.Integer):
+            return None
+        return signature(array.dtype, array, types.intp, array.dtype)
+
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        ary, index, value = args
+        lary = context.make_array(aryty)(context, builder, ary)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, lary, [index], wraparound=False)
+        dtype = aryty.dtype
+        if isinstance(dtype, types.Integer):
+            op = ("max" if is_max else "min") if dtype.signed else ("umax" if is_max else "umin")
+            return builder.atomic_rmw(op, ptr, value, "monotonic")
+        bits = llvm_ir.IntType(dtype.bitwidth)
+        bits_ptr = builder.bitcast(ptr, bits.as_pointer())
+        entry = builder.basic_block
+        loop = builder.append_basic_block("gpusim_fminmax.loop")
+        swap = builder.append_basic_block("gpusim_fminmax.swap")
+        done = builder.append_basic_block("gpusim_fminmax.done")
+        # the first read is atomic too, so no earlier plain store of this thread is forwarded into it
+        first = builder.atomic_rmw("or", bits_ptr, llvm_ir.Constant(bits, 0), "monotonic")
+        builder.branch(loop)
+        builder.position_at_end(loop)
+        old = builder.phi(bits)
+        old.add_incoming(first, entry)
+        better = builder.fcmp_ordered(">" if is_max else "<", value, builder.bitcast(old, value.type))
+        builder.cbranch(better, swap, done)
+        builder.position_at_end(swap)
+        pair = builder.cmpxchg(bits_ptr, old, builder.bitcast(value, bits), "monotonic", "monotonic")
+        old.add_incoming(builder.extract_value(pair, 0), swap)
+        builder.cbranch(builder.extract_value(pair, 1), done, loop)
+        builder.position_at_end(done)
+        return builder.bitcast(old, value.type)
+
+    def template(typingctx, array, index, value):
+        sig = typer(typingctx, array, index, value)
+        return (sig, codegen) if sig is not None else None
+
+    template.__name__ = "gpusim_atomic_max" if is_max else "gpusim_atomic_min"
+    return intrinsic(template)
+
+
+_MINMAX_TYPES = (types.int32, types.uint32, types.int64, types.uint64, types.float32, types.float64)
+_atomic_min = _minmax_intrinsic(is_max=False)
+_atomic_max = _minmax_intrinsic(is_max=True)
+
+
 @inline_device
 def atomic_min(array, index, value):
-    return cuda.atomic.min(array, index, value)
+    return _atomic_min(array, index, value)
 
 
 @inline_device
 def atomic_max(array, index, value):
-    return cuda.atomic.max(array, index, value)
+    return _atomic_max(array, index, value)
 
 
 @inline_device
@@ -193,8 +258,8 @@ def local_array(size, dtype):
     return cuda.local.array(size, dtype)
 
 
-def _build() -> types.ModuleType:
-    module = types.ModuleType("gpusim.backends.numba.T", "The kernel language T, bound to Numba CUDA.")
+def _build() -> pytypes.ModuleType:
+    module = pytypes.ModuleType("gpusim.backends.numba.T", "The kernel language T, bound to Numba CUDA.")
     members = {
         "thread_id": thread_id, "block_id": block_id, "block_size": block_size, "grid_size": grid_size,
         "gtid": gtid, "num_threads": num_threads, "lane_id": lane_id, "warp_id": warp_id,

@@ -35,13 +35,17 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, KernelSyntaxError
+from gpusim.errors import BackendUnavailable, InvalidArgument, KernelFault, KernelSyntaxError
 
 __all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "transpile_kernel"]
 
 _INSTALL = "pip install 'gpusim[cupy]' (CuPy for your CUDA: cupy-cuda12x or cupy-cuda13x)"
 _NEEDS = f"Device('cupy') needs an NVIDIA GPU, its driver, and {_INSTALL}"
 _warned_version = False
+# (kernel, argument types, 32-bit indexing, device id) -> (CuPy function, cooperative launch),
+# shared by every Device('cupy') of the process
+_COMPILED: dict[tuple, Any] = {}
+_COUNTS = {"compiled": 0}
 
 
 def _cupy_version() -> str | None:
@@ -186,8 +190,9 @@ class CupyBackend:
     name:
         ``"cupy"``.
     compile_count:
-        How many kernels this backend transpiled and compiled so far (one per kernel and tuple of
-        argument types): a launch that reuses a compiled kernel leaves it unchanged.
+        How many kernels were transpiled and compiled for CuPy in this process (one per kernel,
+        tuple of argument types and GPU; the cache is shared by every ``Device("cupy")``): a
+        launch that reuses a compiled kernel leaves it unchanged.
     """
 
     name = "cupy"
@@ -196,11 +201,13 @@ class CupyBackend:
         import cupy
 
         self._cupy = cupy
-        self._compiled: dict[tuple, Any] = {}
-        self.compile_count = 0
 
     def __repr__(self) -> str:
-        return f"<CupyBackend: {len(self._compiled)} compiled kernels>"
+        return f"<CupyBackend: {len(_COMPILED)} compiled kernels>"
+
+    @property
+    def compile_count(self) -> int:
+        return _COUNTS["compiled"]
 
     # -- memory --------------------------------------------------------------------------------
     def full(self, n: int, value: Any, dtype: np.dtype):
@@ -219,7 +226,7 @@ class CupyBackend:
         try:
             self._cupy.cuda.Device().synchronize()
         except Exception as exc:
-            raise GpusimError(
+            raise KernelFault(
                 f"a kernel launched on cupy failed while running ({type(exc).__name__}: {exc}); "
                 "an out-of-bounds access is the usual cause: run it on Device('sim') to find it"
             ) from exc
@@ -227,8 +234,8 @@ class CupyBackend:
     # -- launching -----------------------------------------------------------------------------
     def compiled(self, kernel, types_: tuple, index_32_bits: tuple[bool, ...] | None = None):
         """The CuPy function for ``kernel`` at argument types ``types_``, compiled on first use."""
-        key = (kernel, types_, index_32_bits)
-        found = self._compiled.get(key)
+        key = (kernel, types_, index_32_bits, self._cupy.cuda.runtime.getDevice())
+        found = _COMPILED.get(key)
         if found is not None:
             return found
         result = transpile_kernel(kernel, types_, index_32_bits)
@@ -247,13 +254,13 @@ class CupyBackend:
                 f"does not compile: {type(exc).__name__}: {exc}"
             ) from exc
         found = (module.get_function(result.func_name), result.enable_cooperative_groups)
-        self._compiled[key] = found
-        self.compile_count += 1
+        _COMPILED[key] = found
+        _COUNTS["compiled"] += 1
         return found
 
     def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
         ndarray = self._cupy.ndarray
-        types_ = tuple((np.dtype(a.dtype), isinstance(a, ndarray)) for a in args)
+        types_ = tuple((a.dtype, isinstance(a, ndarray)) for a in args)
         index_32_bits = tuple(bool(a._index_32_bits) if isinstance(a, ndarray) else True for a in args)
         function, cooperative = self.compiled(kernel, types_, index_32_bits)
         try:

@@ -29,15 +29,19 @@ array([0, 1, 2, 3], dtype=int32)
 from __future__ import annotations
 
 import importlib.metadata
+import warnings
 from typing import Any
 
 import numpy as np
 
-from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, KernelSyntaxError
+from gpusim.errors import BackendUnavailable, InvalidArgument, KernelFault, KernelSyntaxError
 
 __all__ = ["NumbaBackend", "availability", "create_backend", "numba_signature"]
 
 _INSTALL = "pip install 'gpusim[cuda]'"
+# (kernel, argument types) -> numba's compiled kernel, shared by every Device('numba') of the process
+_COMPILED: dict[tuple, Any] = {}
+_COUNTS = {"compiled": 0}
 _NEEDS = f"Device('numba') needs an NVIDIA GPU, its driver, and {_INSTALL}"
 
 
@@ -95,8 +99,8 @@ def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
 
     Examples
     --------
-    >>> numba_signature(((np.dtype("int32"), True), (np.dtype("float64"), False)))  # doctest: +SKIP
-    (array(int32, 1d, C), float64)
+    >>> numba_signature(((np.dtype("int32"), True), (np.dtype("float64"), False)))
+    (Array(int32, 1, 'C', False, aligned=True), float64)
     """
     from numba import types as nbtypes
     from numba.np.numpy_support import from_dtype
@@ -125,21 +129,33 @@ class NumbaBackend:
     name:
         ``"numba"``.
     compile_count:
-        How many kernels this backend compiled so far (one per kernel and tuple of argument
-        types): a launch that reuses a compiled kernel leaves it unchanged.
+        How many kernels were compiled for numba in this process (one per kernel and tuple of
+        argument types; the cache is shared by every ``Device("numba")``): a launch that reuses
+        a compiled kernel leaves it unchanged.
     """
 
     name = "numba"
 
     def __init__(self) -> None:
         from numba import cuda
+        from numba.cuda.core.errors import NumbaPerformanceWarning
+        from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
         self._cuda = cuda
-        self._compiled: dict[tuple, Any] = {}
-        self.compile_count = 0
+        self._device_array = DeviceNDArray
+        # gpusim launches small grids on purpose (tests, teaching); numba warns on each one
+        # (the message starts with a terminal escape code, hence the leading .*)
+        warnings.filterwarnings(
+            "ignore", message=r".*Grid size \d+ will likely result in GPU under-utilization",
+            category=NumbaPerformanceWarning,
+        )
 
     def __repr__(self) -> str:
-        return f"<NumbaBackend: {len(self._compiled)} compiled kernels>"
+        return f"<NumbaBackend: {len(_COMPILED)} compiled kernels>"
+
+    @property
+    def compile_count(self) -> int:
+        return _COUNTS["compiled"]
 
     # -- memory --------------------------------------------------------------------------------
     def full(self, n: int, value: Any, dtype: np.dtype):
@@ -152,15 +168,13 @@ class NumbaBackend:
         return array.copy_to_host()
 
     def is_device_array(self, value: Any) -> bool:
-        from numba.cuda.cudadrv.devicearray import DeviceNDArray
-
-        return isinstance(value, DeviceNDArray)
+        return isinstance(value, self._device_array)
 
     def synchronize(self) -> None:
         try:
             self._cuda.synchronize()
         except Exception as exc:
-            raise GpusimError(
+            raise KernelFault(
                 f"a kernel launched on numba failed while running ({type(exc).__name__}: {exc}); "
                 "an out-of-bounds access is the usual cause: run it on Device('sim') to find it"
             ) from exc
@@ -169,7 +183,7 @@ class NumbaBackend:
     def compiled(self, kernel, types_: tuple[tuple[np.dtype, bool], ...]):
         """The numba kernel for ``kernel`` at argument types ``types_``, compiled on first use."""
         key = (kernel, types_)
-        found = self._compiled.get(key)
+        found = _COMPILED.get(key)
         if found is not None:
             return found
         signature = numba_signature(types_)
@@ -182,14 +196,13 @@ class NumbaBackend:
                 f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) does not compile for numba "
                 f"with argument types ({described}):\n{exc}"
             ) from exc
-        self._compiled[key] = found
-        self.compile_count += 1
+        _COMPILED[key] = found
+        _COUNTS["compiled"] += 1
         return found
 
     def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
-        types_ = tuple(
-            (np.dtype(a.dtype), self.is_device_array(a)) for a in args
-        )
+        device_array = self._device_array
+        types_ = tuple((a.dtype, isinstance(a, device_array)) for a in args)
         compiled = self.compiled(kernel, types_)
         try:
             compiled[grid, block](*args)

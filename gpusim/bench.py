@@ -1,7 +1,8 @@
 """Simulator throughput, side by side with numba's own CUDA simulator (``gpusim bench sim``).
 
-The workload is memory-bound: each of ``threads`` threads does ``ops`` scheduling points
-(alternating loads and stores of its own element).  gpusim runs it under each policy, with
+Two workloads: *memory*, where each of ``threads`` threads does ``ops`` scheduling points
+(alternating loads and stores of its own element), and *barrier*, the same with a block
+barrier after every load-store pair.  gpusim runs it under each policy, with
 tracing on and off; numba's simulator (``NUMBA_ENABLE_CUDASIM=1``, one OS thread per CUDA thread)
 runs the same loop in a subprocess, since the variable must be set before numba loads.  Numba's
 simulator has no ``T``, so its kernel is the same loop written with ``numba.cuda`` directly.
@@ -27,7 +28,7 @@ import numpy as np
 from gpusim import T, kernel
 from gpusim.device import Device
 
-__all__ = ["memory_bound", "numba_cudasim_throughput", "sim_throughput"]
+__all__ = ["WORKLOADS", "barrier_bound", "memory_bound", "numba_cudasim_throughput", "sim_throughput"]
 
 
 @kernel(signature="int32[:], int32, int32")
@@ -39,10 +40,27 @@ def memory_bound(a, n, rounds):
             a[i] = a[i] + 1
 
 
+@kernel(signature="int32[:], int32, int32")
+def barrier_bound(a, n, rounds):
+    """Like :func:`memory_bound`, with a ``syncthreads`` after every load-store pair."""
+    i = T.gtid()
+    for _ in range(rounds):
+        if i < n:
+            a[i] = a[i] + 1
+        T.syncthreads()
+
+
+WORKLOADS = {"memory": memory_bound, "barrier": barrier_bound}
+
+
 def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                    policies: Iterable[str] = ("sequential", "pct", "random", "round_robin"),
-                   traces: Iterable[bool] = (False, True), repeats: int = 3) -> list[dict]:
-    """Scheduling points per second of the gpusim simulator, per policy and tracing mode (best of ``repeats``)."""
+                   traces: Iterable[bool] = (False, True), repeats: int = 3, workload: str = "memory") -> list[dict]:
+    """Scheduling points per second of the gpusim simulator, per policy and tracing mode (best of ``repeats``).
+
+    Points are counted as loads and stores only (``2 × ops/2`` per thread), as for numba's simulator,
+    although gpusim also counts each ``syncthreads`` as a scheduling point.
+    """
     rows = []
     for policy in policies:
         for trace in traces:
@@ -51,11 +69,13 @@ def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                 dev = Device("sim", policy=policy, seed=1, trace=trace)
                 a = dev.zeros(threads, np.int32)
                 start = time.perf_counter()
-                run = dev.launch(memory_bound, grid=-(-threads // block), block=block, args=(a, threads, ops // 2))
+                dev.launch(WORKLOADS[workload], grid=-(-threads // block), block=block,
+                           args=(a, threads, ops // 2))
                 best = min(best, time.perf_counter() - start)
                 assert (dev.to_host(a) == ops // 2).all()
-            rows.append({"simulator": "gpusim", "policy": policy, "trace": trace, "threads": threads,
-                         "points": run.steps, "seconds": best, "points_per_second": run.steps / best})
+            points = threads * 2 * (ops // 2)
+            rows.append({"simulator": "gpusim", "workload": workload, "policy": policy, "trace": trace,
+                         "threads": threads, "points": points, "seconds": best, "points_per_second": points / best})
     return rows
 
 
@@ -65,33 +85,43 @@ import numpy as np
 from numba import cuda
 
 @cuda.jit
-def memory_bound(a, n, rounds):
+def memory(a, n, rounds):
     i = cuda.grid(1)
     if i < n:
         for _ in range(rounds):
             a[i] = a[i] + 1
 
+@cuda.jit
+def barrier(a, n, rounds):
+    i = cuda.grid(1)
+    for _ in range(rounds):
+        if i < n:
+            a[i] = a[i] + 1
+        cuda.syncthreads()
+
 threads, ops, block = (int(x) for x in sys.argv[1:4])
+kernel = {"memory": memory, "barrier": barrier}[sys.argv[4]]
 a = np.zeros(threads, np.int32)
 start = time.perf_counter()
-memory_bound[(threads + block - 1) // block, block](a, threads, ops // 2)
+kernel[(threads + block - 1) // block, block](a, threads, ops // 2)
 seconds = time.perf_counter() - start
 assert (a == ops // 2).all()
 print(json.dumps({"seconds": seconds, "points": threads * 2 * (ops // 2)}))
 """
 
 
-def numba_cudasim_throughput(threads: int = 1024, ops: int = 100, block: int = 256) -> dict | None:
+def numba_cudasim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
+                             workload: str = "memory") -> dict | None:
     """The same workload on numba's CUDA simulator; ``None`` when numba is not installed."""
     environment = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     try:
-        done = subprocess.run([sys.executable, "-c", _CUDASIM_SCRIPT, str(threads), str(ops), str(block)],
+        done = subprocess.run([sys.executable, "-c", _CUDASIM_SCRIPT, str(threads), str(ops), str(block), workload],
                               capture_output=True, text=True, env=environment, timeout=1800, check=True)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as failure:
         if "No module named 'numba'" in getattr(failure, "stderr", "") or "":
             return None
         raise
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    result.update(simulator="numba cudasim", policy="OS threads", trace=False, threads=threads,
+    result.update(simulator="numba cudasim", workload=workload, policy="OS threads", trace=False, threads=threads,
                   points_per_second=result["points"] / result["seconds"])
     return result

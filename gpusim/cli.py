@@ -107,23 +107,28 @@ def _demo(options: argparse.Namespace) -> int:
 def _bench(options: argparse.Namespace) -> int:
     from gpusim.bench import numba_cudasim_throughput, sim_throughput
 
-    rows = sim_throughput(threads=options.threads, ops=options.ops)
-    if not options.no_cudasim:
-        reference = numba_cudasim_throughput(threads=options.threads, ops=options.ops)
-        if reference is not None:
-            rows.append(reference)
-    cudasim = next((r for r in rows if r["simulator"] == "numba cudasim"), None)
-    for row in rows:
-        row["vs_numba_cudasim"] = row["points_per_second"] / cudasim["points_per_second"] if cudasim else None
+    from tqdm import tqdm
+
+    plan = [("memory", ("sequential", "pct", "random", "round_robin"), (False, True)),
+            ("barrier", ("sequential", "random"), (False,))]
+    rows = []
+    for workload, policies, traces in tqdm(plan, desc="gpusim bench sim", unit="workload", disable=options.json):
+        mine = sim_throughput(threads=options.threads, ops=options.ops, policies=policies, traces=traces,
+                              workload=workload)
+        reference = None if options.no_cudasim else numba_cudasim_throughput(
+            threads=options.threads, ops=options.ops, workload=workload)
+        for row in mine + ([reference] if reference else []):
+            row["vs_numba_cudasim"] = row["points_per_second"] / reference["points_per_second"] if reference else None
+            rows.append(row)
     if options.json:
         print(json.dumps(rows))
         return 0
-    print(f"{'simulator':<14} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} {'points/s':>12} "
-          f"{'× cudasim':>10}")
+    print(f"{'workload':<8} {'simulator':<14} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} "
+          f"{'points/s':>12} {'× cudasim':>10}")
     for row in rows:
         ratio = f"{row['vs_numba_cudasim']:.1f}" if row["vs_numba_cudasim"] else "-"
-        print(f"{row['simulator']:<14} {row['policy']:<12} {row['trace']!s:<6} {row['points']:>8} "
-              f"{row['seconds']:>8.3f} {row['points_per_second']:>12,.0f} {ratio:>10}")
+        print(f"{row['workload']:<8} {row['simulator']:<14} {row['policy']:<12} {row['trace']!s:<6} "
+              f"{row['points']:>8} {row['seconds']:>8.3f} {row['points_per_second']:>12,.0f} {ratio:>10}")
     return 0
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "InvalidArgumentType",
     "InvariantViolation",
     "KernelBug",
+    "KernelFault",
     "KernelSyntaxError",
     "Livelock",
     "OutOfBounds",
@@ -54,6 +55,10 @@ class KernelSyntaxError(InvalidArgument):
     def __init__(self, message: str, violations: list[tuple[str, int, str]] | None = None):
         super().__init__(message)
         self.violations = list(violations or [])
+
+
+class KernelFault(GpusimError, RuntimeError):
+    """A kernel failed while running on a GPU (an illegal address, a trap); the message has the driver's words."""
 
 
 class ReplayMismatch(InvalidArgument):

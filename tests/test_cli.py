@@ -56,5 +56,7 @@ def test_python_dash_m_gpusim_runs():
 def test_bench_sim_reports_points_per_second(capsys):
     assert main(["bench", "sim", "--threads", "64", "--ops", "10", "--no-cudasim", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert {row["policy"] for row in rows} == {"sequential", "pct", "random", "round_robin"}
+    assert {(row["workload"], row["policy"]) for row in rows} == {
+        ("memory", "sequential"), ("memory", "pct"), ("memory", "random"), ("memory", "round_robin"),
+        ("barrier", "sequential"), ("barrier", "random")}
     assert all(row["points"] == 640 and row["points_per_second"] > 0 for row in rows)

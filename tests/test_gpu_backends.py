@@ -1,0 +1,372 @@
+"""The kernels of ``test_headless_compile``, launched on every backend and checked against NumPy.
+
+Each case runs on the ``backend`` fixture (the simulator everywhere; numba and CuPy, marked
+``gpu``, where a GPU works).  On the GPU backends the deterministic kernels must also give
+results identical, bit for bit, to the simulator's; the racing atomics are checked by their
+invariants instead.  Then: compiled kernels are cached, ``Device("auto")`` picks a GPU, and bad
+launches fail clearly.  ``scripts/gpu-check`` runs the ``gpu`` tests on the device machine.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpusim import Device, T, kernel
+from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelSyntaxError
+
+
+def _kernels_module():
+    try:
+        import test_headless_compile as module  # pytest's default import mode puts tests/ on sys.path
+    except ImportError:
+        path = Path(__file__).with_name("test_headless_compile.py")
+        spec = importlib.util.spec_from_file_location("test_headless_compile", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["test_headless_compile"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+K = _kernels_module()
+BLOCK = K.BLOCK
+
+
+# -- the cases: each launches on a Device and returns its outputs as NumPy arrays -----------------
+
+
+def _rng(name: str) -> np.random.Generator:
+    return np.random.default_rng(sum(map(ord, name)))
+
+
+def run_indices(dev):
+    grid, block = 3, 64
+    n = grid * block
+    out = dev.full(9 * n, -1, np.int32)
+    dev.launch(K.k_indices, grid, block, (out, np.int32(n)))
+    return (dev.to_host(out),)
+
+
+def expect_indices():
+    grid, block = 3, 64
+    g = np.arange(grid * block)
+    t, b = g % block, g // block
+    rows = [t, b, np.full_like(g, block), np.full_like(g, grid), g, np.full_like(g, grid * block), t % 32,
+            t // 32, np.full_like(g, 32)]
+    return (np.stack(rows, axis=1).ravel().astype(np.int32),)
+
+
+def _six_arrays(rng: np.random.Generator, n: int, small: bool):
+    if small:  # sums of four stay exact and in range everywhere
+        return [
+            rng.integers(-10**8, 10**8, n).astype(np.int32),
+            rng.integers(-2**60, 2**60, n, dtype=np.int64),
+            rng.integers(0, 10**9, n).astype(np.uint32),
+            rng.integers(0, 2**60, n, dtype=np.uint64),
+            (rng.integers(-4000, 4000, n) / 4).astype(np.float32),
+            rng.integers(-2**40, 2**40, n) / 4.0,
+        ]
+    return [
+        rng.integers(-2**31, 2**31, n).astype(np.int32),
+        rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64),
+        rng.integers(0, 2**32, n).astype(np.uint32),
+        rng.integers(0, 2**64 - 1, n, dtype=np.uint64),
+        rng.standard_normal(n).astype(np.float32),
+        rng.standard_normal(n),
+    ]
+
+
+def run_shared_reverse(dev):
+    xs = [dev.array(x) for x in _six_arrays(_rng("shared"), 3 * BLOCK, small=False)]
+    dev.launch(K.k_shared_reverse, 3, BLOCK, tuple(xs))
+    return tuple(dev.to_host(x) for x in xs)
+
+
+def expect_shared_reverse():
+    return tuple(x.reshape(3, BLOCK)[:, ::-1].ravel() for x in _six_arrays(_rng("shared"), 3 * BLOCK, small=False))
+
+
+def run_local_sums(dev):
+    xs = [dev.array(x) for x in _six_arrays(_rng("local"), 100, small=True)]
+    dev.launch(K.k_local_sums, 2, 64, (*xs, np.int32(100)))
+    return tuple(dev.to_host(x) for x in xs)
+
+
+def expect_local_sums():
+    return tuple((4 * x + x.dtype.type(6)).astype(x.dtype) for x in _six_arrays(_rng("local"), 100, small=True))
+
+
+def _shuffle_inputs():
+    rng = _rng("shuffles")
+    n = 128
+    return [
+        rng.integers(-2**31, 2**31, n).astype(np.int32),
+        rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64),
+        rng.standard_normal(n).astype(np.float32),
+        rng.standard_normal(n),
+    ]
+
+
+def run_shuffles(dev):
+    xs = [dev.array(x) for x in _shuffle_inputs()]
+    outs = [dev.zeros(4 * 128, x.dtype) for x in _shuffle_inputs()]
+    dev.launch(K.k_shuffles, 2, 64, (*xs, *outs))
+    return tuple(dev.to_host(o) for o in outs)
+
+
+def expect_shuffles():
+    lane = np.arange(32)
+    sources = [np.where(lane + 1 < 32, lane + 1, lane), np.where(lane >= 3, lane - 3, lane), lane ^ 5, lane * 7 % 32]
+    results = []
+    for x in _shuffle_inputs():
+        warps = x.reshape(-1, 32)
+        results.append(np.stack([warps[:, s] for s in sources], axis=2).ravel())
+    return tuple(results)
+
+
+def _vote_inputs():
+    rng = _rng("votes")
+    return np.concatenate([
+        rng.integers(1, 5, 32), rng.integers(-3, 1, 32), rng.integers(-1, 2, 32), np.r_[2, np.ones(31, int)],
+    ]).astype(np.int32)
+
+
+def run_votes(dev):
+    x = dev.array(_vote_inputs())
+    ballots, flags = dev.zeros(128, np.uint32), dev.zeros(256, np.int32)
+    dev.launch(K.k_votes, 2, 64, (x, ballots, flags))
+    return dev.to_host(ballots), dev.to_host(flags)
+
+
+def expect_votes():
+    warps = _vote_inputs().reshape(-1, 32)
+    bits = ((warps > 0).astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+    ballots = np.repeat(bits, 32)
+    flags = np.stack([np.repeat((warps > 1).any(axis=1), 32), np.repeat((warps > 0).all(axis=1), 32)], axis=1)
+    return ballots, flags.ravel().astype(np.int32)
+
+
+def _cast_inputs():
+    rng = _rng("casts")
+    n = 64
+    xi64 = rng.integers(-2**52, 2**52, n, dtype=np.int64)
+    xi64[:8] = [0, -1, 2**31, 2**32 + 5, -2**31 - 1, 2**40 + 3, -(2**33), 123456789]
+    xf64 = rng.uniform(-1000, 1000, n)
+    xf64[:6] = [0.0, -0.5, 0.5, -1.75, 999.999, -999.999]
+    return xi64, xf64
+
+
+def run_casts(dev):
+    xi64, xf64 = _cast_inputs()
+    outs = [dev.zeros(3 * 64, d) for d in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64)]
+    dev.launch(K.k_casts, 1, 64, (dev.array(xi64), dev.array(xf64), *outs, np.int32(64)))
+    return tuple(dev.to_host(o) for o in outs)
+
+
+def expect_casts():
+    xi64, xf64 = _cast_inputs()
+    n = len(xi64)
+
+    def rows(a, b, constant, dtype):
+        return np.stack([a, b, np.full(n, constant, dtype=dtype)], axis=1).ravel()
+
+    return (
+        rows(xi64.astype(np.int32), xf64.astype(np.int32), -1, np.int32),
+        rows(xf64.astype(np.int64), xi64.astype(np.uint32).astype(np.int64), 1, np.int64),
+        rows(xi64.astype(np.uint32), xf64.astype(np.int32).astype(np.uint32), 2**32 - 1, np.uint32),
+        rows(xi64.astype(np.uint64), xf64.astype(np.int64).astype(np.uint64), 2**64 - 2, np.uint64),
+        rows(xf64.astype(np.float32), xi64.astype(np.float32), np.float32(0.1), np.float32),
+        rows(xi64.astype(np.float64), xf64.astype(np.float32).astype(np.float64), -7.0, np.float64),
+    )
+
+
+def _loop_inputs():
+    return _rng("loops").integers(1, 1000, 100).astype(np.int32)
+
+
+def run_helpers_loops(dev):
+    x = dev.array(_loop_inputs())
+    out = dev.full(200, -1, np.int64)
+    dev.launch(K.k_helpers_loops, 2, 64, (x, out, np.int32(100)))
+    return (dev.to_host(out),)
+
+
+def expect_helpers_loops():
+    def collatz(v):
+        steps = 0
+        while v != 1 and steps < 1000:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            steps += 1
+        return steps
+
+    out = []
+    for v in _loop_inputs().tolist():
+        out += [sum(v * v + k * k for k in range(8) if k != 3), collatz(v + 1)]
+    return (np.array(out, dtype=np.int64),)
+
+
+def run_message(dev):
+    data, flag, out = dev.zeros(1, np.int32), dev.zeros(1, np.int32), dev.full(1, -1, np.int32)
+    dev.launch(K.k_message, 2, 32, (data, flag, out))
+    return dev.to_host(out), dev.to_host(flag)
+
+
+def expect_message():
+    return np.array([42], np.int32), np.array([1], np.int32)
+
+
+#: name -> (run on a Device, NumPy's expected outputs); all deterministic on every backend.
+DETERMINISTIC = {
+    "indices": (run_indices, expect_indices),
+    "shared_reverse": (run_shared_reverse, expect_shared_reverse),
+    "local_sums": (run_local_sums, expect_local_sums),
+    "shuffles": (run_shuffles, expect_shuffles),
+    "votes": (run_votes, expect_votes),
+    "casts": (run_casts, expect_casts),
+    "helpers_loops": (run_helpers_loops, expect_helpers_loops),
+    "message": (run_message, expect_message),
+}
+
+
+def _device(backend: str) -> Device:
+    return Device("sim", seed=0) if backend == "sim" else Device(backend)
+
+
+def _assert_same(got, expected):
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e, strict=True)
+
+
+@pytest.mark.parametrize("case", sorted(DETERMINISTIC))
+def test_kernel_matches_numpy(backend, case):
+    run, expect = DETERMINISTIC[case]
+    _assert_same(run(_device(backend)), expect())
+
+
+# -- atomics race: check what every interleaving guarantees ------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", K.INT_ATOMIC_DTYPES)
+def test_integer_atomics(backend, dtype):
+    dev = _device(backend)
+    n = 256 if backend != "sim" else 64
+    a = dev.array(np.array([0, 1000, 0, 0, 0, 77, 0, 0], dtype=dtype))
+    olds = dev.full(6 * n, 12345, dtype)
+    dev.launch(K.k_atomics_int, n // 64, 64, (a, olds, np.int32(n)))
+    a, olds = dev.to_host(a).astype(np.int64), dev.to_host(olds).astype(np.int64).reshape(6, n)
+    added, mins, maxs, swapped, cased, loaded = olds
+    assert a[0] == n and sorted(added) == list(range(n))
+    assert a[1] == 5 and (mins >= 5).all() and (mins == 1000).sum() == 1
+    assert a[2] == n - 1 and (maxs <= n - 1).all() and (maxs == 0).sum() >= 1
+    assert sorted([*swapped, a[3]]) == list(range(n + 1))
+    winner = np.flatnonzero(cased == 0)
+    assert len(winner) == 1 and a[4] == winner[0] + 1 and (np.delete(cased, winner) == a[4]).all()
+    assert a[5] == 77 and (loaded == 77).all()
+
+
+@pytest.mark.parametrize("dtype", K.FLOAT_ATOMIC_DTYPES)
+def test_float_atomics(backend, dtype):
+    dev = _device(backend)
+    n = 256 if backend != "sim" else 64
+    a = dev.array(np.array([0.0, 1e9, -1e9], dtype=dtype))
+    olds = dev.zeros(3 * n, dtype)
+    dev.launch(K.k_atomics_float, n // 64, 64, (a, olds, np.int32(n)))
+    a, olds = dev.to_host(a), dev.to_host(olds).reshape(3, n)
+    assert a[0] == n and sorted(olds[0]) == list(range(n))
+    assert a[1] == 0.0 and (olds[1] == 1e9).sum() == 1 and (olds[1] >= 0).all()
+    assert a[2] == (n - 1) / 4 and (olds[2] == -1e9).sum() == 1 and (olds[2] <= (n - 1) / 4).all()
+
+
+# -- the GPU backends against the simulator ------------------------------------------------------------
+
+
+@pytest.fixture(params=[pytest.param("numba", marks=pytest.mark.gpu), pytest.param("cupy", marks=pytest.mark.gpu)])
+def gpu(request) -> str:
+    """A GPU backend that works here; skips otherwise."""
+    from gpusim.backends import gpu_status
+
+    ok, why = gpu_status(request.param)
+    if not ok:
+        pytest.skip(f"{request.param} unavailable: {why}")
+    return request.param
+
+
+_SIM_RESULTS: dict[str, tuple] = {}
+
+
+@pytest.mark.parametrize("case", sorted(DETERMINISTIC))
+def test_deterministic_kernels_equal_the_simulator(gpu, case):
+    run, _ = DETERMINISTIC[case]
+    if case not in _SIM_RESULTS:
+        _SIM_RESULTS[case] = run(Device("sim", seed=0))
+    _assert_same(run(Device(gpu)), _SIM_RESULTS[case])
+
+
+@kernel
+def k_cache_probe(out, n):
+    """Launched by the caching test only, so its first launch on each backend compiles it."""
+    i = T.gtid()
+    if i < n:
+        out[i] = out[i] + 1
+
+
+def test_compiled_kernels_are_cached(gpu):
+    dev = Device(gpu)
+    backend = dev._impl
+    out = dev.zeros(64, np.int32)
+    before = backend.compile_count
+    dev.launch(k_cache_probe, 1, 64, (out, np.int32(64)))
+    assert backend.compile_count == before + 1
+    for grid in (1, 2):  # same argument types, other launch shapes: no recompilation
+        dev.launch(k_cache_probe, grid, 64, (out, np.int32(64)))
+    assert Device(gpu)._impl.compile_count == before + 1  # the cache is the process's, not the Device's
+    Device(gpu).launch(k_cache_probe, 1, 64, (out, np.int32(64)))
+    assert backend.compile_count == before + 1
+    np.testing.assert_array_equal(dev.to_host(out), np.full(64, 4, np.int32))
+    wide = dev.zeros(64, np.int64)
+    dev.launch(k_cache_probe, 1, 64, (wide, np.int32(64)))  # new argument types: compiled once more
+    dev.launch(k_cache_probe, 1, 64, (wide, np.int32(64)))
+    assert backend.compile_count == before + 2
+    assert dev.to_host(wide).tolist() == [2] * 64
+
+
+def test_auto_picks_a_gpu_backend(gpu):
+    dev = Device("auto")
+    assert dev.backend in ("numba", "cupy")
+    assert dev.reason.startswith(f"auto: {dev.backend} works")
+
+
+def test_device_arrays_round_trip(gpu):
+    dev = Device(gpu)
+    for dtype in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64):
+        host = np.arange(5, dtype=dtype)
+        np.testing.assert_array_equal(dev.to_host(dev.array(host)), host, strict=True)
+        np.testing.assert_array_equal(dev.to_host(dev.full(3, 7, dtype)), np.full(3, 7, dtype), strict=True)
+    assert dev.to_host(dev.zeros(0, np.int32)).shape == (0,)
+
+
+def test_bad_launches_fail_clearly(gpu):
+    dev = Device(gpu)
+    out = dev.zeros(9 * 64, np.int32)
+    with pytest.raises(InvalidArgumentType, match="array of int64, but the signature says int32"):
+        dev.launch(K.k_indices, 1, 64, (dev.zeros(4, np.int64), np.int32(4)))
+    with pytest.raises(InvalidArgumentType, match="copy it to the device first"):
+        dev.launch(K.k_indices, 1, 64, (np.zeros(4, np.int32), np.int32(4)))
+    with pytest.raises(InvalidArgument, match="exceeds the 1024 threads"):
+        dev.launch(K.k_indices, 1, 2048, (out, np.int32(64)))
+    with pytest.raises(InvalidArgument, match=f"launching kernel 'k_indices' on {gpu} with grid=2147483648"):
+        dev.launch(K.k_indices, 2**31, 32, (out, np.int32(64)))
+    # shuffles carry i32/i64/f32/f64 only: the compiler's refusal names the kernel and its file
+    with pytest.raises(KernelSyntaxError, match=r"kernel 'k_unsigned' \(.*test_headless_compile.py:\d+\)"):
+        dev.launch(K.k_unsigned, 1, 32, (dev.zeros(32, np.uint32), np.int32(32)))
+    # the device still works after those
+    dev.launch(K.k_indices, 1, 64, (out, np.int32(64)))
+    assert dev.to_host(out)[9 * 33: 9 * 34].tolist() == [33, 0, 64, 1, 33, 64, 1, 1, 32]
+    with pytest.raises(InvalidArgumentType, match="expects an array of this"):
+        dev.to_host(np.zeros(3))
