@@ -256,9 +256,15 @@ class Replay(Policy):
     def choose(self, step, current, sim):
         schedule = self.schedule
         thread = current
-        while self.position < len(schedule) and schedule[self.position] == step:
-            thread = schedule[self.position + 1]
-            self.position += 2
+        if self.position < len(schedule) and schedule[self.position] == step:
+            logged = schedule[self.position + 1]
+            if logged < 0:  # a forced hand-over: only when the running thread cannot go on
+                if current < 0:
+                    thread = -logged - 1
+                    self.position += 2
+            else:  # a preemption
+                thread = logged
+                self.position += 2
         if thread < 0 or not sim.is_runnable(thread):
             raise ReplayMismatch(
                 f"the replay token does not fit this run: at step {step} it names thread {thread}, "

@@ -157,7 +157,7 @@ class Simulator:
         """Run every thread to completion, or raise the first kernel bug found."""
         self.main = greenlet.getcurrent()
         self._admit_blocks()
-        self._record_switch(self._forced_choice())
+        self._record_switch(self._forced_choice(), forced=True)
         while True:
             # Returns when the running thread finishes, or asks for a new thread to be started.
             if self._greenlet(self.current).switch() is _START:
@@ -167,7 +167,7 @@ class Simulator:
                 if self.finished == self.n_threads:
                     return
                 self._stuck()
-            self._record_switch(self._forced_choice())
+            self._record_switch(self._forced_choice(), forced=True)
 
     def decide(self) -> None:
         """A decision is due at this scheduling point (called by the running thread)."""
@@ -182,7 +182,7 @@ class Simulator:
         self.next_decision = min(self.policy_next, self.check_at)
         if thread != current:
             self.preemptions += 1
-            self._transfer(thread)
+            self._transfer(thread, forced=False)
 
     def _forced_choice(self) -> int:
         """The running thread cannot go on: ask the policy who runs next."""
@@ -192,13 +192,16 @@ class Simulator:
             raise GpusimInternalError(f"policy {self.policy!r} chose thread {thread}, which cannot run")
         return thread
 
-    def _record_switch(self, thread: int) -> None:
+    def _record_switch(self, thread: int, forced: bool) -> None:
+        """Log a switch for replay: ``(step, thread)``, or ``(step, -thread - 1)`` when the
+        running thread could not go on (so replay tells a preemption from a forced hand-over
+        that happens at the same step)."""
         self.schedule.append(self.step)
-        self.schedule.append(thread)
+        self.schedule.append(-thread - 1 if forced else thread)
         self.current = thread
 
-    def _transfer(self, thread: int) -> None:
-        self._record_switch(thread)
+    def _transfer(self, thread: int, forced: bool) -> None:
+        self._record_switch(thread, forced)
         started = self.threads[thread]
         if started is None:
             # New greenlets inherit the recursion depth of whoever starts them: start them all
@@ -254,7 +257,7 @@ class Simulator:
         self._remove_runnable(thread.index, _BLOCKED)
         if not self.runnable:
             self._stuck()
-        self._transfer(self._forced_choice())
+        self._transfer(self._forced_choice(), forced=True)
 
     def _exit(self, index: int) -> None:
         self._remove_runnable(index, _FINISHED)

@@ -97,7 +97,8 @@ class Run:
     preemptions:
         Switches away from a thread that could have gone on.
     schedule:
-        The flat ``[step, thread, step, thread, ...]`` list of switches (what replay follows).
+        The flat ``[step, thread, step, thread, ...]`` list of switches (what replay follows);
+        a forced hand-over (the running thread blocked or finished) is logged as ``-thread - 1``.
     trace:
         One :class:`TraceEvent` per scheduling point (empty when tracing was off).
     token:
