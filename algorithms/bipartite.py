@@ -32,10 +32,10 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolati
 from gpusim.graphs import BipartiteGraph
 from gpusim.results import BipartiteMatching
 
-from .common import Launcher, fill, grid_for
+from .common import Launcher, fill, grid_for, resolve_backend
 
 __all__ = [
-    "alternate", "apfb", "apsb", "compact_active", "fix_columns", "fix_rows", "global_relabel_level", "gpr",
+    "ALGORITHMS", "maximum_bipartite_matching", "alternate", "apfb", "apsb", "compact_active", "fix_columns", "fix_rows", "global_relabel_level", "gpr",
     "gpubfs", "gpubfs_wr", "init_active", "init_bfs_array", "init_relabel", "push_active", "push_relabel_all",
 ]
 
@@ -390,14 +390,16 @@ COMPACT_BLOCK = {"sim": 64, "numba": 1024, "cupy": 1024}
 SHRINK_THRESHOLD = 512
 
 
-def _prepare(graph, backend, device, initial):
+def _prepare(graph, backend, device, initial, progress, name):
     if not isinstance(graph, BipartiteGraph):
         raise InvalidArgumentType(f"graph must be a BipartiteGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     dev = device if device is not None else Device(backend)
     row_match, col_match = _initial_matching(graph, initial)
-    return dev, Launcher(dev), row_match, col_match
+    if not isinstance(progress, bool):
+        raise InvalidArgumentType(f"progress must be True or False, got {progress!r}")
+    return dev, Launcher(dev, progress, name), row_match, col_match
 
 
 def _initial_matching(graph: BipartiteGraph, initial) -> tuple[np.ndarray, np.ndarray]:
@@ -423,10 +425,11 @@ def _check_choice(name: str, value, choices: tuple) -> None:
 
 
 def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str,
-                      initial, device: Device | None, check_invariants: bool) -> BipartiteMatching:
+                      initial, device: Device | None, check_invariants: bool, progress: bool) -> BipartiteMatching:
     _check_choice("bfs", bfs, ("wr", "plain"))
     _check_choice("layout", layout, ("ct", "mt"))
-    dev, launch, row_match, col_match = _prepare(graph, backend, device, initial)
+    name = "apsb" if shortest else "apfb"
+    dev, launch, row_match, col_match = _prepare(graph, backend, device, initial, progress, name)
     nr, nc = graph.n_rows, graph.n_cols
     start_level = 2
     mark_end = 1 if (shortest and bfs == "wr") else 0
@@ -472,15 +475,17 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
             launch(fix_columns, col_grid, block, cmatch, rmatch, nc)
         if check_invariants:
             _check_consistent(dev, graph, rmatch, cmatch, f"after phase {phases} (ALTERNATE and FIXMATCHING)")
+        launch.tick(bfs_levels=levels)
+    launch.close()
     stats = {"phases": phases, "bfs_levels": levels, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout}
-    name = "apsb" if shortest else "apfb"
     return BipartiteMatching.certify(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], name,
                                      dev.backend, stats)
 
 
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
-         initial=None, device: Device | None = None, check_invariants: bool = False) -> BipartiteMatching:
+         initial=None, device: Device | None = None, check_invariants: bool = False,
+         progress: bool = False) -> BipartiteMatching:
     """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -502,6 +507,8 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         After every phase, copy the matching back and check both sides agree and every pair is
         an edge; raise :class:`~gpusim.errors.InvariantViolation` (with the replay token on the
         simulator) if not.  For teaching and bug hunting: it costs a copy per phase.
+    progress:
+        Show a progress bar (tqdm) of the host loop's iterations.
 
     Returns
     -------
@@ -520,11 +527,12 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     >>> apfb(BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1]), backend="sim").row_match.tolist()
     [0, 1]
     """
-    return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants)
+    return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress)
 
 
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
-         initial=None, device: Device | None = None, check_invariants: bool = False) -> BipartiteMatching:
+         initial=None, device: Device | None = None, check_invariants: bool = False,
+         progress: bool = False) -> BipartiteMatching:
     """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
@@ -536,12 +544,12 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     >>> apsb(BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1]), backend="sim").size
     2
     """
-    return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants)
+    return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress)
 
 
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
-        check_invariants: bool = False) -> BipartiteMatching:
+        check_invariants: bool = False, progress: bool = False) -> BipartiteMatching:
     """G-PR (seed 001, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
 
     Parameters
@@ -556,7 +564,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         ``("adaptive", k)``: the next global relabel after ``k × maxLevel`` loops (k = 0.7 was
         the paper's best with shrinking; 0.3 the other good value); ``("fixed", k)``: every
         ``k`` loops.
-    backend, initial, device:
+    backend, initial, device, progress:
         As :func:`apfb`.
     check_invariants:
         After every INITKRNL (and compaction), copy the active list back and check no column is
@@ -583,7 +591,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     if (not isinstance(relabel, tuple) or len(relabel) != 2 or relabel[0] not in ("adaptive", "fixed")
             or isinstance(relabel[1], bool) or not isinstance(relabel[1], (int, float)) or not relabel[1] > 0):
         raise InvalidArgument(f"relabel must be ('adaptive', k) or ('fixed', k) with k > 0, got {relabel!r}")
-    dev, launch, row_match, col_match = _prepare(graph, backend, device, initial)
+    dev, launch, row_match, col_match = _prepare(graph, backend, device, initial, progress, "gpr")
     nr, nc = graph.n_rows, graph.n_cols
     infinity = nr + nc
     block = MT_BLOCK[dev.backend]
@@ -650,13 +658,72 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
                            i_a, n_active, infinity)
                 a_c, a_p = a_p, a_c
         loop += 1
+        launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
         if not active:
             break
+    launch.close()
     launch(fix_columns, col_grid, block, cmatch, rmatch, nc)
     stats = {"loops": loop, "global_relabels": relabels, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
     return BipartiteMatching.certify(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], "gpr",
                                      dev.backend, stats)
+
+
+#: Every maximum-matching algorithm by its CLI name: the GPU ones (seeds 000, 001) and the sequential references.
+ALGORITHMS = ("gpr", "apfb", "apsb", "hk", "pfp", "pr")
+_CPU_ANALOGUE = {"gpr": "pr", "apfb": "hk", "apsb": "hk"}
+
+
+def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", backend: str = "auto",
+                               **options) -> BipartiteMatching:
+    """A maximum-cardinality matching of ``graph`` by ``algorithm`` on ``backend``, certified.
+
+    Parameters
+    ----------
+    algorithm:
+        ``"gpr"``, ``"apfb"``, ``"apsb"`` (GPU algorithms, on ``sim``, ``numba`` or ``cupy``) or
+        ``"hk"``, ``"pfp"``, ``"pr"`` (sequential references, on ``cpu``).
+    backend:
+        ``"auto"`` takes a GPU when one works, else the simulator for small inputs and, for large
+        ones, the sequential analogue on ``cpu`` (``gpr`` → ``pr``, ``apfb``/``apsb`` → ``hk``);
+        ``stats["chosen"]`` says what ran and why.
+    **options:
+        Passed on to the algorithm (e.g. ``layout="mt"``, ``variant="first"``, ``k=0.5``).
+
+    Examples
+    --------
+    >>> from gpusim.graphs import BipartiteGraph
+    >>> g = BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1])
+    >>> m = maximum_bipartite_matching(g, "hk", backend="cpu")
+    >>> m.size, m.certified, m.backend
+    (2, True, 'cpu')
+    """
+    if not isinstance(graph, BipartiteGraph):
+        raise InvalidArgumentType(f"graph must be a BipartiteGraph, got {type(graph).__name__}")
+    if algorithm not in ALGORITHMS:
+        raise InvalidArgument(f"algorithm={algorithm!r} is not one of {ALGORITHMS}")
+    if algorithm not in _CPU_ANALOGUE and backend == "auto":
+        chosen, reason = "cpu", "auto: a sequential reference runs on cpu"
+    else:
+        chosen, reason = resolve_backend(backend, graph.n_edges)
+    if algorithm in _CPU_ANALOGUE and chosen == "cpu":
+        if backend == "cpu":
+            raise InvalidArgument(f"{algorithm!r} is a GPU algorithm: run it on sim, numba or cupy (the cpu "
+                                  f"backend runs hk, pfp and pr)")
+        algorithm, reason = _CPU_ANALOGUE[algorithm], f"{reason}: ran its sequential analogue {_CPU_ANALOGUE[algorithm]}"
+    if algorithm in _CPU_ANALOGUE:
+        result = {"gpr": gpr, "apfb": apfb, "apsb": apsb}[algorithm](graph, backend=chosen, **options)
+    else:
+        if chosen != "cpu":
+            raise InvalidArgument(f"{algorithm!r} is a sequential reference: it runs on the cpu backend, not {chosen!r}")
+        from . import bipartite_cpu
+
+        function = {"hk": bipartite_cpu.hopcroft_karp, "pfp": bipartite_cpu.pothen_fan,
+                    "pr": bipartite_cpu.push_relabel}[algorithm]
+        row_match, col_match, stats = function(graph, **options)
+        result = BipartiteMatching.certify(graph, row_match, col_match, algorithm, "cpu", stats)
+    result.stats["chosen"] = reason
+    return result
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str) -> None:

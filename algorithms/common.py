@@ -18,10 +18,18 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from tqdm import tqdm
+
 from gpusim import T, kernel
 from gpusim.device import Device
+from gpusim.errors import InvalidArgument
 
-__all__ = ["Launcher", "fill", "grid_for"]
+__all__ = ["BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Launcher", "fill", "grid_for", "resolve_backend"]
+
+#: What ``backend=`` accepts for an algorithm: the devices, and the compiled sequential references.
+BACKEND_CHOICES = ("auto", "sim", "numba", "cupy", "cpu")
+#: With ``backend="auto"`` and no GPU, inputs up to this many edges run on the simulator, larger on cpu.
+SIM_AUTO_LIMIT = 20_000
 
 
 @kernel(signature="int32[:], int32, int32")
@@ -31,6 +39,30 @@ def fill(array, value, n):
     while i < n:
         array[i] = value
         i += T.num_threads()
+
+
+def resolve_backend(backend: str, size: int) -> tuple[str, str]:
+    """Turn ``backend`` into a concrete one and say why: ``"auto"`` takes a working GPU backend,
+    else the simulator for inputs of at most :data:`SIM_AUTO_LIMIT` edges, else ``"cpu"``.
+
+    >>> resolve_backend("sim", 10)
+    ('sim', 'asked for')
+    """
+    from gpusim.backends import GPU_BACKENDS, gpu_status
+
+    if backend not in BACKEND_CHOICES:
+        raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
+    if backend != "auto":
+        return backend, "asked for"
+    reasons = []
+    for candidate in GPU_BACKENDS:
+        ok, why = gpu_status(candidate)
+        if ok:
+            return candidate, f"auto: {candidate} works ({why})"
+        reasons.append(f"{candidate}: {why.split(' (')[0].split(';')[0]}")
+    if size <= SIM_AUTO_LIMIT:
+        return "sim", f"auto: no GPU ({'; '.join(reasons)}); {size} edges fit the simulator"
+    return "cpu", f"auto: no GPU ({'; '.join(reasons)}); {size} edges are too many for the simulator"
 
 
 def grid_for(n: int, block: int, max_grid: int | None = None) -> int:
@@ -51,10 +83,20 @@ class Launcher:
     (1, ['setup'])
     """
 
-    def __init__(self, device: Device):
+    def __init__(self, device: Device, progress: bool = False, description: str = ""):
         self.device = device
         self.launches: Counter[str] = Counter()
         self.seconds: Counter[str] = Counter()
+        self.bar = tqdm(desc=description, unit="iteration", disable=not progress, leave=False)
+
+    def tick(self, **status) -> None:
+        """One iteration of the host loop is done: advance the progress bar, showing ``status``."""
+        self.bar.update(1)
+        if status:
+            self.bar.set_postfix(status, refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
 
     def __call__(self, kernel, grid: int, block: int, *args) -> None:
         self.launches[kernel.name] += 1

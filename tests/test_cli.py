@@ -60,3 +60,43 @@ def test_bench_sim_reports_points_per_second(capsys):
         ("memory", "sequential"), ("memory", "pct"), ("memory", "random"), ("memory", "round_robin"),
         ("barrier", "sequential"), ("barrier", "random")}
     assert all(row["points"] == 640 and row["points_per_second"] > 0 for row in rows)
+
+
+@pytest.mark.parametrize("algorithm, backend", [("gpr", "sim"), ("apfb", "sim"), ("apsb", "auto"), ("hk", "cpu"),
+                                                ("pfp", "auto"), ("pr", "cpu")])
+def test_match_json_has_the_contract_fields(capsys, algorithm, backend):
+    from scipy.io import mmread
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    from gpusim.graphs import example_path
+
+    assert main(["match", "--example", "west0067", "--algorithm", algorithm, "--backend", backend, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"algorithm", "backend", "size", "valid", "certified", "seconds", "matching"} <= set(out)
+    assert out["algorithm"] == algorithm and out["valid"] and out["certified"]
+    expected = int((maximum_bipartite_matching(mmread(example_path("west0067")).tocsr(), perm_type="column") >= 0).sum())
+    assert out["size"] == expected == sum(c >= 0 for c in out["matching"]) == 67
+    assert out["backend"] == ("cpu" if algorithm in ("hk", "pfp", "pr") else "sim")
+
+
+def test_match_a_file_with_a_picture(capsys, tmp_path):
+    matrix = tmp_path / "tiny.mtx"
+    matrix.write_text("%%MatrixMarket matrix coordinate pattern general\n3 2 3\n1 1\n2 1\n3 2\n")
+    picture = tmp_path / "m.png"
+    assert main(["match", str(matrix), "--algorithm", "apfb", "--backend", "sim", "--png", str(picture)]) == 0
+    text = capsys.readouterr().out
+    assert "matching of size 2, valid; certified maximum" in text
+    assert picture.stat().st_size > 5_000
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["match"], "give either a FILE or --example"),
+    (["match", "--example", "nope"], "nope"),
+    (["match", "--example", "karate", "--algorithm", "dfs"], "'dfs' is not one of"),
+    (["match", "--example", "karate", "--algorithm", "hk", "--backend", "sim"], "runs on the cpu backend"),
+    (["match", "--example", "karate", "--algorithm", "gpr", "--backend", "cpu"], "is a GPU algorithm"),
+    (["match", "--example", "karate", "--backend", "tpu"], "backend='tpu'"),
+])
+def test_match_bad_usage(capsys, argv, fragment):
+    assert main(argv) == 2
+    assert fragment in capsys.readouterr().err
