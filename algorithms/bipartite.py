@@ -35,8 +35,9 @@ from gpusim.results import BipartiteMatching
 from .common import Launcher, fill, grid_for, resolve_backend
 
 __all__ = [
-    "ALGORITHMS", "maximum_bipartite_matching", "alternate", "apfb", "apsb", "compact_active", "fix_columns", "fix_rows", "global_relabel_level", "gpr",
-    "gpubfs", "gpubfs_wr", "init_active", "init_bfs_array", "init_relabel", "push_active", "push_relabel_all",
+    "ALGORITHMS", "alternate", "apfb", "apsb", "compact_active", "fix_columns", "fix_rows", "global_relabel_level",
+    "gpr", "gpubfs", "gpubfs_wr", "init_active", "init_bfs_array", "init_relabel", "push_active", "push_relabel_all",
+    "maximum_bipartite_matching",
 ]
 
 _I = "int32"
@@ -710,12 +711,14 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
         if backend == "cpu":
             raise InvalidArgument(f"{algorithm!r} is a GPU algorithm: run it on sim, numba or cupy (the cpu "
                                   f"backend runs hk, pfp and pr)")
-        algorithm, reason = _CPU_ANALOGUE[algorithm], f"{reason}: ran its sequential analogue {_CPU_ANALOGUE[algorithm]}"
+        algorithm = _CPU_ANALOGUE[algorithm]
+        reason = f"{reason}: ran its sequential analogue {algorithm}"
     if algorithm in _CPU_ANALOGUE:
         result = {"gpr": gpr, "apfb": apfb, "apsb": apsb}[algorithm](graph, backend=chosen, **options)
     else:
         if chosen != "cpu":
-            raise InvalidArgument(f"{algorithm!r} is a sequential reference: it runs on the cpu backend, not {chosen!r}")
+            raise InvalidArgument(
+                f"{algorithm!r} is a sequential reference: it runs on the cpu backend, not {chosen!r}")
         from . import bipartite_cpu
 
         function = {"hk": bipartite_cpu.hopcroft_karp, "pfp": bipartite_cpu.pothen_fan,

@@ -174,9 +174,9 @@ def _demo(options: argparse.Namespace) -> int:
 
 
 def _bench(options: argparse.Namespace) -> int:
-    from gpusim.bench import numba_cudasim_throughput, sim_throughput
-
     from tqdm import tqdm
+
+    from gpusim.bench import numba_cudasim_throughput, sim_throughput
 
     plan = [("memory", ("sequential", "pct", "random", "round_robin"), (False, True)),
             ("barrier", ("sequential", "random"), (False,))]

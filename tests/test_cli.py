@@ -74,7 +74,8 @@ def test_match_json_has_the_contract_fields(capsys, algorithm, backend):
     out = json.loads(capsys.readouterr().out)
     assert {"algorithm", "backend", "size", "valid", "certified", "seconds", "matching"} <= set(out)
     assert out["algorithm"] == algorithm and out["valid"] and out["certified"]
-    expected = int((maximum_bipartite_matching(mmread(example_path("west0067")).tocsr(), perm_type="column") >= 0).sum())
+    pattern = mmread(example_path("west0067")).tocsr()
+    expected = int((maximum_bipartite_matching(pattern, perm_type="column") >= 0).sum())
     assert out["size"] == expected == sum(c >= 0 for c in out["matching"]) == 67
     assert out["backend"] == ("cpu" if algorithm in ("hk", "pfp", "pr") else "sim")
 

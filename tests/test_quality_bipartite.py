@@ -6,11 +6,11 @@ budget of random schedules that finds the twin's bug finds nothing in the real k
 
 from __future__ import annotations
 
+import gpusim.algorithms.bipartite as bipartite
 import numpy as np
 import pytest
 from bipartite_twins import alternate_without_predecessor_check, push_active_without_ia_guard
 
-import gpusim.algorithms.bipartite as bipartite
 from gpusim import Device
 from gpusim.errors import InvariantViolation, KernelBug, Livelock
 from gpusim.graphs import BipartiteGraph
