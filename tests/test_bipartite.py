@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import gpusim.algorithms.bipartite as bipartite
@@ -17,7 +18,8 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph
 from gpusim.strategies import bipartite_graphs, schedules
 
-MATRICES = Path(__file__).resolve().parents[2] / "shared" / "data" / "matrices"
+#: The bundled matrices of the workspace (GPUSIM_MATRICES points elsewhere, e.g. on the GPU machine).
+MATRICES = Path(os.environ.get("GPUSIM_MATRICES", Path(__file__).resolve().parents[2] / "shared" / "data" / "matrices"))
 
 #: Every GPU variant the papers evaluate, as (entry point, options).
 VARIANTS = [
