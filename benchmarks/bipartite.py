@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from gpusim.algorithms import bipartite, bipartite_cpu
+from gpusim.backends import GPU_BACKENDS, gpu_status
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 
 from gpusim import Device
-from gpusim.algorithms import bipartite, bipartite_cpu
-from gpusim.backends import GPU_BACKENDS, gpu_status
 from gpusim.graphs import BipartiteGraph
 from gpusim.results import BipartiteMatching
 
@@ -123,7 +123,7 @@ def bench_graph(name: str, graph: BipartiteGraph, backends: list[str], bandwidth
     for backend in backends:
         device = Device(backend)
         for label, function in (("gpr", bipartite.gpr), ("apfb", bipartite.apfb)):
-            seconds, result = _time(lambda f=function: f(graph, device=device), repeats=2)
+            seconds, result = _time(lambda f=function, d=device: f(graph, device=d), repeats=2)
             traffic = csr_bytes * passes(result) / seconds
             rows.append({**base, "program": label, "backend": backend, "seconds": seconds,
                          "ok": result.size == expected and result.certified, "passes": passes(result),
