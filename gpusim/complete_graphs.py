@@ -1,0 +1,398 @@
+"""Complete weighted graphs as dense matrices: seed 002's three generators and its gap to optimality.
+
+Seed 002 (Hovland, MSc thesis 2020), §5.1, runs ROMA on complete graphs stored as symmetric
+``n x n`` weight matrices, with three weight distributions:
+
+* **random** (here :func:`uniform`): every edge weight drawn uniformly from [0, 1), mean 0.5;
+* **exponential** (:func:`exponential`): weights drawn from the exponential distribution with
+  density ``lam * exp(-lam * x)``, ``lam = 3.5`` (mean 1/3.5 ~ 0.29; most weights are near 0, so
+  the graph behaves like a sparse general graph);
+* **geometric** (:func:`geometric`): ``n`` points drawn uniformly in the unit square, and the
+  weight of edge ``{i, j}`` is the *Euclidean distance* between points ``i`` and ``j`` (so points
+  near the border of the square have many heavy edges).
+
+Every generator returns a C-contiguous float64 array, exactly symmetric, with a zero diagonal,
+drawn from ``numpy.random.default_rng(seed)`` only: the same ``(n, seed)`` gives the same matrix,
+bit for bit.  A matrix takes ``8 n^2`` bytes (n = 16384: 2 GiB).
+
+:func:`gap_to_optimum` is the thesis's quality measure, ``GTO = (opt - w) / opt`` (§5.4.3),
+against an exact maximum-weight matching from NetworkX's blossom algorithm (the thesis used
+LEMON's); it is meant for small ``n`` (a few hundred vertices at most, see its Notes).
+
+The checks of dense weight matrices and of matchings on them live here too;
+:mod:`gpusim.algorithms.weighted_cpu` (RAMA, ROMA) uses them.  Bad arguments raise
+:class:`~gpusim.errors.InvalidArgument` (or :class:`~gpusim.errors.InvalidArgumentType`) naming
+the argument and showing its value.
+
+Examples
+--------
+>>> from gpusim.complete_graphs import exponential, geometric, uniform
+>>> w = uniform(4, seed=0)
+>>> w.shape, bool((w == w.T).all()), w.diagonal().tolist()
+((4, 4), True, [0.0, 0.0, 0.0, 0.0])
+>>> float(geometric(2, seed=1)[0, 1]) == float(geometric(2, seed=1)[1, 0])
+True
+>>> exponential(0, seed=0).shape
+(0, 0)
+"""
+
+from __future__ import annotations
+
+import math
+import reprlib
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+
+__all__ = ["exponential", "gap_to_optimum", "geometric", "matching_weight", "uniform"]
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+# ----------------------------------------------------------------------------------------------
+# Argument checks (shared with gpusim.algorithms.weighted_cpu)
+
+
+def _check_int(name: str, value: Any, low: int = 0, high: int | None = _INT32_MAX) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r} of type {type(value).__name__}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        bound = f"in {low}..{high}" if high is not None else f">= {low}"
+        raise InvalidArgument(f"{name}={value} must be {bound}")
+    return value
+
+
+def _check_seed(seed: Any) -> int:
+    return _check_int("seed", seed, 0, None)
+
+
+def _check_weight_matrix(name: str, weights: Any) -> np.ndarray:
+    """A dense weight matrix: 2-D, square, real, finite, non-negative, exactly symmetric.
+
+    Returns it as a C-contiguous float64 array (the argument itself when it already is one, so
+    callers must not write to the result).  The diagonal must be finite and non-negative too,
+    but no algorithm reads it.
+    """
+    if sp.issparse(weights):
+        raise InvalidArgumentType(
+            f"{name} must be a dense n x n array, got a SciPy sparse {type(weights).__name__}; use .toarray()"
+        )
+    try:
+        arr = np.asarray(weights)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentType(f"{name} must be a dense n x n array of numbers, got {reprlib.repr(weights)}: "
+                                  f"{exc}") from exc
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise InvalidArgument(f"{name} must be a square n x n matrix, got shape {arr.shape}")
+    if arr.dtype.kind == "c":
+        raise InvalidArgumentType(f"{name} has complex dtype {arr.dtype}: weights must be real")
+    if arr.dtype.kind not in "iuf":
+        raise InvalidArgumentType(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    for bad, what in ((~np.isfinite(arr), "is not finite"), (arr < 0, "is negative")):
+        idx = np.argwhere(bad)
+        if idx.size:
+            i, j = (int(x) for x in idx[0])
+            raise InvalidArgument(f"{name}[{i}, {j}]={arr[i, j].item()!r} {what}: weights must be finite and >= 0")
+    asym = np.argwhere(arr != arr.T)
+    if asym.size:
+        i, j = (int(x) for x in asym[0])
+        raise InvalidArgument(
+            f"{name} is not symmetric: {name}[{i}, {j}]={arr[i, j].item()!r} but {name}[{j}, {i}]={arr[j, i].item()!r}"
+        )
+    return arr
+
+
+def _check_mate(name: str, mate: Any, n: int) -> np.ndarray:
+    """A matching on ``n`` vertices as an int64 array: -1 or a partner id, symmetric, no self-match."""
+    try:
+        arr = np.asarray(mate)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentType(f"{name} must be a 1-D integer array, got {reprlib.repr(mate)}: {exc}") from exc
+    if arr.ndim != 1:
+        raise InvalidArgument(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InvalidArgumentType(
+            f"{name} must hold integer vertex ids (-1 for unmatched), got dtype {arr.dtype}: {reprlib.repr(mate)}"
+        )
+    if arr.shape[0] != n:
+        raise InvalidArgument(f"{name} has {arr.shape[0]} entries, expected one per vertex ({n})")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero((arr < -1) | (arr >= n))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidArgument(f"{name}[{i}]={int(arr[i])} is neither -1 (unmatched) nor a vertex id in 0..{n - 1}")
+    loops = np.flatnonzero(arr == np.arange(n))
+    if loops.size:
+        i = int(loops[0])
+        raise InvalidArgument(f"{name}[{i}]={i}: a vertex cannot be matched to itself")
+    matched = np.flatnonzero(arr >= 0)
+    back = np.flatnonzero(arr[arr[matched]] != matched)
+    if back.size:
+        i = int(matched[back[0]])
+        j = int(arr[i])
+        raise InvalidArgument(f"{name} is not symmetric: {name}[{i}]={j} but {name}[{j}]={int(arr[j])}")
+    return arr
+
+
+def matching_weight(weights: Any, mate: Any) -> float:
+    """Total weight of a matching on a dense weight matrix, exactly rounded (``math.fsum``).
+
+    Parameters
+    ----------
+    weights : array_like, shape (n, n)
+        Symmetric, finite, non-negative.
+    mate : array_like of int, length n
+        ``mate[v]``: the partner of ``v`` or -1; must be symmetric.
+
+    Returns
+    -------
+    float
+        The sum of ``weights[u, mate[u]]`` over matched pairs ``u < mate[u]``.
+
+    Raises
+    ------
+    InvalidArgument
+        A malformed matrix or matching (see :func:`gap_to_optimum`).
+
+    Examples
+    --------
+    >>> matching_weight([[0, 2], [2, 0]], [1, 0])
+    2.0
+    >>> matching_weight(np.zeros((0, 0)), [])
+    0.0
+    """
+    w = _check_weight_matrix("weights", weights)
+    m = _check_mate("mate", mate, w.shape[0])
+    return _weight_of(w, m)
+
+
+def _weight_of(w: np.ndarray, mate: np.ndarray) -> float:
+    u = np.flatnonzero(mate > np.arange(mate.shape[0]))
+    return math.fsum(w[u, mate[u]].tolist())
+
+
+# ----------------------------------------------------------------------------------------------
+# Generators
+
+
+def _symmetric_upper(draws: np.ndarray) -> np.ndarray:
+    """Keep the strict upper triangle of a square draw and mirror it: exactly symmetric, zero diagonal."""
+    upper = np.triu(draws, 1)
+    return np.ascontiguousarray(upper + upper.T)
+
+
+def uniform(n: int, seed: int) -> np.ndarray:
+    """Seed 002's *random weight graph*: a complete graph with weights uniform in [0, 1).
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices, ``n >= 0``.
+    seed : int
+        Seed of ``numpy.random.default_rng``, ``>= 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n)
+        Symmetric with zero diagonal; entry ``[i, j]`` (``i < j``) is the ``(i, j)`` draw of an
+        ``n x n`` array of ``rng.random`` values, mirrored below the diagonal.
+
+    Raises
+    ------
+    InvalidArgument
+        ``n`` or ``seed`` negative or not an integer.
+
+    References
+    ----------
+    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.1, "Random weight graphs" (the thesis says
+    [0, 1]; NumPy draws from [0, 1), which differs only on a set of probability zero).
+
+    Examples
+    --------
+    >>> w = uniform(3, seed=7)
+    >>> bool(((w >= 0) & (w < 1)).all()), bool((w == w.T).all())
+    (True, True)
+    >>> uniform(0, seed=7).shape
+    (0, 0)
+    """
+    n = _check_int("n", n)
+    rng = np.random.default_rng(_check_seed(seed))
+    return _symmetric_upper(rng.random((n, n)))
+
+
+def exponential(n: int, seed: int, lam: float = 3.5) -> np.ndarray:
+    """Seed 002's *exponential weight graph*: weights with density ``lam * exp(-lam * x)``.
+
+    The thesis chose ``lam = 3.5`` "as this gives a max value of x that is close to 1": the
+    distribution is not truncated (a weight above 1 has probability ``exp(-3.5) ~ 3 %``), its mean
+    is ``1 / lam``.  Most weights are near zero, as most pairs of a sparse graph are non-edges.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices, ``n >= 0``.
+    seed : int
+        Seed of ``numpy.random.default_rng``, ``>= 0``.
+    lam : float
+        The rate, positive and finite (default 3.5, the thesis's).
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n)
+        Symmetric with zero diagonal (``rng.exponential(1 / lam, (n, n))``, upper triangle mirrored).
+
+    Raises
+    ------
+    InvalidArgument
+        ``n`` or ``seed`` negative or not an integer; ``lam`` not a positive finite number.
+
+    References
+    ----------
+    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.1, "Exponential weight graphs" and Figure 5.1.
+
+    Examples
+    --------
+    >>> w = exponential(64, seed=0)
+    >>> 0.2 < float(w.sum()) / (64 * 63) < 0.4      # mean 1 / 3.5 ~ 0.29
+    True
+    >>> exponential(0, seed=0, lam=1.0).shape
+    (0, 0)
+    """
+    n = _check_int("n", n)
+    seed = _check_seed(seed)
+    if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, (int, float, np.integer, np.floating)):
+        raise InvalidArgumentType(f"lam must be a real number, got lam={lam!r} of type {type(lam).__name__}")
+    if not (math.isfinite(lam) and lam > 0):
+        raise InvalidArgument(f"lam={lam!r} must be positive and finite (the rate of the exponential distribution)")
+    rng = np.random.default_rng(seed)
+    return _symmetric_upper(rng.exponential(1.0 / float(lam), (n, n)))
+
+
+def geometric(n: int, seed: int) -> np.ndarray:
+    """Seed 002's *geometric graph*: Euclidean distances between ``n`` random points of the unit square.
+
+    Point ``i`` is ``rng.random((n, 2))[i]``, uniform in [0, 1)^2; the weight of ``{i, j}`` is the
+    distance ``sqrt((x_i - x_j)^2 + (y_i - y_j)^2)``, in [0, sqrt(2)).  (The weight is the
+    distance itself, not a decreasing function of it: far-apart pairs are heavy, so points near
+    the border of the square have many heavy edges, as the thesis notes.)
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices, ``n >= 0``.
+    seed : int
+        Seed of ``numpy.random.default_rng``, ``>= 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n)
+        Symmetric (bit for bit) with zero diagonal.
+
+    Raises
+    ------
+    InvalidArgument
+        ``n`` or ``seed`` negative or not an integer.
+
+    References
+    ----------
+    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.1, "The geometric graphs are generated as
+    follows: n random points are generated in the plane within the unit square [...] The
+    euclidean distance between pairs of points are then the edge weights of the graph."
+
+    Examples
+    --------
+    >>> w = geometric(3, seed=0)
+    >>> bool((w == w.T).all()), bool((w < 2 ** 0.5).all()), w.diagonal().tolist()
+    (True, True, [0.0, 0.0, 0.0])
+    >>> geometric(0, seed=0).shape
+    (0, 0)
+    """
+    n = _check_int("n", n)
+    rng = np.random.default_rng(_check_seed(seed))
+    points = rng.random((n, 2))
+    dx = points[:, 0, None] - points[None, :, 0]
+    dy = points[:, 1, None] - points[None, :, 1]
+    # (a - b)^2 == (b - a)^2 exactly, so the matrix is symmetric bit for bit; the diagonal is 0
+    return np.ascontiguousarray(np.sqrt(dx * dx + dy * dy))
+
+
+# ----------------------------------------------------------------------------------------------
+# Quality
+
+
+def _exact_weight(w: np.ndarray) -> float:
+    """Weight of a maximum-weight matching of the complete graph ``w`` (NetworkX's blossom algorithm)."""
+    import networkx as nx
+
+    n = w.shape[0]
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    iu, iv = np.triu_indices(n, 1)
+    keep = w[iu, iv] > 0
+    G.add_weighted_edges_from(zip(iu[keep].tolist(), iv[keep].tolist(), w[iu, iv][keep].tolist(), strict=True))
+    pairs = nx.max_weight_matching(G)
+    return math.fsum(float(w[a, b]) for a, b in pairs)
+
+
+def gap_to_optimum(weights: Any, mate: Any) -> float:
+    """Seed 002's gap to optimality, ``(opt - w) / opt``, of a matching on a complete graph.
+
+    ``w`` is the weight of ``mate``, ``opt`` that of a maximum-weight matching computed exactly by
+    ``networkx.max_weight_matching`` (Edmonds' blossom algorithm).  A gap of 0.01 means 99 % of
+    the optimum.  When ``opt`` is 0 (no positive weight) the gap is 0.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n, n)
+        Symmetric, finite, non-negative weights; the diagonal is not read.
+    mate : array_like of int, length n
+        ``mate[v]``: the partner of ``v`` or -1 (it need not be perfect); symmetric.
+
+    Returns
+    -------
+    float
+        The gap, in [0, 1] up to rounding (a matching as heavy as the optimum may give a
+        gap of a few ulps below 0).
+
+    Raises
+    ------
+    InvalidArgumentType
+        ``weights`` is sparse, complex or not numeric; ``mate`` does not hold integers.
+    InvalidArgument
+        ``weights`` is not square, not symmetric, has a NaN, infinite or negative entry; ``mate``
+        has the wrong length, an id out of range, a self-match or is not symmetric.
+
+    Notes
+    -----
+    For small ``n`` only: NetworkX's blossom algorithm is pure Python and O(n^3) on a complete
+    graph (n = 100 takes about a second, n = 300 around a minute).  The weight of ``mate`` and
+    of the optimum are summed with ``math.fsum``.
+
+    References
+    ----------
+    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.3.2 and §5.4.3 (GTO against Edmonds'
+    algorithm); J. Edmonds, "Paths, trees, and flowers", 1965.
+
+    Examples
+    --------
+    >>> w = np.array([[0, 1, 4, 1], [1, 0, 1, 4], [4, 1, 0, 1], [1, 4, 1, 0]], float)
+    >>> gap_to_optimum(w, [1, 0, 3, 2])      # weight 2 of an optimum of 8
+    0.75
+    >>> gap_to_optimum(w, [2, 3, 0, 1])
+    0.0
+    >>> gap_to_optimum(np.zeros((0, 0)), [])
+    0.0
+    """
+    w = _check_weight_matrix("weights", weights)
+    m = _check_mate("mate", mate, w.shape[0])
+    got = _weight_of(w, m)
+    opt = _exact_weight(w)
+    if opt <= 0:
+        return 0.0
+    return (opt - got) / opt
