@@ -480,7 +480,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     launch.close()
     stats = {"phases": phases, "bfs_levels": levels, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout}
-    return BipartiteMatching.certify(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], name,
+    return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], name,
                                      dev.backend, stats)
 
 
@@ -666,7 +666,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     launch(fix_columns, col_grid, block, cmatch, rmatch, nc)
     stats = {"loops": loop, "global_relabels": relabels, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
-    return BipartiteMatching.certify(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], "gpr",
+    return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], "gpr",
                                      dev.backend, stats)
 
 
@@ -724,7 +724,7 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
         function = {"hk": bipartite_cpu.hopcroft_karp, "pfp": bipartite_cpu.pothen_fan,
                     "pr": bipartite_cpu.push_relabel}[algorithm]
         row_match, col_match, stats = function(graph, **options)
-        result = BipartiteMatching.certify(graph, row_match, col_match, algorithm, "cpu", stats)
+        result = BipartiteMatching(graph, row_match, col_match, algorithm, "cpu", stats)
     result.stats["chosen"] = reason
     return result
 

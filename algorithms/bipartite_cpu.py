@@ -180,8 +180,10 @@ def _pothen_fan(n_rows, col_ptr, col_adj, row_match, col_match, lookahead, fairn
         look[c] = col_ptr[c]
     # it[c]: how many of column c's rows its DFS has scanned this phase
     it = np.zeros(n_cols, np.int64)
+    # stack[i]: the column at depth i of the DFS; via[i]: the row joining stack[i] to stack[i + 1]
     stack = np.empty(n_cols, np.int32)
     via = np.empty(n_cols, np.int32)
+    # free[:n_free]: the columns still unmatched, the roots of the next phase's DFSs
     free = np.empty(n_cols, np.int32)
     n_free = 0
     for c in range(n_cols):
