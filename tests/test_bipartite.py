@@ -70,6 +70,22 @@ def test_maximum_and_certified_under_any_schedule(variant, graph, policy, initia
     assert_maximum(result, graph)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("gpu", ["numba", "cupy"])
+@settings(max_examples=40)
+@given(graph=bipartite_graphs(max_rows=40, max_cols=40), variant=st.sampled_from(VARIANTS),
+       initial=st.sampled_from(["cheap", "empty"]), permute=st.integers(0, 3))
+def test_maximum_and_certified_on_the_gpus(gpu, graph, variant, initial, permute):
+    from gpusim.backends import gpu_status
+
+    available, why = gpu_status(gpu)
+    if not available:
+        pytest.skip(f"{gpu} unavailable: {why}")
+    if permute:
+        graph = graph.permuted(permute)
+    assert_maximum(run(variant, graph, Device(gpu), initial=initial), graph)
+
+
 SHAPES = {
     "empty": BipartiteGraph.from_edges([], [], n_rows=0, n_cols=0),
     "no rows": BipartiteGraph.from_edges([], [], n_rows=0, n_cols=5),

@@ -336,14 +336,24 @@ def test_cupy_constant_casts_wrap():
 # -- every signed kernel of the package --------------------------------------------------------------
 
 
+#: Modules of the test suite whose kernels must compile too (the simulator's test kernels, the broken twins).
+TEST_KERNEL_MODULES = ("sim_kernels", "bipartite_twins")
+
+
 def _package_kernels() -> list[Kernel]:
+    import gpusim
     import gpusim.algorithms
 
-    for info in pkgutil.walk_packages(gpusim.algorithms.__path__, "gpusim.algorithms."):
-        importlib.import_module(info.name)
+    for package in (gpusim, gpusim.algorithms):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if info.name != "gpusim.__main__":
+                importlib.import_module(info.name)
+    for module in TEST_KERNEL_MODULES:
+        importlib.import_module(module)
     return [
         k for k in registry()
-        if isinstance(k, Kernel) and k.signature is not None and k.fn.__module__.startswith("gpusim.")
+        if isinstance(k, Kernel) and k.signature is not None
+        and (k.fn.__module__.startswith("gpusim.") or k.fn.__module__ in TEST_KERNEL_MODULES)
         and not k.filename.startswith("<")  # docstring examples: their source is gone once they ran
     ]
 
