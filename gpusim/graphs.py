@@ -216,7 +216,10 @@ def _read_matrix_market(source: Any) -> sp.coo_array:
         )
     target = os.fspath(source) if isinstance(source, (str, os.PathLike)) else source
     try:
-        matrix = scipy.io.mmread(target)
+        try:
+            matrix = scipy.io.mmread(target, spmatrix=False)  # SciPy >= 1.15: sparse arrays, no warning
+        except TypeError:
+            matrix = scipy.io.mmread(target)
     except OSError:
         raise
     except Exception as exc:  # scipy raises ValueError, fast_matrix_market may raise others
