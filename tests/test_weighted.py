@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import gpusim.algorithms.weighted as weighted
 import numpy as np
 import pytest
+from gpusim.algorithms import weighted_cpu
+from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from weighted_twins import suitor_without_cas
 
-import gpusim.algorithms.weighted as weighted
 from gpusim import Device
-from gpusim.algorithms import weighted_cpu
-from gpusim.backends.sim import RandomWalk
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
 from gpusim.strategies import bundled_matrices, schedules, weighted_graphs
