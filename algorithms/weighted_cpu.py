@@ -1239,9 +1239,21 @@ def _start(n: int, kind: str, w: np.ndarray | None, seed: int) -> np.ndarray:
     return _complete(mate).astype(np.int32)
 
 
-def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any, seed: Any,
-                  order: str) -> WeightedMatchingResult:
-    """RAMA and ROMA: checks, padding, the phase loop and the stats."""
+class AugmentationInput(NamedTuple):
+    """Checked arguments of a 4-cycle augmentation: the (padded) weights and a perfect start matching."""
+
+    weights: np.ndarray  # size x size, float64
+    mate: np.ndarray  # int32, perfect
+    n: int  # vertices before padding
+    padded: bool
+    threshold: float
+    max_phases: int | None
+    seed: int
+
+
+def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any,
+                         seed: Any) -> AugmentationInput:
+    """Check the arguments of RAMA / ROMA (sequential or GPU), pad odd n, build the start matching."""
     w = _check_weight_matrix("weights", weights)
     pad = _check_pad(pad)
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)):
@@ -1270,7 +1282,24 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
         start = np.full(size, -1, np.int64)
         start[:n] = given
         start = _complete(start)
-    m = start.astype(np.int32)
+    return AugmentationInput(w, start.astype(np.int32), n, padded, threshold, max_phases, seed)
+
+
+def unpad(mate: np.ndarray, n: int, padded: bool) -> np.ndarray:
+    """The matching of the ``n`` real vertices: the partner of the dummy vertex becomes -1."""
+    if padded:
+        mate = mate.copy()
+        mate[mate == n] = -1
+        mate = mate[:n]
+    return mate
+
+
+def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any, seed: Any,
+                  order: str) -> WeightedMatchingResult:
+    """RAMA and ROMA: checks, padding, the phase loop and the stats."""
+    w, m, n, padded, threshold, max_phases, seed = prepare_augmentation(weights, mate, threshold, max_phases, pad,
+                                                                         seed)
+    size = w.shape[0]
     rng = np.random.default_rng(seed)
     phase_weights = [_weight_of(w, m)]
     phase_swaps: list[int] = []
@@ -1288,9 +1317,7 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
         if flips == 0:
             # ROMA visited every vertex without a flip; RAMA's random draws may have missed one
             converged = name == "roma" or not _has_flip(w, m, threshold)
-    if padded:
-        m[m == n] = -1
-        m = m[:n]
+    m = unpad(m, n, padded)
     stats = {"algorithm": name, "size": int(np.count_nonzero(m >= 0)) // 2, "phases": len(phase_swaps),
              "phase_weights": phase_weights, "phase_swaps": phase_swaps, "converged": bool(converged),
              "threshold": threshold, "seed": seed, "padded": padded}

@@ -337,12 +337,13 @@ def test_cupy_constant_casts_wrap():
 
 
 #: Modules of the test suite whose kernels must compile too (the simulator's test kernels, the broken twins).
-TEST_KERNEL_MODULES = ("sim_kernels", "bipartite_twins")
+TEST_KERNEL_MODULES = ("sim_kernels", "bipartite_twins", "weighted_twins", "roma_twins")
 
 
 def _package_kernels() -> list[Kernel]:
-    import gpusim
     import gpusim.algorithms
+
+    import gpusim
 
     for package in (gpusim, gpusim.algorithms):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
