@@ -41,8 +41,8 @@ from gpusim.reductions import warp_reduce_max
 from .common import Launcher, fill, grid_for
 
 __all__ = [
-    "WeightedMatching", "best_offer", "ld_candidates", "ld_match", "locally_dominant", "propose", "suitor",
-    "suitor_thread_per_vertex", "suitor_warp_per_vertex",
+    "WEIGHTED_ALGORITHMS", "WeightedMatching", "best_offer", "ld_candidates", "ld_match", "locally_dominant",
+    "maximum_weight_matching", "propose", "suitor", "suitor_thread_per_vertex", "suitor_warp_per_vertex",
 ]
 
 LOW = 0xFFFFFFFF  # the vertex half of a packed offer
@@ -305,3 +305,68 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
                 break
     stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
     return _result(graph, dev.to_host(mate)[:n], "ld", dev.backend, stats)
+
+
+#: Every weighted-matching algorithm by its CLI name.
+WEIGHTED_ALGORITHMS = ("suitor", "ld", "greedy", "pga", "gpa", "bsuitor", "roma", "rama")
+_GPU_WEIGHTED = ("suitor", "ld", "roma")
+
+
+def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", backend: str = "auto",
+                            **options) -> WeightedMatching:
+    """A half-approximate maximum-weight matching of ``graph`` by ``algorithm`` on ``backend``.
+
+    ``suitor``, ``ld`` and ``roma`` run on the GPU backends (``sim``, ``numba``, ``cupy``) or,
+    with ``backend="cpu"``, as their sequential references; ``greedy``, ``pga``, ``gpa``,
+    ``bsuitor`` (option ``b``, default 1) and ``rama`` run on ``cpu``.  ``roma`` and ``rama``
+    treat the graph as the complete graph of its dense weight matrix (missing edges weigh 0),
+    start from ``mate="i,i+1"`` unless told, and need an even ``n`` (or ``pad=True``).
+    ``stats["chosen"]`` says which backend ran and why.
+
+    Examples
+    --------
+    >>> from gpusim.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+    >>> maximum_weight_matching(g, "greedy", backend="cpu").weight
+    3.0
+    """
+    from . import weighted_cpu
+    from .common import resolve_backend
+    from .roma import roma
+
+    if not isinstance(graph, WeightedGraph):
+        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
+    if algorithm not in WEIGHTED_ALGORITHMS:
+        raise InvalidArgument(f"algorithm={algorithm!r} is not one of {WEIGHTED_ALGORITHMS}")
+    if algorithm in _GPU_WEIGHTED:
+        chosen, reason = resolve_backend(backend, graph.n_edges)
+    elif backend in ("auto", "cpu"):
+        chosen, reason = "cpu", "a sequential reference runs on cpu"
+    else:
+        raise InvalidArgument(f"{algorithm!r} is a sequential reference: it runs on the cpu backend, not {backend!r}")
+    dense = algorithm in ("roma", "rama")
+    if dense:
+        weights = graph.to_scipy().toarray()
+        options.setdefault("mate", "i,i+1")
+    if chosen != "cpu":
+        function = {"suitor": suitor, "ld": locally_dominant}.get(algorithm)
+        result = roma(weights, backend=chosen, **options) if dense else function(graph, backend=chosen, **options)
+    else:
+        if dense:
+            mate = options.pop("mate")
+            reference = getattr(weighted_cpu, algorithm)(weights, mate, **options)
+        elif algorithm == "bsuitor":
+            b = options.pop("b", 1)
+            reference = weighted_cpu.b_suitor(graph, b, **options)
+            partners = reference.partners
+            mate = partners[:, 0] if partners.ndim == 2 and partners.shape[1] == 1 else None
+            stats = dict(reference.stats, partners=partners.tolist(), b=b)
+            return WeightedMatching(mate if mate is not None else np.full(graph.n, -1, np.int32), reference.weight,
+                                    algorithm, "cpu", dict(stats, chosen=reason))
+        else:
+            name = {"ld": "locally_dominant", "pga": "path_growing"}.get(algorithm, algorithm)
+            reference = getattr(weighted_cpu, name)(graph, **options)
+        result = WeightedMatching(np.asarray(reference.mate, np.int32), reference.weight, algorithm, "cpu",
+                                  dict(reference.stats))
+    result.stats["chosen"] = reason
+    return result

@@ -101,3 +101,18 @@ def test_match_a_file_with_a_picture(capsys, tmp_path):
 def test_match_bad_usage(capsys, argv, fragment):
     assert main(argv) == 2
     assert fragment in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("algorithm", ["suitor", "ld", "roma", "greedy", "pga", "gpa", "bsuitor", "rama"])
+def test_match_weighted_json(capsys, algorithm):
+    from gpusim.algorithms import weighted_cpu
+
+    from gpusim.graphs import WeightedGraph, example_path
+
+    assert main(["match", "--example", "karate", "--algorithm", algorithm, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"algorithm", "backend", "weight", "valid", "certified", "seconds", "matching"} <= set(out)
+    assert out["valid"] and out["certified"]
+    if algorithm in ("suitor", "ld", "greedy"):
+        greedy = weighted_cpu.greedy(WeightedGraph.from_matrix_market(example_path("karate")))
+        assert out["matching"] == greedy.mate.tolist() and out["weight"] == pytest.approx(greedy.weight)
