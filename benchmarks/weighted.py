@@ -98,7 +98,8 @@ def roma_rows(n, backends):
             mate = result.mate
             perfect = bool((mate[mate] == np.arange(n)).all() and (mate != np.arange(n)).all())
             rows.append({**base, "program": f"roma {variant}", "backend": backend, "seconds": seconds,
-                         "device_seconds": sum(result.stats["seconds"].values()), "ok": perfect, "weight": result.weight, "phases": result.stats["phases"],
+                         "device_seconds": sum(result.stats["seconds"].values()), "ok": perfect,
+                         "weight": result.weight, "phases": result.stats["phases"],
                          "weight_vs_sequential": result.weight / reference.weight})
     for row in rows:
         row["speedup_vs_sequential"] = rows[0]["seconds"] / row["seconds"]
