@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
+from gpusim.check import match_array
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph
 
@@ -375,32 +376,6 @@ def _check_bool(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def _match_array(name: str, values: Any, length: int, n_other: int, other: str) -> np.ndarray:
-    """One side of an initial matching: integers, the right length, each -1 or a valid id."""
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentType(f"{name} must be a 1-D integer array, got {reprlib.repr(values)}: {exc}") from exc
-    if arr.ndim != 1:
-        raise InvalidArgument(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size == 0:
-        arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise InvalidArgumentType(
-            f"{name} must hold integer ids (-1 for unmatched), got dtype {arr.dtype}: {reprlib.repr(values)}"
-        )
-    if arr.shape[0] != length:
-        raise InvalidArgument(f"{name} has {arr.shape[0]} entries, expected {length}")
-    arr = arr.astype(np.int64)
-    bad = np.flatnonzero((arr < -1) | (arr >= n_other))
-    if bad.size:
-        i = int(bad[0])
-        raise InvalidArgument(
-            f"{name}[{i}]={int(arr[i])} is neither -1 (unmatched) nor a {other} id in 0..{n_other - 1}"
-        )
-    return arr
-
-
 def _check_initial(graph: BipartiteGraph, initial: Any) -> tuple[np.ndarray, np.ndarray]:
     """Writable int32 copies of a checked initial matching; ``None`` gives the cheap matching."""
     if initial is None:
@@ -415,8 +390,8 @@ def _check_initial(graph: BipartiteGraph, initial: Any) -> tuple[np.ndarray, np.
             f"initial must be None or a (row_match, col_match) pair, got initial={reprlib.repr(initial)} "
             f"of type {type(initial).__name__}"
         )
-    rm = _match_array("initial row_match", initial[0], graph.n_rows, graph.n_cols, "column")
-    cm = _match_array("initial col_match", initial[1], graph.n_cols, graph.n_rows, "row")
+    rm = match_array("initial row_match", initial[0], graph.n_rows, graph.n_cols, "column")
+    cm = match_array("initial col_match", initial[1], graph.n_cols, graph.n_rows, "row")
     rows = np.flatnonzero(rm >= 0)
     back = cm[rm[rows]]
     bad = np.flatnonzero(back != rows)

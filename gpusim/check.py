@@ -19,6 +19,8 @@ Example
 
 from __future__ import annotations
 
+import reprlib
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
@@ -26,7 +28,36 @@ from scipy.sparse.csgraph import breadth_first_order
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph
 
-__all__ = ["check_bipartite_matching", "konig_cover", "verify_cover"]
+__all__ = ["check_bipartite_matching", "konig_cover", "match_array", "verify_cover"]
+
+
+def match_array(name: str, values, length: int, bound: int, what: str = "vertex") -> np.ndarray:
+    """Check ``values`` is a 1-D integer array of ``length`` entries, each -1 (unmatched) or a
+    ``what`` id below ``bound``; return it as int64.  Raises ``InvalidArgument`` naming ``name``.
+
+    >>> match_array("mate", [1, 0, -1], 3, 3).tolist()
+    [1, 0, -1]
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentType(f"{name} must be a 1-D integer array, got {reprlib.repr(values)}: {exc}") from exc
+    if arr.ndim != 1:
+        raise InvalidArgument(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InvalidArgumentType(
+            f"{name} must hold integer {what} ids (-1 for unmatched), got dtype {arr.dtype}: {reprlib.repr(values)}"
+        )
+    if arr.shape[0] != length:
+        raise InvalidArgument(f"{name} has {arr.shape[0]} entries, expected {length}")
+    arr = arr.astype(np.int64)
+    bad = np.flatnonzero((arr < -1) | (arr >= bound))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidArgument(f"{name}[{i}]={int(arr[i])} is neither -1 (unmatched) nor a {what} id in 0..{bound - 1}")
+    return arr
 
 
 def check_bipartite_matching(graph: BipartiteGraph, row_match: np.ndarray, col_match: np.ndarray) -> int:

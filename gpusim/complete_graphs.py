@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from gpusim.check import match_array
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 __all__ = ["exponential", "gap_to_optimum", "geometric", "matching_weight", "uniform"]
@@ -108,25 +109,7 @@ def _check_weight_matrix(name: str, weights: Any) -> np.ndarray:
 
 def _check_mate(name: str, mate: Any, n: int) -> np.ndarray:
     """A matching on ``n`` vertices as an int64 array: -1 or a partner id, symmetric, no self-match."""
-    try:
-        arr = np.asarray(mate)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentType(f"{name} must be a 1-D integer array, got {reprlib.repr(mate)}: {exc}") from exc
-    if arr.ndim != 1:
-        raise InvalidArgument(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size == 0:
-        arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise InvalidArgumentType(
-            f"{name} must hold integer vertex ids (-1 for unmatched), got dtype {arr.dtype}: {reprlib.repr(mate)}"
-        )
-    if arr.shape[0] != n:
-        raise InvalidArgument(f"{name} has {arr.shape[0]} entries, expected one per vertex ({n})")
-    arr = arr.astype(np.int64)
-    bad = np.flatnonzero((arr < -1) | (arr >= n))
-    if bad.size:
-        i = int(bad[0])
-        raise InvalidArgument(f"{name}[{i}]={int(arr[i])} is neither -1 (unmatched) nor a vertex id in 0..{n - 1}")
+    arr = match_array(name, mate, n, n)
     loops = np.flatnonzero(arr == np.arange(n))
     if loops.size:
         i = int(loops[0])
