@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import json
 import os
+import reprlib
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
@@ -178,9 +180,10 @@ class PreferenceInstance:
     The rank arrays are the linear-space precomputation of seed 003, Paper IV §2 ("The Stable
     Marriage Problem"): for SMI a full ``ranking()`` table would take O(n^2) space, so "store the
     value of ranking(r_i, l_j) together with r_i in l_j's ranking list so that it can be fetched
-    in O(1) time", purging every woman who has not ranked ``l_j`` from his list.  The paper does
-    this with a position array in time proportional to the total list length; here it is done
-    with sorted int64 pair keys (O(L log L) for total length L, vectorised).
+    in O(1) time", purging every woman who has not ranked ``l_j`` from his list.  As in the paper,
+    this is done with a position array in time proportional to the total list length (compiled
+    with ``numba.njit``).  The mutual lists must fit int32 offsets (at most 2^31 - 1 entries a
+    side), since kernels index with int32.
 
     References
     ----------
@@ -198,13 +201,13 @@ class PreferenceInstance:
     [0]
     """
 
-    __slots__ = ("_men", "_women", "_m_ptr", "_m_flat", "_w_ptr", "_w_flat", "_csr")
+    __slots__ = ("_n_men", "_n_women", "_men", "_women", "_m_ptr", "_m_flat", "_w_ptr", "_w_flat", "_csr")
 
     def __init__(self, men: Any, women: Any, *, complete: bool = False):
         if not isinstance(complete, bool):
             raise InvalidArgumentType(f"complete must be a bool, got {_describe(complete)}")
         men, women = _check_outer("men", men), _check_outer("women", women)
-        n_men, n_women = len(men), len(women)
+        self._n_men, self._n_women = n_men, n_women = len(men), len(women)
         self._men, self._m_ptr, self._m_flat = _check_side("men", men, n_women, "woman")
         self._women, self._w_ptr, self._w_flat = _check_side("women", women, n_men, "man")
         if complete:
@@ -212,16 +215,17 @@ class PreferenceInstance:
         self._csr: dict[str, np.ndarray] | None = None
 
     def _check_complete(self) -> None:
-        n_men, n_women = len(self._men), len(self._women)
+        n_men, n_women = self._n_men, self._n_women
         if n_men != n_women:
             raise InvalidArgument(f"complete=True needs equal sides, got {n_men} men and {n_women} women")
-        for side, lists in (("men", self._men), ("women", self._women)):
-            for i, lst in enumerate(lists):
-                if len(lst) != n_men:
-                    raise InvalidArgument(
-                        f"{side}[{i}] ranks {len(lst)} people but complete=True needs all {n_men}: "
-                        "the lists are ragged (use complete=False for incomplete lists)"
-                    )
+        for side, ptr in (("men", self._m_ptr), ("women", self._w_ptr)):
+            bad = np.flatnonzero(np.diff(ptr) != n_men)
+            if bad.size:
+                i = int(bad[0])
+                raise InvalidArgument(
+                    f"{side}[{i}] ranks {int(ptr[i + 1] - ptr[i])} people but complete=True needs all {n_men}: "
+                    "the lists are ragged (use complete=False for incomplete lists)"
+                )
 
     # -- constructors --------------------------------------------------------------------------
 
@@ -237,6 +241,64 @@ class PreferenceInstance:
         0
         """
         return cls(men, women, complete=complete)
+
+    @classmethod
+    def from_csr(cls, men_ptr: Any, men_ids: Any, women_ptr: Any, women_ids: Any, *, complete: bool = False
+                 ) -> PreferenceInstance:
+        """Build from both sides' lists in CSR form, without Python lists (for large instances).
+
+        Man ``m``'s list is ``men_ids[men_ptr[m]:men_ptr[m + 1]]``, best first; likewise for the
+        women.  Checked as the class checks lists (ids in range, nobody twice in one list), in
+        time linear in the total length.
+
+        Raises
+        ------
+        InvalidArgumentType
+            An argument is not a 1-D integer array.
+        InvalidArgument
+            Offsets that do not start at 0, decrease or do not end at the ids' length; an id
+            out of range; a person listed twice in one list.
+
+        Examples
+        --------
+        >>> inst = PreferenceInstance.from_csr([0, 2, 3], [1, 0, 0], [0, 1, 3], [0, 1, 0])
+        >>> inst.men_prefs, inst.women_prefs
+        ([[1, 0], [0]], [[0], [1, 0]])
+        >>> PreferenceInstance.from_csr([0], [], [0], []).n_men
+        0
+        """
+        if not isinstance(complete, bool):
+            raise InvalidArgumentType(f"complete must be a bool, got {_describe(complete)}")
+        m_ptr, m_flat = _csr_arrays("men", men_ptr, men_ids)
+        w_ptr, w_flat = _csr_arrays("women", women_ptr, women_ids)
+        n_men, n_women = m_ptr.shape[0] - 1, w_ptr.shape[0] - 1
+        for side, ptr, flat, n_other, other in (("men", m_ptr, m_flat, n_women, "woman"),
+                                                ("women", w_ptr, w_flat, n_men, "man")):
+            owner = np.repeat(np.arange(ptr.shape[0] - 1, dtype=np.int64), np.diff(ptr))
+            _check_range(side, flat, owner, ptr, n_other, other)
+            k = int(_first_repeat(ptr, flat, n_other))
+            if k >= 0:
+                i = int(owner[k])
+                first = int(np.flatnonzero(flat[ptr[i]:k] == flat[k])[0])
+                raise InvalidArgument(
+                    f"{side}[{i}] lists {other} {int(flat[k])} twice, at positions {first} and {k - int(ptr[i])}; "
+                    "a preference list names each person at most once"
+                )
+        inst = cls._trusted(m_ptr, m_flat, w_ptr, w_flat)
+        if complete:
+            inst._check_complete()
+        return inst
+
+    @classmethod
+    def _trusted(cls, m_ptr: np.ndarray, m_flat: np.ndarray, w_ptr: np.ndarray, w_flat: np.ndarray,
+                 csr: dict[str, np.ndarray] | None = None) -> PreferenceInstance:
+        """An instance from CSR arrays already checked (generators); ``csr`` the precomputed arrays if known."""
+        inst = cls.__new__(cls)
+        inst._n_men, inst._n_women = m_ptr.shape[0] - 1, w_ptr.shape[0] - 1
+        inst._m_ptr, inst._m_flat, inst._w_ptr, inst._w_flat = m_ptr, m_flat, w_ptr, w_flat
+        inst._men = inst._women = None
+        inst._csr = csr
+        return inst
 
     @classmethod
     def from_json(cls, source: str | os.PathLike | Any, *, complete: bool = False) -> PreferenceInstance:
@@ -302,29 +364,52 @@ class PreferenceInstance:
         >>> PreferenceInstance.from_json(PreferenceInstance([], []).to_json()) == PreferenceInstance([], [])
         True
         """
-        text = json.dumps({"men": self._men, "women": self._women})
+        text = json.dumps({"men": self.men_prefs, "women": self.women_prefs})
         if path is not None:
             Path(path).write_text(text + "\n")
         return text
 
     # -- read-only attributes ------------------------------------------------------------------
 
-    n_men = property(lambda self: len(self._men), doc="Number of men.")
-    n_women = property(lambda self: len(self._women), doc="Number of women.")
-    men_prefs = property(lambda self: self._men, doc="Men's lists of women ids, best first, as given.")
-    women_prefs = property(lambda self: self._women, doc="Women's lists of men ids, best first, as given.")
+    n_men = property(lambda self: self._n_men, doc="Number of men.")
+    n_women = property(lambda self: self._n_women, doc="Number of women.")
+
+    @property
+    def men_prefs(self) -> list[list[int]]:
+        """Men's lists of women ids, best first, as given (built on first use for CSR-made instances)."""
+        if self._men is None:
+            self._men = _as_lists(self._m_ptr, self._m_flat)
+        return self._men
+
+    @property
+    def women_prefs(self) -> list[list[int]]:
+        """Women's lists of men ids, best first, as given."""
+        if self._women is None:
+            self._women = _as_lists(self._w_ptr, self._w_flat)
+        return self._women
+
+    def given_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The lists as given (before the mutual purge), as CSR: ``(men_ptr, men_ids, women_ptr, women_ids)``.
+
+        Examples
+        --------
+        >>> [a.tolist() for a in PreferenceInstance([[0, 1]], [[0], []]).given_csr()]
+        [[0, 2], [0, 1], [0, 1, 1], [0]]
+        """
+        return self._m_ptr, self._m_flat, self._w_ptr, self._w_flat
 
     @property
     def is_complete(self) -> bool:
         """Whether this is an SM instance: equal sides and every list ranks everyone."""
-        n = len(self._men)
-        return n == len(self._women) and all(len(x) == n for x in self._men + self._women)
+        n = self._n_men
+        return (n == self._n_women and bool((np.diff(self._m_ptr) == n).all())
+                and bool((np.diff(self._w_ptr) == n).all()))
 
     # -- the ranking precomputation (seed 003, Paper IV §2) ------------------------------------
 
     def _arrays(self) -> dict[str, np.ndarray]:
         if self._csr is None:
-            self._csr = _mutual_csr(len(self._men), len(self._women), self._m_ptr, self._m_flat,
+            self._csr = _mutual_csr(self._n_men, self._n_women, self._m_ptr, self._m_flat,
                                     self._w_ptr, self._w_flat)
         return self._csr
 
@@ -351,7 +436,7 @@ class PreferenceInstance:
         True
         """
         return _rank_in(self._arrays()["women_ptr"], self._arrays()["women_list"], w, m, "w", "m",
-                        len(self._women), len(self._men))
+                        self._n_women, self._n_men)
 
     def men_rank(self, m: int, w: int) -> int | None:
         """Rank man ``m`` gives woman ``w`` in his mutual list (0 = best), or ``None`` if not mutual.
@@ -364,7 +449,7 @@ class PreferenceInstance:
         True
         """
         return _rank_in(self._arrays()["men_ptr"], self._arrays()["men_list"], m, w, "m", "w",
-                        len(self._men), len(self._women))
+                        self._n_men, self._n_women)
 
     def mutual(self) -> PreferenceInstance:
         """The instance with every non-mutual entry purged (a pair stays iff each ranks the other).
@@ -382,9 +467,8 @@ class PreferenceInstance:
         [[]]
         """
         a = self._arrays()
-        men = np.split(a["men_list"].astype(np.int64), a["men_ptr"][1:-1]) if len(self._men) else []
-        women = np.split(a["women_list"].astype(np.int64), a["women_ptr"][1:-1]) if len(self._women) else []
-        return PreferenceInstance([x.tolist() for x in men], [x.tolist() for x in women])
+        return PreferenceInstance._trusted(a["men_ptr"].astype(np.int64), a["men_list"].astype(np.int64),
+                                           a["women_ptr"].astype(np.int64), a["women_list"].astype(np.int64))
 
     def acceptable_graph(self) -> Any:
         """The mutually acceptable pairs as a :class:`gpusim.graphs.BipartiteGraph` (rows men, columns women).
@@ -399,21 +483,21 @@ class PreferenceInstance:
         from gpusim.graphs import BipartiteGraph
 
         a = self._arrays()
-        owners = np.repeat(np.arange(len(self._men), dtype=np.int64), np.diff(a["men_ptr"]))
+        owners = np.repeat(np.arange(self._n_men, dtype=np.int64), np.diff(a["men_ptr"]))
         women = a["men_list"].astype(np.int64)
-        return BipartiteGraph.from_edges(owners, women, len(self._men), len(self._women))
+        return BipartiteGraph.from_edges(owners, women, self._n_men, self._n_women)
 
     # -- value semantics -----------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PreferenceInstance):
             return NotImplemented
-        return self._men == other._men and self._women == other._women
+        return all(np.array_equal(a, b) for a, b in zip(self.given_csr(), other.given_csr(), strict=True))
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"PreferenceInstance(men={self._men!r}, women={self._women!r})"
+        return f"PreferenceInstance(men={self.men_prefs!r}, women={self.women_prefs!r})"
 
 
 def _json_text(source: Any) -> str:
@@ -439,59 +523,140 @@ def _rank_in(ptr: np.ndarray, flat: np.ndarray, owner: int, target: int, owner_n
     return int(hits[0]) if hits.size else None
 
 
+def _as_lists(ptr: np.ndarray, flat: np.ndarray) -> list[list[int]]:
+    if ptr.shape[0] <= 1:
+        return []
+    return [x.tolist() for x in np.split(np.asarray(flat, np.int64), ptr[1:-1])]
+
+
+def _csr_arrays(side: str, ptr: Any, ids: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Check one side's CSR offsets and ids; return them as int64 arrays."""
+    out = []
+    for name, value in ((f"{side}_ptr", ptr), (f"{side}_ids", ids)):
+        arr = np.asarray(value)
+        if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+            raise InvalidArgumentType(f"{name} must be a 1-D integer array, got {arr.dtype} of shape {arr.shape}")
+        out.append(arr.astype(np.int64))
+    ptr64, ids64 = out
+    if ptr64.size == 0 or ptr64[0] != 0 or ptr64[-1] != ids64.size or (np.diff(ptr64) < 0).any():
+        raise InvalidArgument(f"{side}_ptr must run from 0 up to len({side}_ids)={ids64.size} without decreasing, "
+                              f"got {reprlib.repr(ptr64.tolist())}")
+    if ptr64.size - 1 > INT32_MAX:
+        raise InvalidArgument(f"{ptr64.size - 1} {side} exceed {INT32_MAX}: ids are int32")
+    return ptr64, ids64
+
+
+@numba.njit(cache=True)
+def _first_repeat(ptr, flat, n_other):  # pragma: no cover - compiled
+    """Index of the first entry that repeats an earlier entry of the same list, or -1 (linear time)."""
+    seen = np.full(max(n_other, 1), -1, np.int64)
+    for i in range(ptr.shape[0] - 1):
+        for k in range(ptr[i], ptr[i + 1]):
+            if seen[flat[k]] == i:
+                return k
+            seen[flat[k]] = i
+    return -1
+
+
+@numba.njit(cache=True)
+def _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat):  # pragma: no cover - compiled
+    """Seed 003, Paper IV §2: pair every mutual entry with its partner entry, in O(L + n).
+
+    First the women's lists are turned around: for each man, the women who rank him and where
+    (a counting sort).  Then, for each man ``m``: ``position[w] = (m, k)`` for every woman ``w``
+    whose entry ``k`` ranks ``m``; a traversal of ``m``'s list finds, for each of his women, the
+    entry with which she ranks him, or learns that she does not (the entry is purged).
+    Returns, per entry, the index of its partner entry on the other side (-1: not mutual).
+    """
+    n_w_entries = w_flat.shape[0]
+    count = np.zeros(n_men + 1, np.int64)
+    for k in range(n_w_entries):
+        count[w_flat[k] + 1] += 1
+    for m in range(n_men):
+        count[m + 1] += count[m]
+    fill = count[:-1].copy()
+    ranked_by = np.empty(n_w_entries, np.int64)  # entries of women's lists, grouped by the man they rank
+    for w in range(n_women):
+        for k in range(w_ptr[w], w_ptr[w + 1]):
+            m = w_flat[k]
+            ranked_by[fill[m]] = k
+            fill[m] += 1
+    position_man = np.full(max(n_women, 1), -1, np.int64)
+    position_entry = np.empty(max(n_women, 1), np.int64)
+    w_owner = np.empty(n_w_entries, np.int64)
+    for w in range(n_women):
+        for k in range(w_ptr[w], w_ptr[w + 1]):
+            w_owner[k] = w
+    m_partner = np.full(m_flat.shape[0], -1, np.int64)
+    w_partner = np.full(n_w_entries, -1, np.int64)
+    for m in range(n_men):
+        for t in range(count[m], count[m + 1]):
+            k = ranked_by[t]
+            position_man[w_owner[k]] = m
+            position_entry[w_owner[k]] = k
+        for j in range(m_ptr[m], m_ptr[m + 1]):
+            w = m_flat[j]
+            if position_man[w] == m:
+                m_partner[j] = position_entry[w]
+                w_partner[position_entry[w]] = j
+    return m_partner, w_partner
+
+
+@numba.njit(cache=True)
+def _purge(ptr, flat, partner):  # pragma: no cover - compiled
+    """CSR of the kept (mutual) entries, and each entry's position in its purged list (-1 if dropped)."""
+    n = ptr.shape[0] - 1
+    new_ptr = np.zeros(n + 1, np.int64)
+    position = np.full(flat.shape[0], -1, np.int64)
+    kept = 0
+    for i in range(n):
+        for k in range(ptr[i], ptr[i + 1]):
+            if partner[k] >= 0:
+                position[k] = kept - new_ptr[i]
+                kept += 1
+        new_ptr[i + 1] = kept
+    new_flat = np.empty(kept, np.int32)
+    kept = 0
+    for k in range(flat.shape[0]):
+        if partner[k] >= 0:
+            new_flat[kept] = flat[k]
+            kept += 1
+    return new_ptr, new_flat, position
+
+
+@numba.njit(cache=True)
+def _partner_ranks(partner, other_position, kept):  # pragma: no cover - compiled
+    """For each kept entry, the position of its partner entry in the other side's purged list."""
+    out = np.empty(kept, np.int32)
+    i = 0
+    for k in range(partner.shape[0]):
+        if partner[k] >= 0:
+            out[i] = other_position[partner[k]]
+            i += 1
+    return out
+
+
 def _mutual_csr(n_men: int, n_women: int, m_ptr: np.ndarray, m_flat: np.ndarray, w_ptr: np.ndarray,
                 w_flat: np.ndarray) -> dict[str, np.ndarray]:
     """Purge non-mutual entries and pair every entry with the other person's rank of the owner.
 
-    Every entry is keyed by its (man, woman) pair, ``man * n_women + woman``, on both sides.
-    Sorting both key sets once and merging them (binary search of sorted queries) tells which
-    entries are mutual and, for each, where its partner entry is on the other side; the rank the
-    woman gives a man is then her entry's position in her purged list.
+    The linear-time precomputation of seed 003, Paper IV §2 (see :func:`_linear_precomputation`);
+    the rank a woman gives a man is her entry's position in her purged list.
     """
-    m_owner = np.repeat(np.arange(n_men, dtype=np.int64), np.diff(m_ptr))
-    w_owner = np.repeat(np.arange(n_women, dtype=np.int64), np.diff(w_ptr))
-    m_partner, w_partner = _partners(m_owner * n_women + m_flat, w_flat * n_women + w_owner)
-    m_keep, w_keep = m_partner >= 0, w_partner >= 0
-    men = _purged(m_owner, m_flat, m_keep, n_men)
-    women = _purged(w_owner, w_flat, w_keep, n_women)
+    m_partner, w_partner = _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat)
+    men = _purge(m_ptr, m_flat, m_partner)
+    women = _purge(w_ptr, w_flat, w_partner)
+    if men[1].shape[0] > INT32_MAX:
+        raise InvalidArgument(f"{men[1].shape[0]} mutually acceptable pairs exceed {INT32_MAX}: "
+                              "kernels index the lists with int32")
     return {
-        "men_ptr": _readonly_int32(men[0]), "men_list": _readonly_int32(men[1]),
-        "men_rank_by_woman": _readonly_int32(women[2][m_partner[m_keep]]),
-        "women_ptr": _readonly_int32(women[0]), "women_list": _readonly_int32(women[1]),
-        "women_rank_by_man": _readonly_int32(men[2][w_partner[w_keep]]),
+        "men_ptr": _readonly_int32(men[0]), "men_list": _readonly(men[1]),
+        "men_rank_by_woman": _readonly(_partner_ranks(m_partner, women[2], men[1].shape[0])),
+        "women_ptr": _readonly_int32(women[0]), "women_list": _readonly(women[1]),
+        "women_rank_by_man": _readonly(_partner_ranks(w_partner, men[2], women[1].shape[0])),
     }
 
 
-def _partners(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each key of ``a`` the index of the same key in ``b``, and vice versa; -1 where absent.
-
-    Keys are distinct within each side.  Both sides are sorted once: ``searchsorted`` with
-    sorted queries streams through memory, with unsorted ones it is many times slower (and
-    ``np.isin`` slower still).
-    """
-    a_partner, b_partner = np.full(a.shape[0], -1, np.int64), np.full(b.shape[0], -1, np.int64)
-    if a.size == 0 or b.size == 0:
-        return a_partner, b_partner
-    a_order, b_order = np.argsort(a), np.argsort(b)
-    a_sorted, b_sorted = a[a_order], b[b_order]
-    idx = np.minimum(np.searchsorted(b_sorted, a_sorted), b.shape[0] - 1)
-    hit = b_sorted[idx] == a_sorted
-    a_partner[a_order[hit]] = b_order[idx[hit]]
-    b_partner[b_order[idx[hit]]] = a_order[hit]
-    return a_partner, b_partner
-
-
-def _purged(owner: np.ndarray, ids: np.ndarray, keep: np.ndarray, n: int
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR offsets and ids of the kept entries, and every entry's position in its purged list.
-
-    The positions are indexed like the unpurged entries (-1 where dropped), so that a partner
-    index from :func:`_partners` reads its rank directly.
-    """
-    kept_owner = owner[keep]
-    ptr = np.zeros(n + 1, np.int64)
-    if n:
-        np.cumsum(np.bincount(kept_owner, minlength=n), out=ptr[1:])
-    pos = np.full(owner.shape[0], -1, np.int64)
-    pos[keep] = np.arange(kept_owner.shape[0], dtype=np.int64) - ptr[kept_owner]
-    return ptr, ids[keep], pos
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
