@@ -1,6 +1,6 @@
 """Maximum-cardinality bipartite matching on GPUs: augmenting paths (seed 000) and push-relabel (seed 001).
 
-Kernels appear in the order of the papers' algorithms, written once in ``T``; the host
+Kernels appear in the order of the papers' algorithms ([000]_, [001]_), written once in ``T``; the host
 functions :func:`apfb`, :func:`apsb` and :func:`gpr` are the papers' outer loops, written once
 against :class:`~gpusim.Device`.  Rows are one side and columns the other; ``rmatch[r]`` is the
 column matched to row ``r`` and ``cmatch[c]`` the row matched to column ``c``, -1 when free.

@@ -1,7 +1,7 @@
 """Parallel ROMA on complete graphs: 4-cycle augmentation with lock-protected flips (seed 002, Alg. 6–8).
 
 A perfect matching of a complete graph (weights a dense ``n × n`` matrix, stored flat) is
-improved in phases.  In a phase every matching edge ``(u, M[u])`` with ``u < M[u]`` looks for
+improved in phases ([002]_).  In a phase every matching edge ``(u, M[u])`` with ``u < M[u]`` looks for
 the other matching edge ``(x, M[x])`` whose swap — to ``(u, x), (M[u], M[x])`` or to
 ``(u, M[x]), (M[u], x)`` — gains most, and swaps them with :func:`atomic_flip` (Alg. 7): lock
 ``min(u, x)`` first, then ``max(u, x)``, check that both mates are unchanged, flip, fence,

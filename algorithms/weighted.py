@@ -1,6 +1,6 @@
 """Half-approximate weighted matching on GPUs: Suitor and Locally-Dominant (seed 003, Paper I).
 
-Both compute exactly the greedy matching: edges by decreasing weight, ties to the larger
+Both ([003]_) compute exactly the greedy matching: edges by decreasing weight, ties to the larger
 ``(max(u, v), min(u, v))`` (see :func:`gpusim.algorithms.weighted_cpu.greedy`).  To compare
 (weight, vertex) pairs with one integer comparison, the host replaces each weight by its dense
 rank ``key`` (1 for the lightest positive weight; 0 for weight 0, never matched) and stores
