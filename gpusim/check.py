@@ -28,7 +28,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph
 
-__all__ = ["check_bipartite_matching", "konig_cover", "match_array", "verify_cover"]
+__all__ = ["blocking_pairs", "check_bipartite_matching", "konig_cover", "match_array", "verify_cover"]
 
 
 def match_array(name: str, values, length: int, bound: int, what: str = "vertex") -> np.ndarray:
@@ -131,3 +131,67 @@ def _column_side_edges(graph: BipartiteGraph) -> tuple[np.ndarray, np.ndarray]:
     """Every edge as (column, row) arrays, from the column-side CSR."""
     col_ids = np.repeat(np.arange(graph.n_cols), np.diff(graph.col_ptr))
     return col_ids, graph.col_adj.astype(np.int64)
+
+
+# ----------------------------------------------------------------------------------------------
+# Stable marriage (seed 003, Paper IV): validity and blocking pairs, read from the lists as given
+
+
+def blocking_pairs(instance, wife, capacities=None) -> list[tuple[int, int]]:
+    """Every blocking pair of a (many-to-one) marriage, checked directly from the lists as given.
+
+    ``wife[m]`` is the woman of man ``m`` or -1; woman ``w`` may take up to ``capacities[w]``
+    men (default 1).  A pair ``(m, w)`` blocks when each ranks the other, ``m`` is single or
+    ranks ``w`` above his wife, and ``w`` has a free place or ranks ``m`` above one of her
+    husbands.  Ranks are read from the original lists (positions, non-mutual entries included),
+    independently of :class:`gpusim.preferences.PreferenceInstance`'s precomputed arrays.
+
+    Raises ``InvalidArgument`` when ``wife`` is not a valid marriage: a pair that does not rank
+    each other, or a woman with more husbands than her capacity.
+
+    >>> from gpusim.preferences import PreferenceInstance
+    >>> inst = PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])
+    >>> blocking_pairs(inst, [0, -1]), blocking_pairs(inst, [1, 0])
+    ([(1, 0)], [])
+    >>> blocking_pairs(PreferenceInstance([], []), [])
+    []
+    """
+    n_men, n_women = instance.n_men, instance.n_women
+    wife = match_array("wife", wife, n_men, n_women, "woman")
+    b = np.ones(n_women, np.int64) if capacities is None else np.asarray(capacities, np.int64)
+    m_ptr, m_ids, w_ptr, w_ids = instance.given_csr()
+    m_owner = np.repeat(np.arange(n_men, dtype=np.int64), np.diff(m_ptr))
+    w_owner = np.repeat(np.arange(n_women, dtype=np.int64), np.diff(w_ptr))
+    m_pos = np.arange(m_ids.size, dtype=np.int64) - m_ptr[m_owner]
+    w_pos = np.arange(w_ids.size, dtype=np.int64) - w_ptr[w_owner]
+    # Pair keys man * n_women + woman on both sides; a key on both sides is a mutual pair.
+    m_key = m_owner * n_women + m_ids
+    w_key = w_ids * n_women + w_owner
+    w_order = np.argsort(w_key)
+    where = np.searchsorted(w_key[w_order], m_key) if w_key.size else np.zeros(m_key.size, np.int64)
+    where = np.minimum(where, max(w_key.size - 1, 0))
+    mutual = (w_key[w_order][where] == m_key) if w_key.size else np.zeros(m_key.size, bool)
+    man_rank = m_pos[mutual]                       # m's rank of w
+    woman_rank = w_pos[w_order[where[mutual]]]     # w's rank of m
+    men, women = m_owner[mutual], m_ids[mutual]
+    pair_key = men * n_women + women
+    married = np.flatnonzero(wife >= 0)
+    married_key = married * n_women + wife[married]
+    found = np.isin(married_key, pair_key)
+    if not found.all():
+        m = int(married[np.flatnonzero(~found)[0]])
+        raise InvalidArgument(f"wife[{m}]={int(wife[m])}: man {m} and woman {int(wife[m])} do not rank each other")
+    husbands = np.bincount(wife[married], minlength=n_women) if n_women else np.zeros(0, np.int64)
+    over = np.flatnonzero(husbands > b)
+    if over.size:
+        w = int(over[0])
+        raise InvalidArgument(f"woman {w} has {int(husbands[w])} husbands but capacity {int(b[w])}")
+    # Each man's rank of his wife (a list length if single), each woman's worst husband's rank (-1 if she has room).
+    wife_rank = np.full(n_men, np.iinfo(np.int64).max, np.int64)
+    is_wife = np.isin(pair_key, married_key)
+    wife_rank[men[is_wife]] = man_rank[is_wife]
+    worst = np.full(n_women, -1, np.int64)
+    np.maximum.at(worst, women[is_wife], woman_rank[is_wife])
+    worst[husbands < b] = np.iinfo(np.int64).max
+    blocks = (man_rank < wife_rank[men]) & (woman_rank < worst[women])
+    return [(int(m), int(w)) for m, w in zip(men[blocks], women[blocks], strict=True)]
