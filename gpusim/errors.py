@@ -126,7 +126,15 @@ class Livelock(KernelBug):
 
 
 class DataRace(KernelBug):
-    """Two unordered accesses to one address, at least one a plain write."""
+    """Two unordered accesses to one address, at least one a plain write (``Device("sim", races="raise")``).
+
+    ``report`` is the :class:`~gpusim.backends.sim.races.RaceReport`: hazard kind, array, index and
+    both accesses.
+    """
+
+    def __init__(self, message: str, *, report=None, token: str | None = None, trace: list | None = None):
+        self.report = report
+        super().__init__(message, token=token, trace=trace)
 
 
 class InvariantViolation(KernelBug):

@@ -41,7 +41,8 @@ class _Compiled:
 
     is_kernel = False
 
-    def __init__(self, fn: Callable, check: bool = True, signature: str | None = None):
+    def __init__(self, fn: Callable, check: bool = True, signature: str | None = None,
+                 intended_races: dict[str, str] | None = None):
         if not isinstance(fn, types.FunctionType):
             raise InvalidArgumentType(
                 f"@{self._decorator()} expects a plain Python function, got {type(fn).__name__}: {fn!r}"
@@ -53,6 +54,7 @@ class _Compiled:
         self.lineno = fn.__code__.co_firstlineno
         self.params = fn.__code__.co_varnames[: fn.__code__.co_argcount]
         self.signature = None if signature is None else parse_signature(signature, self.params, self.name)
+        self.intended_races = _check_intended_races(intended_races, self.name)
         functools.update_wrapper(self, fn)
         from gpusim.subset import check_function, source_available
 
@@ -92,7 +94,8 @@ class DeviceFunction(_Compiled):
         )
 
 
-def kernel(fn: Callable | None = None, *, signature: str | None = None, check: bool = True) -> Kernel:
+def kernel(fn: Callable | None = None, *, signature: str | None = None, check: bool = True,
+           intended_races: dict[str, str] | None = None) -> Kernel:
     """Mark ``fn`` as a kernel written against ``T``.
 
     Parameters
@@ -107,10 +110,22 @@ def kernel(fn: Callable | None = None, *, signature: str | None = None, check: b
     check:
         Run the portable-subset checker now (default).  ``check=False`` is for the bug zoo's
         deliberately broken kernels that the checker would refuse, never for real kernels.
+    intended_races:
+        Races the kernel has on purpose (the papers' kernels race and repair afterwards): a dict
+        from a kernel parameter or shared-array name to why.  The simulator's race detector
+        (``Device("sim", races="report")``) does not check those arrays.
+
+    >>> from gpusim import T
+    >>> @kernel(intended_races={"seen": "any thread's mark will do"})
+    ... def mark(seen):
+    ...     seen[0] = T.gtid()
+    >>> mark.intended_races
+    {'seen': "any thread's mark will do"}
     """
     if fn is None:
-        return functools.partial(kernel, signature=signature, check=check)  # type: ignore[return-value]
-    return Kernel(fn, check=check, signature=signature)
+        return functools.partial(kernel, signature=signature, check=check,  # type: ignore[return-value]
+                                 intended_races=intended_races)
+    return Kernel(fn, check=check, signature=signature, intended_races=intended_races)
 
 
 def device(fn: Callable | None = None, *, check: bool = True) -> DeviceFunction:
@@ -118,6 +133,17 @@ def device(fn: Callable | None = None, *, check: bool = True) -> DeviceFunction:
     if fn is None:
         return functools.partial(device, check=check)  # type: ignore[return-value]
     return DeviceFunction(fn, check=check)
+
+
+def _check_intended_races(intended_races, name: str) -> dict[str, str]:
+    if intended_races is None:
+        return {}
+    if not isinstance(intended_races, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in intended_races.items()):
+        raise InvalidArgumentType(
+            f"intended_races of kernel {name!r} must be a dict from an array name to why its races are "
+            f"intended, got {intended_races!r}")
+    return dict(intended_races)
 
 
 class Param(NamedTuple):

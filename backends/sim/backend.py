@@ -12,7 +12,7 @@ from gpusim.kernels import Kernel, bind
 from . import language
 from .memory import ArrayProxy, SimArray
 from .policies import Policy, Replay, make_policy
-from .scheduler import Limits, Simulator
+from .scheduler import Limits, Simulator, check_modes
 from .trace import Run, decode_token, encode_token
 
 __all__ = ["SimBackend"]
@@ -37,6 +37,21 @@ class SimBackend:
         Turn off for speed when exploring many schedules; replay the failure with it on.
     max_steps, livelock_steps, spin_steps, resident_threads:
         See :class:`~gpusim.backends.sim.scheduler.Limits`.
+    memory:
+        ``"sc"`` (sequentially consistent, default) or ``"weak"``: stores reach other threads late
+        unless a fence, barrier or atomic orders them (:mod:`~gpusim.backends.sim.weak`).  Its
+        choices come from ``seed`` (and the policy's seed) and are replayed by the token.
+    warps:
+        ``"independent"`` (default, Volta and later) or ``"lockstep"``: a warp's lanes follow one
+        path at a time and reconverge at the end of each ``if``/``while``/``for``, as before Volta
+        (:mod:`~gpusim.backends.sim.lockstep`).
+    races:
+        ``"off"`` (default), ``"report"`` (collect races on ``Run.races``) or ``"raise"`` (raise
+        :class:`~gpusim.errors.DataRace` at the first): the happens-before race detector
+        (:mod:`~gpusim.backends.sim.races`).
+
+    >>> SimBackend(memory="weak", races="report").memory
+    'weak'
     """
 
     name = "sim"
@@ -44,9 +59,13 @@ class SimBackend:
     def __init__(self, policy: str | Policy = "random", seed: int = 0, schedule: str | None = None,
                  trace: bool = True, max_steps: int = Limits.max_steps,
                  livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
-                 resident_threads: int = Limits.resident_threads):
+                 resident_threads: int = Limits.resident_threads, memory: str = "sc",
+                 warps: str = "independent", races: str = "off"):
         if not isinstance(trace, bool):
             raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
+        check_modes(memory, warps, races)
+        self.memory, self.warps, self.races = memory, warps, races
+        self.seed = seed
         self.limits = Limits(max_steps, livelock_steps, spin_steps, resident_threads)
         if schedule is not None:
             self.policy: Policy = Replay(decode_token(schedule))
@@ -55,7 +74,7 @@ class SimBackend:
         self.tracing = trace
         self.runs: list[Run] = []
         self._steps_so_far = 0
-        self._bound: dict[int, object] = {}
+        self._bound: dict[tuple, object] = {}
 
     # -- memory --------------------------------------------------------------------------------
     def full(self, n: int, value, dtype: np.dtype) -> SimArray:
@@ -83,17 +102,22 @@ class SimBackend:
         launch_index = len(self.runs)
         if isinstance(self.policy, Replay):
             _check_replay(self.policy, launch_index, kernel, grid, block)
-        clone = self._bound.get(id(kernel))
+        memory, warps, races, memory_seed = self._modes(launch_index)
+        clone = self._bound.get((id(kernel), warps))
         if clone is None:
-            clone = self._bound[id(kernel)] = bind(kernel, language)
+            clone = self._bound[(id(kernel), warps)] = (
+                _lockstep_bind(kernel) if warps == "lockstep" else bind(kernel, language))
         sim = Simulator(
             clone, (), grid, block, self.policy, tracing=self.tracing, limits=self.limits,
             launch_index=launch_index, step_offset=self._steps_so_far, kernel_name=kernel.qualname,
+            memory=memory, warps=warps, races=races, memory_seed=memory_seed,
+            intended_races=frozenset(getattr(kernel, "intended_races", {})),
         )
         proxies: list[tuple[ArrayProxy, SimArray]] = []
         sim.args = tuple(_kernel_argument(sim, name, value, proxies)
                          for name, value in zip(kernel.params, args, strict=True))
-        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=repr(self.policy))
+        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=repr(self.policy), memory=memory,
+                  warps=warps, races_mode=races, memory_seed=memory_seed)
         try:
             sim.run()
         except KernelBug as bug:
@@ -107,6 +131,15 @@ class SimBackend:
         self._finish(run, sim, proxies)
         return run
 
+    def _modes(self, launch_index: int) -> tuple[str, str, str, str]:
+        """This launch's memory, warp and race modes and weak-memory seed (from the token when replaying)."""
+        if isinstance(self.policy, Replay):
+            entry = self.policy.launches[launch_index]
+            return (entry.get("memory", "sc"), entry.get("warps", "independent"), entry.get("races", "off"),
+                    entry.get("memory_seed", "0"))
+        policy_seed = getattr(self.policy, "seed", None)
+        return self.memory, self.warps, self.races, f"{self.seed}:{policy_seed}:{launch_index}"
+
     def _finish(self, run: Run, sim: Simulator, proxies) -> None:
         for proxy, array in proxies:
             array.data[:] = proxy.items
@@ -114,12 +147,19 @@ class SimBackend:
         run.preemptions = sim.preemptions
         run.schedule = sim.schedule
         run._raw_events = sim.events
+        run.races = list(sim.races.races) if sim.races is not None else []
         run.probability_bound = self.policy.probability_bound(sim.n_threads, sim.step)
         self.policy.finish(len(self.runs), sim.step)
         self.runs.append(run)
         self._steps_so_far += sim.step
         _note_for_hypothesis(f"after launch {len(self.runs)} ({run.kernel}): replay with "
                              f"Device('sim', schedule={{token!r}})", self)
+
+
+def _lockstep_bind(kernel: Kernel):
+    from .lockstep import lockstep_bind
+
+    return lockstep_bind(kernel, language)
 
 
 def _note_for_hypothesis(template: str, backend: SimBackend) -> None:
@@ -154,7 +194,7 @@ def _kernel_argument(sim: Simulator, name: str, value, proxies: list):
                 return proxy
             if np.shares_memory(array.data, value.data):
                 raise InvalidArgument(f"argument {name!r} overlaps argument {proxy.name!r} without being it")
-        proxy = ArrayProxy(sim, name, "global", value.data.tolist(), value.data.dtype)
+        proxy = sim.proxy_class(sim, name, "global", value.data.tolist(), value.data.dtype)
         proxies.append((proxy, value))
         return proxy
     return value.item() if isinstance(value, np.generic) else value

@@ -19,7 +19,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgumentType, OutOfBounds, UninitialisedRead
 
-__all__ = ["ArrayProxy", "SimArray", "coercer"]
+__all__ = ["ArrayProxy", "CheckedProxy", "SimArray", "coercer"]
 
 
 class SimArray:
@@ -195,3 +195,105 @@ class ArrayProxy:
 
 def _where(frame) -> str:
     return f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+
+
+class CheckedProxy(ArrayProxy):
+    """An :class:`ArrayProxy` for the weak memory mode and the race detector (``sim.weak``, ``sim.races``).
+
+    Plain simulation uses :class:`ArrayProxy`, so these checks cost nothing when they are off.
+    """
+
+    __slots__ = ("checked",)
+
+    def __init__(self, sim, name: str, kind: str, items: list, dtype: np.dtype, owner=None):
+        super().__init__(sim, name, kind, items, dtype, owner)
+        races = sim.races
+        self.checked = races is not None and races.checks(self)
+
+    def __getitem__(self, index):
+        if index.__class__ is not int or index < 0 or index >= self.n:
+            index = self._index(index, "load")
+        sim = self.sim
+        if sim.step >= sim.next_decision:
+            sim.decide()
+        sim.step += 1
+        weak = sim.weak
+        value = self.items[index] if weak is None else weak.load(sim.current, self, index)
+        if value is None:
+            self._uninitialised(index)
+        if self.checked:
+            sim.race(self, index, "load", False, sys._getframe(1))
+        if sim.tracing:
+            sim.record("load", self, index, value, sys._getframe(1))
+        if weak is not None and weak.n_pending:
+            weak.maybe_publish(sim)
+        return value
+
+    def __setitem__(self, index, value):
+        if index.__class__ is not int or index < 0 or index >= self.n:
+            index = self._index(index, "store")
+        value = self.coerce(value)
+        sim = self.sim
+        if sim.step >= sim.next_decision:
+            sim.decide()
+        sim.step += 1
+        weak = sim.weak
+        if weak is not None:
+            if sim.tracing:
+                frame = sys._getframe(1)
+                weak.store(sim.current, self, index, value, (frame.f_code, frame.f_lineno))
+            else:
+                weak.store(sim.current, self, index, value)
+        elif self.items[index] != value:
+            self.items[index] = value
+            sim.progress = sim.step
+        if self.checked:
+            sim.race(self, index, "store", True, sys._getframe(1))
+        if sim.tracing:
+            sim.record("store", self, index, value, sys._getframe(1))
+        if weak is not None and weak.n_pending:
+            weak.maybe_publish(sim)
+
+    def atomic(self, operation: str, index, value, expected=None):
+        if index.__class__ is not int or index < 0 or index >= self.n:
+            index = self._index(index, operation, depth=3)
+        value = self.coerce(value)
+        sim = self.sim
+        if sim.step >= sim.next_decision:
+            sim.decide()
+        sim.step += 1
+        weak = sim.weak
+        if weak is not None:
+            weak.atomic_begin(sim.current, self, index)
+        items = self.items
+        old = items[index]
+        if old is None:
+            self._uninitialised(index, depth=3)
+        new = _atomic_result(operation, old, value, expected, self.coerce)
+        if new != old:
+            items[index] = new
+            sim.progress = sim.step
+        if weak is not None:
+            weak.atomic_end(sim.current, self, index, old, new)
+        if self.checked:
+            sim.race_atomic(self, index, operation, operation != "atomic_load", sys._getframe(2))
+        if sim.tracing:
+            sim.record(operation, self, index, old if new == old else (old, new), sys._getframe(2))
+        if weak is not None and weak.n_pending:
+            weak.maybe_publish(sim)
+        return old
+
+
+def _atomic_result(operation: str, old, value, expected, coerce):
+    """The value an atomic leaves in memory (as in :meth:`ArrayProxy.atomic`)."""
+    if operation == "atomic_add":
+        return coerce(old + value)
+    if operation == "atomic_cas":
+        return value if old == coerce(expected) else old
+    if operation == "atomic_exch":
+        return value
+    if operation == "atomic_min":
+        return value if value < old else old
+    if operation == "atomic_max":
+        return value if value > old else old
+    return old  # atomic_load

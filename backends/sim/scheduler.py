@@ -25,6 +25,7 @@ from greenlet import greenlet
 from gpusim.errors import (
     BarrierDivergence,
     CollectiveDivergence,
+    DataRace,
     Deadlock,
     GpusimInternalError,
     InvalidArgument,
@@ -32,10 +33,25 @@ from gpusim.errors import (
 )
 from gpusim.language import WARP_SIZE
 
-from .memory import ArrayProxy
+from .memory import ArrayProxy, CheckedProxy
 from .policies import Policy
+from .races import RACE_MODES, RaceDetector
+from .weak import WeakMemory
 
-__all__ = ["Limits", "SimThread", "Simulator"]
+__all__ = ["MEMORY_MODES", "WARP_MODES", "Limits", "SimThread", "Simulator", "check_modes"]
+
+#: The values of ``memory=``: sequentially consistent, or weak (:mod:`.weak`).
+MEMORY_MODES = ("sc", "weak")
+#: The values of ``warps=``: independent thread scheduling (Volta and later), or lockstep (:mod:`.lockstep`).
+WARP_MODES = ("independent", "lockstep")
+
+
+def check_modes(memory: str, warps: str, races: str) -> None:
+    """Raise ``InvalidArgument`` naming a bad ``memory``, ``warps`` or ``races`` value."""
+    for name, value, allowed in (("memory", memory, MEMORY_MODES), ("warps", warps, WARP_MODES),
+                                 ("races", races, RACE_MODES)):
+        if not isinstance(value, str) or value not in allowed:
+            raise InvalidArgument(f"{name}={value!r} is not one of {allowed}")
 
 _WAITING, _RUNNABLE, _BLOCKED, _FINISHED = 0, 1, 2, 3
 _START = object()  # a thread asks the main greenlet to start a new thread (see _transfer)
@@ -103,7 +119,10 @@ class Simulator:
     """Run one launch of ``kernel`` (a clone bound to the simulator's ``T``) under ``policy``."""
 
     def __init__(self, kernel, args: tuple, grid: int, block: int, policy: Policy, *, tracing: bool,
-                 limits: Limits, launch_index: int = 0, step_offset: int = 0, kernel_name: str = ""):
+                 limits: Limits, launch_index: int = 0, step_offset: int = 0, kernel_name: str = "",
+                 memory: str = "sc", warps: str = "independent", races: str = "off", memory_seed: str = "0",
+                 intended_races: frozenset = frozenset()):
+        check_modes(memory, warps, races)
         self.kernel = kernel
         self.args = args
         self.grid = grid
@@ -137,6 +156,11 @@ class Simulator:
         self.schedule: list[int] = []
         self.events: list[tuple] = []  # compact trace records, see trace.events_from_raw
         self.main: greenlet | None = None
+        self.memory, self.warp_mode, self.race_mode = memory, warps, races
+        self.weak = WeakMemory(n, memory_seed) if memory == "weak" else None
+        self.races = RaceDetector(n, block, frozenset(intended_races)) if races != "off" else None
+        self.proxy_class = CheckedProxy if self.weak is not None or self.races is not None else ArrayProxy
+        self.lockstep = None
 
     # -- queries the policies use ------------------------------------------------------------
     def is_runnable(self, thread: int) -> bool:
@@ -165,6 +189,8 @@ class Simulator:
             self._exit(self.current)
             if not self.runnable:
                 if self.finished == self.n_threads:
+                    if self.weak is not None:
+                        self.weak.flush_all()
                     return
                 self._stuck()
             self._record_switch(self._forced_choice(), forced=True)
@@ -306,7 +332,10 @@ class Simulator:
                 f"BarrierDivergence: {thread!r} reached syncthreads at {site} while threads of block "
                 f"{thread.bid} wait at the syncthreads at {group.site[1]}:\n" + self._list_threads(group.waiting)
             )
+        if self.weak is not None:
+            self.weak.flush(thread.index)
         if len(group.waiting) + 1 == group.members:
+            self._ordered(group.waiting + [thread.index])
             for index in group.waiting:
                 self._unblock(index)
             group.waiting = []
@@ -348,12 +377,16 @@ class Simulator:
             )
         lane = thread.tid % WARP_SIZE
         warp.values[lane] = (value, argument)
+        if op == "syncwarp" and self.weak is not None:
+            self.weak.flush(thread.index)
         if len(warp.waiting) + 1 < warp.members:
             warp.waiting.append(thread.index)
             self._block_current(thread, (op, site))
             return thread.result
         results = _combine(op, warp.values)
         base = thread.index - lane
+        if self.races is not None or (op == "syncwarp" and self.weak is not None):
+            self._ordered(warp.waiting + [thread.index], refresh=op == "syncwarp")
         for index in warp.waiting:
             self.threads[index].result = results[index - base]
             self._unblock(index)
@@ -367,13 +400,36 @@ class Simulator:
         step = self.point()
         if self.tracing:
             self._event(step, "threadfence", "", -1, None, sys._getframe(2))
+        if self.weak is not None:
+            self.weak.fence(thread.index)
+        if self.races is not None:
+            self.races.fence(thread.index)
+
+    def _ordered(self, members: list[int], refresh: bool = True) -> None:
+        """A barrier released ``members``: their pasts happen before their futures, and they see memory anew."""
+        if self.races is not None:
+            self.races.barrier(members)
+        if refresh and self.weak is not None:
+            for index in members:
+                self.weak.refresh(index)
+
+    # -- the race detector -------------------------------------------------------------------------
+    def race(self, proxy: ArrayProxy, index: int, op: str, is_write: bool, frame) -> None:
+        report = self.races.access(self.current, proxy, index, op, is_write, frame)
+        if report is not None and self.race_mode == "raise":
+            raise DataRace(f"DataRace: {report}\n(mark a race the kernel intends with "
+                           f"@kernel(..., intended_races={{{proxy.name!r}: 'why'}}))", report=report)
+
+    def race_atomic(self, proxy: ArrayProxy, index: int, op: str, is_write: bool, frame) -> None:
+        self.races.atomic(self.current, proxy, index)
+        self.race(proxy, index, op, is_write, frame)
 
     # -- shared and local memory -------------------------------------------------------------
     def shared_array(self, thread: SimThread, size, dtype, frame) -> ArrayProxy:
         key = (thread.bid, frame.f_code, frame.f_lineno)
         array = self.shared.get(key)
         if array is None:
-            array = self.shared[key] = ArrayProxy(
+            array = self.shared[key] = self.proxy_class(
                 self, _array_name(frame), "shared", [None] * _check_size(size, frame), dtype, owner=thread.bid
             )
         return array
@@ -385,6 +441,10 @@ class Simulator:
     # -- tracing -------------------------------------------------------------------------------
     def record(self, op: str, array: ArrayProxy, index: int, value, frame) -> None:
         self.events.append((self.step - 1, self.current, op, array.name, index, value, frame.f_code, frame.f_lineno))
+
+    def record_publish(self, thread: int, array: ArrayProxy, index: int, value, where: tuple) -> None:
+        """Weak memory: ``thread``'s pending store to ``array[index]`` (made at ``where``) reached memory now."""
+        self.events.append((self.step - 1, thread, "publish", array.name, index, value, *where))
 
     def _event(self, step: int, op: str, array: str, index: int, value, frame) -> None:
         self.events.append((step, self.current, op, array, index, value, frame.f_code, frame.f_lineno))

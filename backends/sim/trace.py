@@ -105,11 +105,18 @@ class Run:
         The replay token of this launch alone.
     probability_bound:
         For PCT, the guaranteed chance of finding a bug of the targeted depth in one run.
+    memory, warps, races_mode:
+        The simulator's modes for this launch (``"sc"``/``"weak"``, ``"independent"``/``"lockstep"``,
+        ``"off"``/``"report"``/``"raise"``); the replay token keeps them.
+    races:
+        With ``races="report"``: the :class:`~gpusim.backends.sim.races.RaceReport` of every race
+        found, one per (array, lines, hazard kind).
     """
 
     def __init__(self, kernel: str, grid: int, block: int, policy: str, steps: int = 0, preemptions: int = 0,
                  schedule: list[int] | None = None, raw_events: list[tuple] | None = None,
-                 probability_bound: float | None = None):
+                 probability_bound: float | None = None, memory: str = "sc", warps: str = "independent",
+                 races_mode: str = "off", memory_seed: str = "0"):
         self.kernel = kernel
         self.grid = grid
         self.block = block
@@ -119,6 +126,8 @@ class Run:
         self.schedule = schedule if schedule is not None else []
         self.probability_bound = probability_bound
         self._raw_events = raw_events or []
+        self.memory, self.warps, self.races_mode, self.memory_seed = memory, warps, races_mode, memory_seed
+        self.races: list = []
         self._trace: list[TraceEvent] | None = None
 
     def __repr__(self) -> str:
@@ -137,7 +146,15 @@ class Run:
         return encode_token([self.token_entry()])
 
     def token_entry(self) -> dict:
-        return {"kernel": self.kernel, "grid": self.grid, "block": self.block, "schedule": self.schedule}
+        entry = {"kernel": self.kernel, "grid": self.grid, "block": self.block, "schedule": self.schedule}
+        if self.memory != "sc":
+            entry["memory"] = self.memory
+            entry["memory_seed"] = self.memory_seed
+        if self.warps != "independent":
+            entry["warps"] = self.warps
+        if self.races_mode != "off":
+            entry["races"] = self.races_mode
+        return entry
 
     def format_trace(self, limit: int | None = 40) -> str:
         """The trace as a table: step, thread, operation, array[index], value, source line."""

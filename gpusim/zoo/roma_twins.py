@@ -1,4 +1,4 @@
-"""Broken twins of atomicFlip (seed 002, Alg. 7): the lock order, and the mates check, removed."""
+"""Broken twins of atomicFlip (seed 002, Alg. 7): the lock order, the mates check, and the fence, removed."""
 
 from __future__ import annotations
 
@@ -52,5 +52,23 @@ def atomic_flip_without_mates_check(mate, locks, a, b, u, mate_u, flips):
             mate[b] = mate_u
             T.threadfence()
             T.atomic_add(flips, 0, 1)
+            T.atomic_exch(locks, max(u, x), -1)
+        T.atomic_exch(locks, min(u, x), -1)
+
+
+@device
+def atomic_flip_without_fence(mate, locks, a, b, u, mate_u, flips):
+    """atomicFlip without its ``__threadfence`` (seed 002, Alg. 7): the locks open while the four stores
+    to ``mate`` may still be on their way, so the next thread to take a lock can read the old mates,
+    pass the check, and flip edges that no longer exist.  Only weak memory shows it."""
+    x = min(a, b)
+    if T.atomic_cas(locks, min(u, x), -1, u) == -1:
+        if T.atomic_cas(locks, max(u, x), -1, u) == -1:
+            if T.atomic_load(mate, u) == mate_u and T.atomic_load(mate, x) == max(a, b):
+                mate[u] = a
+                mate[a] = u
+                mate[mate_u] = b
+                mate[b] = mate_u
+                T.atomic_add(flips, 0, 1)
             T.atomic_exch(locks, max(u, x), -1)
         T.atomic_exch(locks, min(u, x), -1)

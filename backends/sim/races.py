@@ -1,0 +1,168 @@
+"""The happens-before data-race detector (``Device("sim", races="report" | "raise")``).
+
+Every thread carries a vector clock.  Two accesses to one element of a global or shared array
+*race* when neither happens before the other and at least one is a plain write; the report
+names the hazard as compute-sanitizer's racecheck does: RAW (a read after an unordered write),
+WAR (a write after an unordered read), WAW (two unordered writes).
+
+What orders accesses (happens-before edges), and what is assumed:
+
+* program order within a thread;
+* ``syncthreads``: everything a thread of the block did before the barrier happens before
+  everything any thread of the block does after it; ``syncwarp`` and the warp collectives
+  (shuffles, votes) do the same for the warp's lanes;
+* atomics are *acquire-release on their location*: an atomic on ``a[i]`` happens after every
+  earlier atomic on ``a[i]`` (in the order they ran), and everything before it in its thread
+  happens before everything after any later atomic on ``a[i]``.  This is what the papers'
+  kernels assume of a lock taken with ``atomic_cas`` and released with ``atomic_exch`` (CUDA's
+  atomics are relaxed; those kernels pair them with ``__threadfence``, which the weak memory mode
+  checks separately).  Atomics never race with each other; an atomic and a plain write race;
+* ``threadfence`` is treated as a sequentially consistent fence: a fence happens after every
+  earlier fence of any thread.  This can hide a race that needs the flag actually read (a
+  detector that never reports a false race was preferred);
+* a kernel launch boundary orders everything (each launch starts with fresh clocks).
+
+Races a kernel intends (the papers' kernels race on purpose and repair afterwards) are marked
+per array: ``@kernel(..., intended_races={"visited": "why"})`` names kernel parameters or shared
+arrays whose accesses are not checked.
+
+>>> report = RaceReport("RAW", "global", "counter", 0, ((0, 1), "store", "k.py:5"), ((0, 2), "load", "k.py:5"))
+>>> print(report)
+RAW hazard on global counter[0]: load by thread (block 0, thread 2) at k.py:5 after unordered store by thread \
+(block 0, thread 1) at k.py:5
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["RACE_MODES", "RaceDetector", "RaceReport"]
+
+#: The values of ``races=``.
+RACE_MODES = ("off", "report", "raise")
+
+
+class RaceReport(NamedTuple):
+    """One data race: ``kind`` (RAW/WAR/WAW), the element, and both accesses.
+
+    Each access is ``((block, thread), operation, "file.py:line")``; ``first`` is the earlier one.
+    """
+
+    kind: str
+    memory: str  # "global" or "shared"
+    array: str
+    index: int
+    first: tuple
+    second: tuple
+
+    def __str__(self) -> str:
+        (b1, t1), op1, at1 = self.first
+        (b2, t2), op2, at2 = self.second
+        return (f"{self.kind} hazard on {self.memory} {self.array}[{self.index}]: {op2} by thread (block {b2}, "
+                f"thread {t2}) at {at2} after unordered {op1} by thread (block {b1}, thread {t1}) at {at1}")
+
+
+class RaceDetector:
+    """Vector clocks of one launch, and the races found (deduplicated per array, lines and kind)."""
+
+    def __init__(self, n_threads: int, block: int, intended: frozenset = frozenset()):
+        self.n = n_threads
+        self.block = block
+        self.intended = intended
+        self.clocks = [None] * n_threads  # created lazily: [0] * n with own entry 1
+        self.atomic_clocks: dict[tuple, list] = {}
+        self.fence_clock = [0] * n_threads
+        # key -> [write (thread, epoch, op, code, line) or None, {reader: (epoch, op, code, line)}]
+        self.shadow: dict[tuple, list] = {}
+        self.races: list[RaceReport] = []
+        self._seen: set = set()
+
+    def _clock(self, thread: int) -> list:
+        clock = self.clocks[thread]
+        if clock is None:
+            clock = self.clocks[thread] = [0] * self.n
+            clock[thread] = 1
+        return clock
+
+    # -- accesses ------------------------------------------------------------------------------
+    def checks(self, proxy) -> bool:
+        return proxy.name not in self.intended
+
+    def access(self, thread: int, proxy, index: int, op: str, is_write: bool, frame) -> RaceReport | None:
+        """Record a plain access (or an atomic, ``op`` starting with ``atomic``); return a new race, if any."""
+        clock = self._clock(thread)
+        key = (id(proxy), index)
+        cell = self.shadow.get(key)
+        if cell is None:
+            cell = self.shadow[key] = [None, {}, proxy]
+        found = None
+        atomic = op.startswith("atomic")
+        write = cell[0]
+        if write is not None and write[0] != thread and write[1] > clock[write[0]] and not (atomic and write[5]):
+            if is_write:
+                found = self._report("WAW", proxy, index, write, thread, op, frame)
+            else:
+                found = self._report("RAW", proxy, index, write, thread, op, frame)
+        if is_write:
+            for reader, (epoch, rop, code, line, ratomic) in cell[1].items():
+                if reader != thread and epoch > clock[reader] and not (atomic and ratomic):
+                    found = found or self._report("WAR", proxy, index, (reader, epoch, rop, code, line), thread,
+                                                  op, frame)
+                    break
+            cell[0] = (thread, clock[thread], op, frame.f_code, frame.f_lineno, atomic)
+            cell[1] = {}
+        else:
+            cell[1][thread] = (clock[thread], op, frame.f_code, frame.f_lineno, atomic)
+        return found
+
+    def _report(self, kind: str, proxy, index: int, earlier: tuple, thread: int, op: str, frame):
+        first_at = _where(earlier[3], earlier[4])
+        second_at = _where(frame.f_code, frame.f_lineno)
+        dedupe = (proxy.name, first_at, second_at, kind)
+        if dedupe in self._seen:
+            return None
+        self._seen.add(dedupe)
+        report = RaceReport(kind, proxy.kind, proxy.name, index, (divmod(earlier[0], self.block), earlier[2], first_at),
+                            (divmod(thread, self.block), op, second_at))
+        self.races.append(report)
+        return report
+
+    # -- synchronisation -------------------------------------------------------------------------
+    def atomic(self, thread: int, proxy, index: int) -> None:
+        """Acquire then release on the atomic's location."""
+        clock = self._clock(thread)
+        key = (id(proxy), index)
+        sync = self.atomic_clocks.get(key)
+        if sync is None:
+            self.atomic_clocks[key] = list(clock)
+        else:
+            _join(clock, sync)
+            sync[:] = clock
+        clock[thread] += 1
+
+    def fence(self, thread: int) -> None:
+        clock = self._clock(thread)
+        _join(clock, self.fence_clock)
+        self.fence_clock[:] = clock
+        clock[thread] += 1
+
+    def barrier(self, members) -> None:
+        """Every member's past happens before every member's future (a released barrier)."""
+        members = list(members)
+        joined = [0] * self.n
+        for thread in members:
+            _join(joined, self._clock(thread))
+        for thread in members:
+            clock = self.clocks[thread]
+            clock[:] = joined
+            clock[thread] += 1
+
+
+def _join(into: list, other: list) -> None:
+    for i, value in enumerate(other):
+        if value > into[i]:
+            into[i] = value
+
+
+def _where(code, line: int) -> str:
+    return f"{code.co_filename.rsplit('/', 1)[-1]}:{line}"
