@@ -52,11 +52,14 @@ intersphinx_mapping = {}  # CI builds offline: no inventories are fetched
 
 # -- doctests: every code block of the pages runs; output must match exactly -------------------------
 doctest_global_setup = """
+__name__ = "__main__"   # code on a page runs as a script would: kernels are named __main__.<name>
 import numpy as np
 np.set_printoptions(legacy=False)
 from gpu_blocks import GPU, GPU_WHY
 """
-doctest_test_doctest_blocks = "default"   # plain ``>>>`` blocks run too, not only ``.. doctest::``
+# Pages write every example as ``.. doctest::`` (gpu_blocks refuses a bare ``>>>`` block in them); the
+# docstring examples the API pages show run in tests/test_doctests.py, in their modules' namespaces.
+doctest_test_doctest_blocks = ""
 
 # -- pictures: drawn during the html build by the code shown in the page -----------------------------
 plot_include_source = True
@@ -64,4 +67,15 @@ plot_html_show_source_link = False
 plot_html_show_formats = False
 plot_formats = [("png", 110)]
 plot_rcparams = {"figure.figsize": (7.0, 3.2)}
-plot_pre_code = "import numpy as np\nimport matplotlib.pyplot as plt\n"
+plot_pre_code = """
+import numpy as np
+import matplotlib.pyplot as plt
+
+
+def show(path):
+    # gpusim's picture functions write a PNG file; put it on a figure of its own size
+    image = plt.imread(path)
+    plt.figure(figsize=(image.shape[1] / 100, image.shape[0] / 100))
+    plt.axes((0, 0, 1, 1)).imshow(image)
+    plt.axis("off")
+"""

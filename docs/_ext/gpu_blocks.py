@@ -9,9 +9,8 @@ end of the doctest run, so a reader of the CI log sees exactly what did not run.
 from __future__ import annotations
 
 from docutils import nodes
-from sphinx.util import logging
-
 from gpusim.backends import GPU_BACKENDS, gpu_status
+from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +28,11 @@ def _probe() -> tuple[bool, str]:
 GPU, GPU_WHY = _probe()
 
 
-def _count_skipped(app, doctree: nodes.document) -> None:
+def _check_blocks(app, doctree: nodes.document) -> None:
+    if not app.env.docname.startswith("api/"):
+        for block in doctree.findall(nodes.doctest_block):
+            logger.warning("a bare >>> block is not run as a doctest: write it as '.. doctest::'",
+                           location=block)
     if app.builder.name != "doctest" or GPU:
         return
     for node in doctree.findall(nodes.Element):
@@ -49,6 +52,6 @@ def _summary(app, exception) -> None:
 
 
 def setup(app):
-    app.connect("doctree-read", _count_skipped)
+    app.connect("doctree-read", _check_blocks)
     app.connect("build-finished", _summary)
     return {"version": "1", "parallel_read_safe": False, "parallel_write_safe": True}
