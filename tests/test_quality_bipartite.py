@@ -9,11 +9,11 @@ from __future__ import annotations
 import gpusim.algorithms.bipartite as bipartite
 import numpy as np
 import pytest
-from bipartite_twins import alternate_without_predecessor_check, push_active_without_ia_guard
 
 from gpusim import Device
 from gpusim.errors import InvariantViolation, KernelBug, Livelock
 from gpusim.graphs import BipartiteGraph
+from gpusim.zoo.bipartite_twins import alternate_without_predecessor_check, push_active_without_ia_guard
 
 pytestmark = pytest.mark.quality
 BUDGET = 200  # schedules

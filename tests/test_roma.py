@@ -11,12 +11,12 @@ from gpusim.algorithms.roma import roma
 from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from roma_twins import atomic_flip_max_first, atomic_flip_own_vertex_first, atomic_flip_without_mates_check
 
 from gpusim import Device
 from gpusim.complete_graphs import exponential, geometric, uniform
 from gpusim.errors import InvalidArgument, InvariantViolation
 from gpusim.strategies import schedules
+from gpusim.zoo.roma_twins import atomic_flip_max_first, atomic_flip_own_vertex_first, atomic_flip_without_mates_check
 
 GENERATORS = {"uniform": uniform, "exponential": exponential, "geometric": geometric}
 policies = st.one_of(schedules(max_preemptions=4, max_step=5000),

@@ -9,20 +9,23 @@ from gpusim.algorithms import weighted_cpu
 from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from weighted_twins import suitor_without_cas
 
 from gpusim import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
 from gpusim.strategies import bundled_matrices, schedules, weighted_graphs
+from gpusim.zoo.weighted_twins import suitor_without_cas
 
 VARIANTS = [
     ("suitor", {}),
+    ("suitor", {"variant": "syncnolb", "vertices_per_warp": 3}),
+    ("suitor", {"variant": "synclb", "balance_rounds": 3}),
+    ("suitor", {"variant": "hybrid", "vertices_per_warp": 32, "balance_rounds": 1}),
     ("suitor", {"layout": "thread"}),
     ("suitor", {"vertices_per_warp": 1}),
     ("locally_dominant", {}),
 ]
-IDS = ["suitor-warp", "suitor-thread", "suitor-warp-1", "ld"]
+IDS = ["suitor-nosync", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "suitor-thread", "suitor-warp-1", "ld"]
 
 policies = st.one_of(schedules(max_preemptions=4, max_step=3000),
                      st.integers(0, 2**32 - 1).map(lambda seed: RandomWalk(seed=seed)))
@@ -98,6 +101,14 @@ BAD = [
                                                layout="block"), InvalidArgument, "layout='block'"),
     ("zero vertices per warp", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
                                                        vertices_per_warp=0), InvalidArgument, "vertices_per_warp"),
+    ("33 vertices per warp", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
+                                                     vertices_per_warp=33), InvalidArgument, "vertices_per_warp=33"),
+    ("unknown variant", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
+                                                variant="sync"), InvalidArgument, "variant='sync'"),
+    ("block not whole warps", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
+                                                      block=48), InvalidArgument, "block=48"),
+    ("float balance rounds", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
+                                                     balance_rounds=1.5), InvalidArgumentType, "balance_rounds"),
     ("device not a Device", lambda: weighted.locally_dominant(WeightedGraph.from_edges([0], [1], [1.0]),
                                                               device="sim"), InvalidArgumentType, "device"),
     ("negative weight", lambda: WeightedGraph.from_edges([0], [1], [-1.0]), InvalidArgument, "-1"),

@@ -1,0 +1,21 @@
+"""Concurrency bug hunting: run a scenario under many schedules, find, shrink and replay the first failure.
+
+>>> from gpusim.explore import explore, replay
+>>> result = explore("lost_update", policy="systematic")
+>>> result.failure.preemptions, result.failure.kind
+(1, 'invariant')
+>>> replay(result.failure.replay_token).kind
+'invariant'
+"""
+
+from .report import Exploration, Failure, interleaving, trace_of
+from .scenario import Outcome, Scenario, get_scenario, register, scenario_names, sim_supports
+from .search import METHODS, Replayed, conflict_points, explore, replay
+from .shrink import ddmin
+from .switches import Switches, switches_of
+
+__all__ = [
+    "METHODS", "Exploration", "Failure", "Outcome", "Replayed", "Scenario", "Switches", "conflict_points", "ddmin",
+    "explore", "get_scenario", "interleaving", "register", "replay", "scenario_names", "sim_supports", "switches_of",
+    "trace_of",
+]

@@ -1,0 +1,155 @@
+"""What the explorer hands back: the failure (token, shrunk schedule, trace) and readable views of it.
+
+:func:`interleaving` picks from a trace the events that matter — accesses to the array elements
+that two threads touched with at least one write, plus barriers and warp collectives when the bug is
+about those — and :meth:`Failure.table` lays them out as a table (thread, operation,
+array[index], value, source line).  :meth:`Failure.picture` draws the same run as swimlanes, one
+lane per thread, the events that matter circled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpusim.backends.sim import TraceEvent, format_events
+
+__all__ = ["Exploration", "Failure", "interleaving", "trace_of"]
+
+_SYNC_OPS = ("syncthreads", "syncwarp", "shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all",
+             "threadfence")
+
+
+def trace_of(runs) -> list[TraceEvent]:
+    """The events of every launch in order, with steps counted across launches (as schedules count them)."""
+    events, offset = [], 0
+    for run in runs:
+        events.extend(event._replace(step=event.step + offset) for event in run.trace)
+        offset += run.steps
+    return events
+
+
+def interleaving(events: list[TraceEvent], limit: int = 24) -> list[TraceEvent]:
+    """The events that matter: accesses to elements shared by two threads with a write among them.
+
+    When there are none (a barrier or collective bug), the barriers and collectives instead; the
+    last ``limit`` of them, which end where the failure happened.
+    """
+    touched: dict[tuple[str, int], set] = {}
+    written: set[tuple[str, int]] = set()
+    for event in events:
+        if event.array:
+            key = (event.array, event.index)
+            touched.setdefault(key, set()).add((event.block, event.thread))
+            if event.op != "load":
+                written.add(key)
+    shared = {key for key in written if len(touched[key]) > 1}
+    chosen = [e for e in events if e.array and (e.array, e.index) in shared]
+    if not chosen:
+        chosen = [e for e in events if e.op in _SYNC_OPS]
+    return chosen[-limit:] if limit is not None else chosen
+
+
+@dataclass
+class Failure:
+    """The first failure an exploration found, shrunk and replayed with its trace.
+
+    Attributes
+    ----------
+    scenario:
+        The scenario's name.
+    kind, message:
+        ``"invariant"`` or the ``KernelBug`` class (``"Deadlock"``, ``"Livelock"``, ...), and what it said.
+    policy:
+        The policy of the failing schedule (e.g. ``RandomWalk(seed=12)``, ``PCT(...)``).
+    schedule_index:
+        Which schedule of the exploration failed (1 = the first).
+    token:
+        Replay token of the *shrunk* counterexample: ``replay(f"{scenario}@{token}")`` or
+        ``Device("sim", schedule=token)`` with the scenario's launches reproduces it, trace and all.
+    original_token:
+        Replay token of the schedule as first found.
+    shrunk:
+        The shrunk schedule: ``(step, thread)`` preemptions, steps counted across launches.
+    preemptions:
+        Preemptions in the shrunk counterexample.
+    trace:
+        Every event of the shrunk counterexample (traced replay).
+    probability_bound:
+        For PCT, the guaranteed chance of one run finding a bug of the targeted depth.
+    """
+
+    scenario: str
+    kind: str
+    message: str
+    policy: str
+    schedule_index: int
+    token: str
+    original_token: str
+    shrunk: list[tuple[int, int]]
+    preemptions: int
+    trace: list[TraceEvent] = field(repr=False, default_factory=list)
+    probability_bound: float | None = None
+
+    @property
+    def replay_token(self) -> str:
+        """``scenario@token``: what ``gpusim explore --replay`` and :func:`gpusim.explore.replay` take."""
+        return f"{self.scenario}@{self.token}"
+
+    def interleaving(self, limit: int = 24) -> list[TraceEvent]:
+        """The events that matter (see :func:`interleaving`)."""
+        return interleaving(self.trace, limit)
+
+    def table(self, limit: int = 24) -> str:
+        """The interleaving that matters as a table: step, thread, operation, array[index], value, line."""
+        return format_events(self.interleaving(limit), None)
+
+    def picture(self, path: str, limit: int = 8) -> str:
+        """Swimlanes of the counterexample (PNG or SVG by ``path``'s suffix), the events that matter circled."""
+        from gpusim.plots import swimlanes
+
+        return swimlanes(self.trace, path, highlight=self.interleaving(limit),
+                         title=f"{self.scenario}: {self.kind} with {self.preemptions} preemption(s)")
+
+    def report(self) -> str:
+        """The whole failure as text: what, where, how to replay, and the interleaving."""
+        lines = [f"{self.scenario}: {self.kind} after {self.schedule_index} schedule(s) ({self.policy})",
+                 self.message.rstrip(),
+                 f"shrunk to {self.preemptions} preemption(s): {self.shrunk}"]
+        if self.probability_bound is not None:
+            lines.append(f"PCT guarantee: one run finds a bug of this depth with probability >= "
+                         f"{self.probability_bound:.3g}")
+        lines += ["", "the interleaving that matters:", self.table(),
+                  "", f"replay: gpusim explore --replay {self.replay_token}"]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields (the trace as the table's events)."""
+        return {"scenario": self.scenario, "kind": self.kind, "message": self.message, "policy": self.policy,
+                "schedule_index": self.schedule_index, "token": self.token, "replay": self.replay_token,
+                "original_token": self.original_token, "shrunk": [list(p) for p in self.shrunk],
+                "preemptions": self.preemptions, "probability_bound": self.probability_bound,
+                "interleaving": [e._asdict() for e in self.interleaving()]}
+
+
+@dataclass
+class Exploration:
+    """The result of :func:`gpusim.explore.explore`: the failure (or ``None``) and what it cost."""
+
+    scenario: str
+    policy: str
+    schedules: int
+    seconds: float
+    failure: Failure | None = None
+    probability_bound: float | None = None
+    exhausted: bool = False  # systematic search: every schedule within the bound was tried
+
+    @property
+    def found(self) -> bool:
+        return self.failure is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario": self.scenario, "policy": self.policy, "found": self.found, "schedules": self.schedules,
+                "seconds": self.seconds, "probability_bound": self.probability_bound, "exhausted": self.exhausted,
+                "preemptions": self.failure.preemptions if self.failure else None,
+                "failure": self.failure.to_dict() if self.failure else None}

@@ -1,0 +1,321 @@
+"""Run a scenario under many schedules until it fails; shrink and replay the failure.
+
+Four ways to pick schedules (``policy=``):
+
+``"random"``
+    Schedule ``i`` is :class:`~gpusim.backends.sim.policies.RandomWalk` with seed ``seed + i``.
+``"pct"``
+    Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010), ``PCT(seed + i, depth, k)``
+    with ``k`` the steps of the sequential run; the result carries the guarantee 1/(n·k^(d−1)).
+``"systematic"``
+    Preemption-bounded search (Musuvathi and Qadeer, PLDI 2007): every schedule with 0, then 1, then
+    2, ... preemptions, up to ``max_preemptions``.  With ``reduction=True`` a preemption is placed
+    only before an access to an element that another thread also accesses, one of the two a write, in
+    the run being extended — a partial-order reduction in the spirit of DPOR (Flanagan and Godefroid,
+    POPL 2005): switching threads just before a read of read-only data, or before a barrier, a
+    collective or a fence, gives the same Mazurkiewicz trace as switching at the thread's next
+    conflicting access.  It is a heuristic, not full DPOR: a conflict that appears only under other
+    schedules is found through the runs that show it.
+``"hypothesis"``
+    ``hypothesis.find`` over :func:`gpusim.strategies.schedules` (preemption lists), which shrinks
+    the failure to the fewest preemptions at the earliest steps.
+
+Failures found by random, PCT or systematic search are shrunk by delta debugging over the
+preemptions (:mod:`gpusim.explore.shrink`).
+
+Example
+-------
+>>> found = explore("lost_update", policy="random", budget=100)
+>>> found.found, found.failure.kind, found.failure.preemptions
+(True, 'invariant', 1)
+>>> replay(found.failure.replay_token).trace == found.failure.trace
+True
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+
+from gpusim.backends.sim.policies import PCT, Policy, RandomWalk
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+
+from .report import Exploration, Failure, trace_of
+from .scenario import Outcome, Scenario, get_scenario
+from .shrink import ddmin
+from .switches import Switches, switches_of
+
+__all__ = ["METHODS", "Replayed", "explore", "replay"]
+
+#: The ways ``explore`` picks schedules.
+METHODS = ("random", "pct", "systematic", "hypothesis")
+_SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
+_SHRINK_BUDGET = 3000  # ...trying at most this many schedules
+
+
+def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000, seed: int = 0, *,
+            depth: int = 2, max_preemptions: int = 2, reduction: bool = True, shrink: bool = True,
+            progress: Callable[[int], None] | None = None) -> Exploration:
+    """Run ``scenario`` under up to ``budget`` schedules of ``policy``; return the first failure, shrunk.
+
+    Parameters
+    ----------
+    scenario:
+        A :class:`Scenario` or a registered name (every zoo entry: ``"lost_update"``,
+        ``"lost_update.fixed"``, ...).
+    policy:
+        ``"random"``, ``"pct"``, ``"systematic"`` or ``"hypothesis"`` (see the module notes).
+    budget:
+        At most this many schedules (shrinking not counted, except under Hypothesis).
+    seed:
+        First seed (random, PCT, Hypothesis).
+    depth:
+        PCT's bug depth ``d``.
+    max_preemptions:
+        The systematic search's preemption bound, and the most preemptions Hypothesis draws.
+    reduction:
+        The systematic search's partial-order reduction.
+    shrink:
+        Delta-debug the failure to the fewest preemptions.
+    progress:
+        Called with the number of schedules run so far after each one (a progress bar).
+
+    Returns
+    -------
+    Exploration
+        ``failure`` is ``None`` when no schedule failed; ``exhausted`` says whether a systematic
+        search tried every schedule within its bound.
+
+    Raises
+    ------
+    InvalidArgument
+        An unknown scenario or policy, or a budget below 1.
+    """
+    scenario = get_scenario(scenario)
+    if policy not in METHODS:
+        raise InvalidArgument(f"policy={policy!r} is not one of {METHODS}")
+    for name, value, low in (("budget", budget, 1), ("seed", seed, 0), ("depth", depth, 1),
+                             ("max_preemptions", max_preemptions, 0)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r}")
+        if value < low:
+            raise InvalidArgument(f"{name} must be >= {low}, got {name}={value!r}")
+    tick = progress or (lambda done: None)
+    start = time.perf_counter()
+    exhausted, bound = False, None
+    if policy == "systematic":
+        found, tried, exhausted = _systematic(scenario, budget, max_preemptions, reduction, tick)
+    elif policy == "hypothesis":
+        return _hypothesis(scenario, budget, seed, max_preemptions, tick, start)
+    else:
+        found, tried = None, 0
+        for tried, candidate in enumerate(_policies(scenario, policy, budget, seed, depth), start=1):
+            outcome = scenario.attempt(policy=candidate, trace=False)
+            tick(tried)
+            if outcome is not None:
+                found = (outcome, candidate, tried)
+                break
+        if policy == "pct":
+            bound = _pct_bound(scenario, seed, depth)
+    failure = None
+    if found is not None:
+        outcome, candidate, index = found
+        failure = _failure(scenario, outcome, repr(candidate), index, shrink)
+        if bound is not None:
+            failure.probability_bound = bound
+    return Exploration(scenario.name, policy, tried, time.perf_counter() - start, failure, bound, exhausted)
+
+
+def _policies(scenario: Scenario, method: str, budget: int, seed: int, depth: int) -> Iterator[Policy]:
+    if method == "random":
+        for i in range(budget):
+            yield RandomWalk(seed=seed + i)
+        return
+    steps = _sequential_steps(scenario)
+    for i in range(budget):
+        yield PCT(seed=seed + i, depth=depth, steps=steps)
+
+
+def _sequential_steps(scenario: Scenario) -> int:
+    """``k`` for PCT: the most steps one launch takes in the sequential run."""
+    _, dev = scenario.execute(policy="sequential", trace=False)
+    return max([run.steps for run in dev.runs] or [1]) or 1
+
+
+def _pct_bound(scenario: Scenario, seed: int, depth: int) -> float | None:
+    _, dev = scenario.execute(policy=PCT(seed=seed, depth=depth, steps=_sequential_steps(scenario)), trace=False)
+    bounds = [run.probability_bound for run in dev.runs if run.probability_bound is not None]
+    return min(bounds) if bounds else None
+
+
+# -- systematic search --------------------------------------------------------------------------------
+
+
+def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction: bool,
+                tick: Callable[[int], None], kind: str | None = None) -> tuple[tuple | None, int, bool]:
+    """Breadth first by preemption count; each schedule extends its parent after the parent's last preemption.
+
+    With ``kind``, only a failure of that kind counts (the shrinker looks for the same bug).
+    """
+    frontier: list[tuple[tuple[int, int], ...]] = [()]
+    tried = 0
+    for bound in range(max_preemptions + 1):
+        following = []
+        for prefix in frontier:
+            if tried >= budget:
+                return None, tried, False
+            policy = Switches(prefix, record=True)
+            outcome, dev = scenario.execute(policy=policy, trace=reduction)
+            tried += 1
+            tick(tried)
+            if outcome is not None and (kind is None or outcome.kind == kind):
+                return (outcome, policy, tried), tried, False
+            if bound == max_preemptions or outcome is not None:
+                continue
+            points = conflict_points(dev.runs) if reduction else None
+            last = prefix[-1][0] if prefix else -1
+            for step, _, others in policy.branches:
+                if step <= last:
+                    continue
+                if points is None:
+                    following.extend(prefix + ((step, thread),) for thread in others)
+                elif step in points:
+                    following.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
+        frontier = following
+        if not frontier:
+            break
+    return None, tried, True
+
+
+def conflict_points(runs) -> dict[int, set[int]]:
+    """Where a preemption can matter: step (across launches) -> the threads worth switching to there.
+
+    The event at the step accesses an element that another thread also accesses in these runs, one
+    of the two accesses a write; the threads returned are those other threads (as global thread
+    numbers), the ones whose access could be moved before this one.
+    """
+    accesses: dict[tuple[int, str, int], list[tuple[int, int, bool]]] = {}
+    offset = 0
+    for launch, run in enumerate(runs):
+        for event in run.trace:
+            if event.array:
+                thread = event.block * run.block + event.thread
+                accesses.setdefault((launch, event.array, event.index), []).append(
+                    (event.step + offset, thread, event.op != "load"))
+        offset += run.steps
+    points: dict[int, set[int]] = {}
+    for found in accesses.values():
+        writers = {thread for _, thread, writes in found if writes}
+        if not writers:
+            continue
+        everyone = {thread for _, thread, _ in found}
+        for step, thread, writes in found:
+            targets = (everyone if writes else writers) - {thread}
+            if targets:
+                points.setdefault(step, set()).update(targets)
+    return points
+
+
+# -- Hypothesis ------------------------------------------------------------------------------------
+
+
+def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int,
+                tick: Callable[[int], None], start: float) -> Exploration:
+    from hypothesis import HealthCheck, Phase, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    from gpusim.strategies import schedules
+
+    _, dev = scenario.execute(policy="sequential", trace=False)
+    total_steps = max(1, sum(run.steps for run in dev.runs))
+    strategy = schedules(max_preemptions=max(1, max_preemptions), max_step=total_steps,
+                         max_threads=max(1, scenario.threads), pct=False)
+    calls, first = [0], [0]
+    kind: list[str] = []
+
+    def fails(policy: Policy) -> bool:
+        calls[0] += 1
+        if not first[0]:
+            tick(calls[0])
+        outcome = scenario.attempt(policy=policy, trace=False)
+        if outcome is None or (kind and outcome.kind != kind[0]):
+            return False
+        if not first[0]:
+            first[0] = calls[0]
+            kind.append(outcome.kind)
+        return True
+
+    config = settings(max_examples=budget, database=None, deadline=None, suppress_health_check=list(HealthCheck),
+                      phases=[Phase.generate, Phase.shrink])
+    try:
+        shrunk = find(strategy, fails, settings=config, random=random.Random(seed))
+    except NoSuchExample:
+        return Exploration(scenario.name, "hypothesis", calls[0], time.perf_counter() - start)
+    outcome = scenario.attempt(policy=shrunk, trace=False)
+    failure = _failure(scenario, outcome, repr(shrunk), first[0], shrink=False)
+    return Exploration(scenario.name, "hypothesis", first[0], time.perf_counter() - start, failure)
+
+
+# -- shrinking and the report ----------------------------------------------------------------------------
+
+
+def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool) -> Failure:
+    original_token = outcome.device.token
+    preemptions, forced = switches_of(outcome.device.runs)
+    final, dev = None, None
+    if shrink:
+        def fails(kept: list[tuple[int, int]]) -> bool:
+            again = scenario.attempt(policy=Switches(kept, forced), trace=False)
+            return again is not None and again.kind == outcome.kind
+
+        if fails(preemptions):
+            preemptions = ddmin(preemptions, fails)
+            final, dev = scenario.execute(policy=Switches(preemptions, forced), trace=True)
+        if final is None or sum(run.preemptions for run in dev.runs) > 1:
+            # Delta debugging is 1-minimal, not minimal: look for the same bug with fewer preemptions.
+            have = sum(run.preemptions for run in dev.runs) if final is not None else _SHRINK_BOUND + 1
+            found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, _SHRINK_BOUND), True,
+                                      lambda done: None, kind=outcome.kind)
+            if found is not None:
+                final, dev = scenario.execute(policy=Switches(found[1].preemptions), trace=True)
+    if final is None:  # not reproduced by the switches alone (a fair hand-over differs): keep it as found
+        final, dev = scenario.execute(schedule=original_token, trace=True)
+    final = final or outcome
+    shrunk, _ = switches_of(dev.runs)
+    return Failure(scenario=scenario.name, kind=final.kind, message=final.message, policy=policy,
+                   schedule_index=index, token=dev.token, original_token=original_token, shrunk=shrunk,
+                   preemptions=sum(run.preemptions for run in dev.runs), trace=trace_of(dev.runs))
+
+
+class Replayed:
+    """A replayed run: ``kind`` and ``message`` of its failure (``None`` if it passed), its ``trace`` and ``token``."""
+
+    def __init__(self, scenario: str, outcome: Outcome | None, dev):
+        self.scenario = scenario
+        self.kind = outcome.kind if outcome else None
+        self.message = outcome.message if outcome else None
+        self.trace = trace_of(dev.runs)
+        self.token = dev.token
+
+    def __repr__(self) -> str:
+        return f"Replayed({self.scenario!r}, kind={self.kind!r}, events={len(self.trace)})"
+
+
+def replay(token: str, scenario: str | Scenario | None = None) -> Replayed:
+    """Replay ``"scenario@gs1-..."`` (a :attr:`Failure.replay_token`), or a ``gs1-`` token on ``scenario``.
+
+    The schedule is followed exactly, with tracing on: the same trace as the failure's.
+    """
+    if not isinstance(token, str):
+        raise InvalidArgumentType(f"token must be a string, got {token!r}")
+    if "@" in token:
+        name, token = token.split("@", 1)
+        if scenario is None:
+            scenario = name
+    if scenario is None:
+        raise InvalidArgument(f"token {token[:16]!r}... names no scenario: pass scenario=..., or a "
+                              f"'scenario@token' string as Failure.replay_token gives")
+    scenario = get_scenario(scenario)
+    outcome, dev = scenario.execute(schedule=token, trace=True)
+    return Replayed(scenario.name, outcome, dev)
