@@ -77,7 +77,7 @@ def wives_from_slots(held: np.ndarray, slot_ptr: np.ndarray, n_men: int) -> np.n
     return wife
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)
 def _worst_slot(held, slot_ptr, w):  # pragma: no cover - compiled
     worst = slot_ptr[w]
     for s in range(slot_ptr[w] + 1, slot_ptr[w + 1]):
@@ -86,7 +86,7 @@ def _worst_slot(held, slot_ptr, w):  # pragma: no cover - compiled
     return worst
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)
 def _gale_shapley_type(men_ptr, men_list, men_rank, slot_ptr, held, man_next, lifo):  # pragma: no cover
     """Alg. 1 of seed 003 Paper IV with a queue (``lifo=False``) or a stack (McVitie-Wilson)."""
     n = men_ptr.shape[0] - 1
