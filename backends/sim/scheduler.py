@@ -33,6 +33,7 @@ from gpusim.errors import (
 )
 from gpusim.language import WARP_SIZE
 
+from .lockstep import Lockstep
 from .memory import ArrayProxy, CheckedProxy
 from .policies import Policy
 from .races import RACE_MODES, RaceDetector
@@ -160,7 +161,7 @@ class Simulator:
         self.weak = WeakMemory(n, memory_seed) if memory == "weak" else None
         self.races = RaceDetector(n, block, frozenset(intended_races)) if races != "off" else None
         self.proxy_class = CheckedProxy if self.weak is not None or self.races is not None else ArrayProxy
-        self.lockstep = None
+        self.lockstep = Lockstep(self) if warps == "lockstep" else None
 
     # -- queries the policies use ------------------------------------------------------------
     def is_runnable(self, thread: int) -> bool:
@@ -310,6 +311,8 @@ class Simulator:
         if group.members == 0:
             del self.blocks[thread_block]
             self._admit_blocks()
+        if self.lockstep is not None:
+            self.lockstep.exited(index)
 
     # -- barriers and collectives ------------------------------------------------------------
     def barrier(self, thread: SimThread) -> None:
@@ -461,9 +464,10 @@ class Simulator:
             )
         idle = step - self.progress
         if idle >= max(limits.livelock_steps, 2 * limits.spin_steps * len(self.runnable)):
+            intra_warp = self.lockstep.describe() + "\n" if self.lockstep is not None else ""
             raise Livelock(
                 f"Livelock: {idle} steps without any memory change, thread exit or barrier release; "
-                f"the spinning threads:\n{self._list_threads(sorted(self.runnable)[:8])}\n"
+                f"the spinning threads:\n{self._list_threads(sorted(self.runnable)[:8])}\n{intra_warp}"
                 "is a thread spinning on a flag no other thread sets? (poll with T.atomic_load, and make "
                 "sure some thread sets it)"
             )
