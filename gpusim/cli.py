@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gpusim import __version__
+from gpusim.cli_stable import register_stable
 from gpusim.errors import GpusimError
 
 __all__ = ["main"]
@@ -73,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-cudasim", action="store_true", help="skip numba's simulator")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(run=_bench)
+    register_stable(commands)
     return parser
 
 
