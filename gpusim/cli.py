@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-cudasim", action="store_true", help="skip numba's simulator")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(run=_bench)
+    from gpusim.cli_explore import register_explore
+
+    register_explore(commands)
     register_stable(commands)
     return parser
 

@@ -130,8 +130,19 @@ def scenario_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def sim_supports(option: str) -> bool:
-    """Whether this build's simulator takes the ``Device("sim", ...)`` option ``option`` (e.g. ``"memory"``)."""
+def sim_supports(option: str, value: str | None = None) -> bool:
+    """Whether this build's simulator takes ``Device("sim", option=value)`` and can launch with it."""
     from gpusim.backends.sim import SimBackend
 
-    return option in inspect.signature(SimBackend.__init__).parameters
+    if option not in inspect.signature(SimBackend.__init__).parameters:
+        return False
+    if value is None:
+        return True
+    from gpusim.demo import racy_count
+
+    try:
+        dev = Device("sim", **{option: value})
+        dev.launch(racy_count, grid=1, block=2, args=(dev.zeros(1, "int32"), 2))
+    except Exception:  # noqa: BLE001 - a feature still being built: leave its entries out
+        return False
+    return True

@@ -105,10 +105,11 @@ def _message(kernel):
     return run
 
 
-if sim_supports("warps"):
+if sim_supports("warps", "lockstep"):
     add_entry(
         "intra_warp_spin_lock", _locked_count(k.count_under_spin_lock, 2),
-        _locked_count(k.count_under_warp_safe_lock, 2), threads=2, options={"warps": "lockstep"},
+        _locked_count(k.count_under_warp_safe_lock, 2), threads=2,
+        options={"warps": "lockstep", "livelock_steps": 2000, "spin_steps": 64},
         needs=("lockstep",),
         source="pre-Volta SIMT deadlock (CUDA C Programming Guide §4.1 independent thread scheduling; "
                "Sanders and Kandrot, CUDA by Example, appendix A.2)",
@@ -116,13 +117,13 @@ if sim_supports("warps"):
         fix="put the critical section inside the loop, under the successful CAS, so the winner finishes first",
     )
 
-if sim_supports("memory"):
+if sim_supports("memory", "weak"):
     add_entry(
         "lock_without_fence", _locked_count(k.count_under_lock_without_fence, 2),
-        _locked_count(k.count_under_warp_safe_lock, 2), threads=2, options={"memory": "weak"}, needs=("weak",),
+        _locked_count(k.count_under_fenced_lock, 2), threads=2, options={"memory": "weak"}, needs=("weak",),
         source=_GUIDE + " §7.5 memory fence functions; Sanders and Kandrot, CUDA by Example, appendix A.2",
         wrong="the critical section's store becomes visible after the unlock; the next holder reads the old count",
-        fix="threadfence between the critical section and the atomic_exch that releases the lock",
+        fix="threadfence after the CAS that takes the lock and before the atomic_exch that releases it",
     )
     add_entry(
         "spin_on_plain_load", _message(k.message_plain_spin), _message(k.message_atomic_spin), threads=2,

@@ -192,3 +192,18 @@ def message_atomic_spin(data, flag, seen):
             pass
         T.threadfence()
         seen[0] = data[0]
+
+
+@kernel(signature="int32[:], int32[:], int32")
+def count_under_fenced_lock(lock, counter, n):
+    """Fixed for weak memory: a fence after taking the lock (acquire) and before releasing it (release)."""
+    i = T.gtid()
+    if i < n:
+        done = 0
+        while done == 0:
+            if T.atomic_cas(lock, 0, 0, 1) == 0:
+                T.threadfence()
+                counter[0] = counter[0] + 1
+                T.threadfence()
+                T.atomic_exch(lock, 0, 0)
+                done = 1

@@ -3,30 +3,31 @@
 from __future__ import annotations
 
 from gpusim import T, kernel
+from gpusim.algorithms.weighted import best_entry, offer_beats
 
 
-@kernel(signature="int32[:], int32[:], int64[:], int64[:], int32, int64")
-def suitor_without_cas(ptr, adj, edge_key, ws, n, low):
-    """Suitor (seed 003, Paper I, Alg. 3) with the lock (our CAS) removed: two suitors can both win."""
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32")
+def suitor_without_cas(ptr, adj, weights, src, ws, n):
+    """Suitor (seed 003, Paper I, Alg. 3) with the lock (our CAS) removed: two suitors can both win.
+
+    The twin of :func:`gpusim.algorithms.weighted.suitor_thread_per_vertex`: the proposal reads
+    ``ws[partner]``, compares, and stores with plain memory operations, so two proposers that
+    both read the old offer both believe they won, and one of them is lost.
+    """
     u = T.gtid()
     while u < n:
         current = u
         while current >= 0:
-            best = T.i64(0)
-            for j in range(ptr[current], ptr[current + 1]):
-                if edge_key[j] > 0:
-                    if (edge_key[j] | T.i64(current)) > ws[adj[j]]:
-                        best = max(best, edge_key[j] | T.i64(adj[j]))
-            if best == 0:
+            entry = best_entry(ptr, adj, weights, src, ws, current, 0, 1)
+            if entry < 0:
                 current = -1
             else:
-                partner = T.i32(best & low)
-                offer = (best - T.i64(partner)) | T.i64(current)
+                partner = adj[entry]
                 held = ws[partner]
-                if offer > held:
-                    ws[partner] = offer
-                    if held == 0:
+                if offer_beats(weights, src, held, weights[entry], current) == 1:
+                    ws[partner] = entry
+                    if held < 0:
                         current = -1
                     else:
-                        current = T.i32(held & low)
+                        current = src[held]
         u += T.num_threads()

@@ -1,0 +1,129 @@
+"""``gpusim explore``: hunt a scenario's concurrency bug, run the whole zoo, or replay a token.
+
+``gpusim explore lost_update`` runs one scenario (``--policy random|pct|systematic|hypothesis``),
+prints the failure's interleaving and its replay token; ``gpusim explore --replay NAME@TOKEN`` replays
+it with the same trace; ``gpusim explore --zoo --json`` runs every zoo entry and its fixed twin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+__all__ = ["register_explore"]
+
+
+def register_explore(commands) -> None:
+    """Add the ``explore`` subcommand to ``gpusim``'s subparsers."""
+    explore = commands.add_parser("explore", help="find a concurrency bug by exploring schedules; --zoo runs them all")
+    explore.add_argument("scenario", nargs="?", help="a scenario (zoo entry) name, e.g. lost_update; --list shows all")
+    explore.add_argument("--policy", default="random", help="random, pct, systematic or hypothesis (default random)")
+    explore.add_argument("--budget", type=int, default=1000, help="schedules to try (default 1000)")
+    explore.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    explore.add_argument("--depth", type=int, default=2, help="PCT bug depth (default 2)")
+    explore.add_argument("--max-preemptions", type=int, default=2, help="systematic bound (default 2)")
+    explore.add_argument("--replay", metavar="TOKEN", help="replay NAME@TOKEN (a failure's replay token)")
+    explore.add_argument("--zoo", action="store_true", help="run every zoo entry and its fixed twin")
+    explore.add_argument("--fixed-budget", type=int, default=1000, help="schedules per fixed twin with --zoo")
+    explore.add_argument("--list", action="store_true", help="list the scenarios")
+    explore.add_argument("--png", metavar="FILE", help="draw the failure as swimlanes (PNG or SVG)")
+    explore.add_argument("--json", action="store_true", help="print one JSON object")
+    explore.set_defaults(run=_explore)
+
+
+def _bar(total: int, label: str, quiet: bool):
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=label, unit="schedule", disable=quiet, leave=False)
+    return bar, (lambda done: bar.update(done - bar.n))
+
+
+def _explore(options: argparse.Namespace) -> int:
+    from gpusim.errors import InvalidArgument
+    from gpusim.explore import explore, replay, scenario_names
+
+    if options.list:
+        from gpusim.zoo import ZOO
+
+        names = scenario_names()
+        if options.json:
+            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()]}))
+        else:
+            print("\n".join(names))
+        return 0
+    if options.zoo:
+        return _zoo(options)
+    if options.replay:
+        again = replay(options.replay)
+        picture = _picture(options.png, again.trace, f"replay of {again.scenario}: {again.kind}")
+        if options.json:
+            print(json.dumps({"scenario": again.scenario, "kind": again.kind, "message": again.message,
+                              "token": again.token, "events": len(again.trace), "picture": picture}))
+        else:
+            from gpusim.backends.sim import format_events
+            from gpusim.explore import interleaving
+
+            print(f"{again.scenario}: {again.kind or 'passed'}" + (f"\n{again.message}" if again.message else ""))
+            print(format_events(interleaving(again.trace), None))
+        return 1 if again.kind else 0
+    if options.scenario is None:
+        raise InvalidArgument("give a SCENARIO, --zoo, --replay TOKEN or --list")
+    bar, tick = _bar(options.budget, f"explore {options.scenario}", options.json)
+    result = explore(options.scenario, options.policy, options.budget, options.seed, depth=options.depth,
+                     max_preemptions=options.max_preemptions, progress=tick)
+    bar.close()
+    failure = result.failure
+    picture = failure.picture(options.png) if failure is not None and options.png else None
+    if options.json:
+        print(json.dumps({**result.to_dict(), "picture": picture}, default=str))
+        return 1 if failure else 0
+    if failure is None:
+        bound = (f"; PCT guarantee per run >= {result.probability_bound:.3g}" if result.probability_bound else "")
+        print(f"{result.scenario}: no failure in {result.schedules} schedule(s) of {result.policy}"
+              + (" (every schedule within the bound)" if result.exhausted else "") + bound)
+        return 0
+    print(failure.report())
+    if picture:
+        print(f"\nswimlanes drawn to {picture}")
+    return 1
+
+
+def _picture(path, trace, title):
+    if not path:
+        return None
+    from gpusim.plots import swimlanes
+
+    return swimlanes(trace, path, title=title)
+
+
+def _zoo(options: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from gpusim.explore import explore
+    from gpusim.zoo import ZOO
+
+    rows = []
+    for entry in tqdm(list(ZOO.values()), desc="gpusim explore --zoo", unit="entry", disable=options.json):
+        start = time.perf_counter()
+        broken = explore(entry.broken, entry.policy, options.budget, options.seed)
+        seconds = time.perf_counter() - start
+        fixed = explore(entry.fixed, "random", options.fixed_budget, options.seed, shrink=False)
+        rows.append({
+            **entry.to_dict(), "found": broken.found, "schedules": broken.schedules if broken.found else None,
+            "seconds": seconds, "preemptions": broken.failure.preemptions if broken.found else None,
+            "kind": broken.failure.kind if broken.found else None,
+            "replay": broken.failure.replay_token if broken.found else None,
+            "fixed_schedules": fixed.schedules, "fixed_found": fixed.found,
+            "as_expected": broken.found == entry.expect_found and (fixed.found == bool(entry.known_issue)),
+        })
+    if options.json:
+        print(json.dumps({"entries": rows, "all_as_expected": all(row["as_expected"] for row in rows)}))
+    else:
+        print(f"{'entry':<32} {'found':<6} {'schedules':>9} {'seconds':>8} {'preempt.':>8}  {'fixed twin':<14}")
+        for row in rows:
+            fixed = "FAILS (known)" if row["fixed_found"] and row["known_issue"] else (
+                "FAILS" if row["fixed_found"] else f"ok x{row['fixed_schedules']}")
+            print(f"{row['name']:<32} {row['found']!s:<6} {row['schedules'] or '-':>9} {row['seconds']:>8.2f} "
+                  f"{row['preemptions'] if row['preemptions'] is not None else '-':>8}  {fixed:<14}")
+    return 0 if all(row["as_expected"] for row in rows) else 1
