@@ -337,7 +337,7 @@ def test_cupy_constant_casts_wrap():
 
 
 #: Modules of the test suite whose kernels must compile too (the simulator's test kernels, the broken twins).
-TEST_KERNEL_MODULES = ("sim_kernels",)  # the broken twins live in gpusim.zoo, walked with the package
+TEST_KERNEL_MODULES = ("sim_kernels", "stable_twins")  # other broken twins live in gpusim.zoo, walked with the package
 
 
 def _package_kernels() -> list[Kernel]:

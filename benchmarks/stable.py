@@ -1,0 +1,111 @@
+"""Stable marriage on the GPU beside the sequential algorithms, side by side in one run (seed 003, Paper IV §4).
+
+GPU McVitie-Wilson (a thread per man, CAS) and round-based Gale-Shapley (a kernel per round) on
+numba and cupy (whichever work), against sequential Gale-Shapley (queue, Alg. 1) and
+McVitie-Wilson (stack), both ``numba.njit``, on the paper's instances:
+
+- *easy*: each man ranks (1 + ε) ln n random women, women rank exactly the men who rank them;
+  n = 10^4 … 10^7 (``--quick``: up to 10^5);
+- *hard*: one complete random ranking shared by all men, one by all women; n = 10^3 … 4·10^4
+  (``--quick``: up to 5·10^3).  The paper goes to n = 5·10^4 on the GPU; here complete lists are
+  stored as CSR with int32 offsets (T's index rule), so n·n entries must stay below 2^31:
+  n ≤ 46340, and 4·10^4 (1.6·10^9 entries, 6.4 GB per array) is the largest size used.
+
+Reported per run: ``seconds`` (the whole call: copies in and out, kernels), ``device_seconds``
+(the kernels and the flags read between rounds, what the paper times), proposals (women
+considered: the paper's count, the same for every algorithm), proposals per second, and the
+speedup over sequential Gale-Shapley.  Every GPU result must equal sequential Gale-Shapley's.
+Usage::
+
+    python benchmarks/stable.py [--quick] [--json FILE] [--easy-max N] [--hard-max N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from gpusim.algorithms import stable
+from gpusim.algorithms.stable_cpu import gale_shapley, mcvitie_wilson
+from gpusim.backends import GPU_BACKENDS, gpu_status
+
+from gpusim import Device
+from gpusim.preference_generators import easy_instance, hard_instance
+
+
+def timed(function):
+    start = time.perf_counter()
+    result = function()
+    return time.perf_counter() - start, result
+
+
+def rows_for(family: str, n: int, instance, backends: list[str]) -> list[dict]:
+    gs_seconds, reference = timed(lambda: gale_shapley(instance))
+    expected = reference.wife
+    proposals = reference.stats["proposals"]
+    base = {"family": family, "n": n, "pairs": int(instance.men_list.size), "proposals": proposals,
+            "married": reference.size}
+    rows = []
+
+    def add(program, backend, seconds, device_seconds, result):
+        ok = bool((result.wife == expected).all())
+        rows.append(dict(base, program=program, backend=backend, seconds=seconds, device_seconds=device_seconds,
+                         proposals_per_second=proposals / max(device_seconds, 1e-12),
+                         speedup_vs_gs=gs_seconds / max(seconds, 1e-12),
+                         device_speedup_vs_gs=reference.stats["seconds"]["gs"] / max(device_seconds, 1e-12), ok=ok))
+        print(f"{family:<5} n={n:<9} {program:<10} {backend:<6} {seconds:>9.4f} s  device {device_seconds:>9.4f} s  "
+              f"{rows[-1]['proposals_per_second']:>10.3g} proposals/s  x{rows[-1]['speedup_vs_gs']:>6.2f} vs gs  "
+              f"{'ok' if ok else 'WRONG'}", flush=True)
+
+    add("gs", "cpu", gs_seconds, reference.stats["seconds"]["gs"], reference)
+    seconds, result = timed(lambda: mcvitie_wilson(instance))
+    add("mw", "cpu", seconds, result.stats["seconds"]["mw"], result)
+    for backend in backends:
+        for algorithm in ("mw-gpu", "gs-rounds"):
+            seconds, result = timed(lambda: stable.stable_marriage(instance, algorithm, backend))  # noqa: B023
+            add(algorithm, backend, seconds, result.stats["seconds"].get("proposals", 0.0), result)
+            rows[-1]["rounds"] = result.stats["rounds"]
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="easy up to 1e5, hard up to 5e3")
+    parser.add_argument("--json", metavar="FILE", help="write the rows as JSON (after every size)")
+    parser.add_argument("--easy-max", type=int, default=None, help="largest easy n (default 1e7, quick 1e5)")
+    parser.add_argument("--hard-max", type=int, default=None, help="largest hard n (default 4e4, quick 5e3)")
+    options = parser.parse_args(argv)
+    easy_max = options.easy_max or (10**5 if options.quick else 10**7)
+    hard_max = options.hard_max or (5000 if options.quick else 40_000)
+    backends = []
+    for name in GPU_BACKENDS:
+        ok, why = gpu_status(name)
+        if ok:
+            backends.append(name)
+        else:
+            print(f"skipping {name}: {why}", file=sys.stderr)
+    warm = easy_instance(100, seed=0)
+    gale_shapley(warm), mcvitie_wilson(warm)  # compile the sequential algorithms before timing
+    for name in backends:  # and every kernel
+        for algorithm in ("mw-gpu", "gs-rounds"):
+            stable.stable_marriage(warm, algorithm, device=Device(name))
+    plan = [("easy", n) for n in (10**4, 10**5, 10**6, 10**7) if n <= easy_max]
+    plan += [("hard", n) for n in (1000, 5000, 10_000, 20_000, 40_000) if n <= hard_max]
+    rows = []
+    for family, n in plan:
+        seconds, instance = timed(lambda: (easy_instance if family == "easy" else hard_instance)(n, seed=1))  # noqa: B023
+        print(f"{family} n={n}: generated in {seconds:.1f} s", flush=True)
+        rows += rows_for(family, n, instance, backends)
+        del instance
+        if options.json:
+            Path(options.json).write_text(json.dumps(rows, indent=1) + "\n")
+    wrong = [r for r in rows if not r["ok"]]
+    print(f"{len(rows)} runs, {len(wrong)} wrong")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
