@@ -1,13 +1,11 @@
 """Half-approximate weighted matching on GPUs: Suitor and Locally-Dominant (seed 003, Paper I).
 
 Both ([003]_) compute exactly the greedy matching: edges by decreasing weight, ties to the larger
-``(max(u, v), min(u, v))`` (see :func:`gpusim.algorithms.weighted_cpu.greedy`).  To compare
-(weight, vertex) pairs with one integer comparison, the host replaces each weight by its dense
-rank ``key`` (1 for the lightest positive weight; 0 for weight 0, never matched) and stores
-``key << 32`` per edge; a vertex's offer to a neighbour is then ``key << 32 | vertex`` and its
-preference for a neighbour ``key << 32 | neighbour`` — one ``int64`` each, compared exactly as
-the float64 weights and ids would be.  ``ws[v]`` holds the best offer ``v`` has received (0:
-none) and is only ever raised by ``atomic_cas``.
+``(max(u, v), min(u, v))`` (see :func:`gpusim.algorithms.weighted_cpu.greedy`).  An offer is
+named by the CSR entry ``j`` it travels along: its proposer is the entry's owner ``src[j]`` and
+its weight ``weights[j]``, so one ``int32`` word says who offers how much, and comparing two
+offers compares the float64 weights and then the ids, exactly — with no sorting on the host.
+``ws[v]`` holds the best offer ``v`` has received (-1: none) and only ``atomic_cas`` changes it.
 
 References
 ----------
@@ -36,126 +34,231 @@ from gpusim import T, device, kernel
 from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
-from gpusim.reductions import warp_reduce_max
 
 from .common import Launcher, fill, grid_for
 
 __all__ = [
-    "WEIGHTED_ALGORITHMS", "WeightedMatching", "best_offer", "ld_candidates", "ld_match", "locally_dominant",
-    "maximum_weight_matching", "propose", "suitor", "suitor_thread_per_vertex", "suitor_warp_per_vertex",
+    "SUITOR_VARIANTS", "WEIGHTED_ALGORITHMS", "WeightedMatching", "best_entry", "gpu_suitor", "ld_candidates",
+    "ld_match", "locally_dominant", "maximum_weight_matching", "offer_beats", "propose", "suitor",
+    "suitor_thread_per_vertex", "warp_best_entry",
 ]
 
-LOW = 0xFFFFFFFF  # the vertex half of a packed offer
+@device
+def offer_beats(weights, src, held, w, u):
+    """1 when the offer ``(w, u)`` beats the held offer ``held`` (a CSR entry, -1 for none), else 0.
+
+    Offers compare by weight, ties to the larger proposer id: a fixed receiver's view of the
+    greedy order ``(w, max, min)`` (Alg. 3 line 14).
+    """
+    better = 0
+    if held < 0:
+        better = 1
+    elif w > weights[held]:
+        better = 1
+    elif w == weights[held]:
+        if u > src[held]:
+            better = 1
+    return better
 
 
 @device
-def best_offer(ptr, adj, edge_key, ws, current):
-    """The neighbour ``current`` should propose to, packed ``key << 32 | neighbour``; 0 for none.
-
-    A neighbour qualifies when ``current``'s offer beats the best it holds (Alg. 3 line 14).
-    ``ws`` is read without an atomic: the proposal re-checks it by compare-and-swap.
-    """
-    best = T.i64(0)
-    for j in range(ptr[current], ptr[current + 1]):
-        if edge_key[j] > 0:
-            if (edge_key[j] | T.i64(current)) > ws[adj[j]]:
-                best = max(best, edge_key[j] | T.i64(adj[j]))
+def best_entry(ptr, adj, weights, src, ws, current, first, step):
+    """The entry ``j`` of ``current``'s list, among ``first, first + step, ...``, that ``current``
+    should propose along: the heaviest (ties to the larger neighbour) whose neighbour would take
+    the offer; -1 for none.  ``ws`` is read without an atomic: the proposal re-checks by CAS."""
+    best = -1
+    best_w = -1.0
+    best_a = -1
+    j = ptr[current] + first
+    while j < ptr[current + 1]:
+        w = weights[j]
+        a = adj[j]
+        if w > 0.0:
+            if offer_beats(weights, src, ws[a], w, current) == 1:
+                if w > best_w or (w == best_w and a > best_a):
+                    best = j
+                    best_w = w
+                    best_a = a
+        j += step
     return best
 
 
 @device
-def propose(ws, partner, offer, low):
-    """Make ``offer`` to ``partner`` by CAS (Alg. 3 lines 19–29, the lock replaced by a CAS loop).
+def warp_best_entry(adj, weights, entry):
+    """The best of the 32 lanes' entries (heaviest, ties to the larger neighbour; -1 loses), in
+    every lane: the butterfly reduction of GPU-Suitor (seed 003, Paper I, Alg. 4 line 7)."""
+    best_w = -1.0
+    best_a = -1
+    if entry >= 0:
+        best_w = weights[entry]
+        best_a = adj[entry]
+    offset = 16
+    while offset > 0:
+        other = T.shfl_xor(entry, offset)
+        other_w = T.shfl_xor(best_w, offset)
+        other_a = T.shfl_xor(best_a, offset)
+        if other_w > best_w or (other_w == best_w and other_a > best_a):
+            entry = other
+            best_w = other_w
+            best_a = other_a
+        offset = offset // 2
+    return entry
+
+
+@device
+def propose(ws, weights, src, partner, entry, current):
+    """Make ``current``'s offer along ``entry`` to ``partner`` by CAS (Alg. 3 lines 19–29, the
+    lock replaced by a CAS loop on ``ws[partner]``).
 
     Returns the suitor it displaced, -1 when ``partner`` had none, or -2 when ``partner`` already
     holds a better offer (the proposer must search again).
     """
     outcome = -3
+    w = weights[entry]
     while outcome == -3:
         held = T.atomic_load(ws, partner)
-        if offer <= held:
+        if offer_beats(weights, src, held, w, current) == 0:
             outcome = -2
-        elif T.atomic_cas(ws, partner, held, offer) == held:
-            if held == 0:
+        elif T.atomic_cas(ws, partner, held, entry) == held:
+            if held < 0:
                 outcome = -1
             else:
-                outcome = T.i32(held & low)
+                outcome = src[held]
     return outcome
 
+#: GPU-Suitor's variants (seed 003, Paper I, §4.3) and their codes in :func:`gpu_suitor`.
+SUITOR_VARIANTS = {"nosync": 0, "syncnolb": 1, "synclb": 2, "hybrid": 3}
+#: The most threads per block :func:`gpu_suitor`'s shared queues hold (8 warps).
+SUITOR_MAX_BLOCK = 256
 
-@kernel(signature="int32[:], int32[:], int64[:], int64[:], int32, int64")
-def suitor_thread_per_vertex(ptr, adj, edge_key, ws, n, low):
+
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32")
+def suitor_thread_per_vertex(ptr, adj, weights, src, ws, n):
     """Suitor with a thread per vertex (seed 003, Paper I, Alg. 3): propose, and carry on for whoever was displaced."""
     u = T.gtid()
     while u < n:
         current = u
         while current >= 0:
-            best = best_offer(ptr, adj, edge_key, ws, current)
-            if best == 0:
+            entry = best_entry(ptr, adj, weights, src, ws, current, 0, 1)
+            if entry < 0:
                 current = -1
             else:
-                partner = T.i32(best & low)
-                outcome = propose(ws, partner, (best - T.i64(partner)) | T.i64(current), low)
+                outcome = propose(ws, weights, src, adj[entry], entry, current)
                 if outcome != -2:
                     current = outcome
         u += T.num_threads()
 
 
-@kernel(signature="int32[:], int32[:], int64[:], int64[:], int32, int32, int64")
-def suitor_warp_per_vertex(ptr, adj, edge_key, ws, n, per_warp, low):
-    """GPU-Suitor, NoSync (seed 003, Paper I, Alg. 4): a warp per vertex, ``per_warp`` vertices per warp.
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32, int32, int32, int32")
+def gpu_suitor(ptr, adj, weights, src, ws, n, per_warp, variant, balance_rounds):
+    """GPU-Suitor (seed 003, Paper I, Alg. 4): a warp per chunk of ``per_warp`` vertices (at most 32).
 
-    The 32 lanes split the neighbour list, a butterfly ``shfl_xor`` reduction gives every lane
-    the best candidate (line 7), lane 0 proposes by CAS (line 8) and broadcasts the outcome with
-    ``shfl_idx``; a displaced vertex is processed next by the same warp (line 9).  Warps never
-    synchronise (NoSync).
+    Each round the warp finds, one queued vertex after the other, the best candidate with all
+    32 lanes and a butterfly reduction (lines 6–7); then lane ``k`` proposes for the ``k``-th
+    vertex by CAS (line 8); the vertices that must try again — refused, or displaced by the
+    proposal — are compacted into the warp's shared-memory queue by a prefix sum (line 9).
+    ``variant`` (line 10): 0 NoSync, warps never wait for each other; 1 SyncNoLB, the warps of a
+    block synchronise every round; 2 SyncLB, they synchronise and, for the first
+    ``balance_rounds`` rounds, spread the block's queued vertices evenly over its warps; 3
+    Hybrid, load-balanced rounds first, then NoSync.
     """
+    queue = T.shared_array(256, T.i32)
+    pool = T.shared_array(256, T.i32)
+    counts = T.shared_array(8, T.i32)
     lane = T.lane_id()
-    warps = T.num_threads() // 32
-    chunk = T.gtid() // 32
-    while chunk * per_warp < n:
-        for k in range(per_warp):
-            current = chunk * per_warp + k
-            if current >= n:
-                current = -1
-            while current >= 0:
-                best = T.i64(0)
-                j = ptr[current] + lane
-                while j < ptr[current + 1]:
-                    if edge_key[j] > 0:
-                        if (edge_key[j] | T.i64(current)) > ws[adj[j]]:
-                            best = max(best, edge_key[j] | T.i64(adj[j]))
-                    j += 32
-                best = warp_reduce_max(best)
-                if best == 0:
-                    current = -1
+    wid = T.warp_id()
+    warps = T.block_size() // 32
+    base = 32 * wid
+    chunk = T.block_id() * warps * per_warp
+    while chunk < n:
+        first = chunk + wid * per_warp
+        count = max(0, min(per_warp, n - first))
+        if lane < count:
+            queue[base + lane] = first + lane
+        T.syncwarp()
+        rounds = 0
+        going = 1
+        while going == 1:
+            mine = -1
+            mine_entry = -1
+            for k in range(count):
+                current = queue[base + k]
+                entry = warp_best_entry(adj, weights, best_entry(ptr, adj, weights, src, ws, current, lane, 32))
+                if lane == k:
+                    mine = current
+                    mine_entry = entry
+            T.syncwarp()
+            again = -1
+            if mine_entry >= 0:
+                outcome = propose(ws, weights, src, adj[mine_entry], mine_entry, mine)
+                if outcome == -2:
+                    again = mine
                 else:
-                    partner = T.i32(best & low)
-                    outcome = -3
-                    if lane == 0:
-                        outcome = propose(ws, partner, (best - T.i64(partner)) | T.i64(current), low)
-                    outcome = T.shfl_idx(outcome, 0)
-                    if outcome != -2:
-                        current = outcome
-        chunk += warps
+                    again = outcome
+            # inclusive prefix sum of "holds a vertex" over the lanes: the compacted positions
+            scan = 0
+            if again >= 0:
+                scan = 1
+            offset = 1
+            while offset < 32:
+                below = T.shfl_up(scan, offset)
+                if lane >= offset:
+                    scan += below
+                offset = offset * 2
+            count = T.shfl_idx(scan, 31)
+            if again >= 0:
+                queue[base + scan - 1] = again
+            T.syncwarp()
+            rounds += 1
+            synced = 0
+            if variant == 1 or variant == 2:
+                synced = 1
+            elif variant == 3 and rounds <= balance_rounds:
+                synced = 1
+            if synced == 1:
+                if lane == 0:
+                    counts[wid] = count
+                T.syncthreads()
+                total = 0
+                before = 0
+                for other in range(warps):
+                    if other < wid:
+                        before += counts[other]
+                    total += counts[other]
+                if variant >= 2 and rounds <= balance_rounds and total > 0:
+                    if lane < count:
+                        pool[before + lane] = queue[base + lane]
+                    T.syncthreads()
+                    share = (total + warps - 1) // warps
+                    count = max(0, min(share, total - wid * share))
+                    if lane < count:
+                        queue[base + lane] = pool[wid * share + lane]
+                    T.syncwarp()
+                T.syncthreads()
+                if total == 0:
+                    going = 0
+            elif count == 0:
+                going = 0
+        chunk += T.grid_size() * warps * per_warp
 
 
-@kernel(signature="int32[:], int32[:], int64[:], int32[:], int32[:], int32")
-def ld_candidates(ptr, adj, edge_key, mate, candidate, n):
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32")
+def ld_candidates(ptr, adj, weights, mate, candidate, n):
     """ProcessVertex, first half (seed 003, Paper I, Alg. 2 lines 2–8): each free vertex points at its
     heaviest free neighbour (ties to the larger id); -1 when it has none."""
     s = T.gtid()
     while s < n:
         if mate[s] == -1:
-            best = T.i64(0)
+            best_w = 0.0
+            best = -1
             for j in range(ptr[s], ptr[s + 1]):
-                if edge_key[j] > 0:
-                    if mate[adj[j]] == -1:
-                        best = max(best, edge_key[j] | T.i64(adj[j]))
-            if best == 0:
-                candidate[s] = -1
-            else:
-                candidate[s] = T.i32(best & T.i64(4294967295))
+                w = weights[j]
+                a = adj[j]
+                if w > 0.0 and mate[a] == -1:
+                    if w > best_w or (w == best_w and a > best):
+                        best_w = w
+                        best = a
+            candidate[s] = best
         s += T.num_threads()
 
 
@@ -184,43 +287,32 @@ class WeightedMatching(NamedTuple):
     stats: dict
 
 
-def _edge_keys(graph: WeightedGraph) -> np.ndarray:
-    """``key << 32`` per CSR entry, ``key`` the dense rank of the weight: 1 for the lightest
-    positive weight, 0 for weight 0 (never matched)."""
-    weights = graph.weights
-    order = np.argsort(weights, kind="stable")
-    ordered = weights[order]
-    rank = np.zeros(weights.size, np.int64)
-    if weights.size:
-        distinct = np.concatenate([[ordered[0] > 0], np.diff(ordered) > 0])
-        rank[order] = np.cumsum(distinct)
-    return rank << 32
-
-
 def _prepare(graph, backend, device):
+    """Check the arguments; copy the CSR, its weights and each entry's owner (``src``) to the device."""
     if not isinstance(graph, WeightedGraph):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     dev = device if device is not None else Device(backend)
-    ptr = dev.array(graph.ptr)
-    adj = dev.array(graph.adj if graph.adj.size else np.zeros(1, np.int32))
-    keys = _edge_keys(graph)
-    edge_key = dev.array(keys if keys.size else np.zeros(1, np.int64))
-    return dev, Launcher(dev), ptr, adj, edge_key
+    src = np.repeat(np.arange(graph.n, dtype=np.int32), np.diff(graph.ptr))
+    empty = graph.adj.size == 0
+    arrays = [dev.array(graph.ptr)] + [dev.array(np.zeros(1, a.dtype) if empty else a)
+                                       for a in (graph.adj, graph.weights, src)]
+    return dev, Launcher(dev), src, *arrays
 
 
-def _result(graph: WeightedGraph, mate: np.ndarray, algorithm: str, backend: str, stats: dict) -> WeightedMatching:
-    mate = np.asarray(mate, np.int32)
-    matched = np.flatnonzero(mate > np.arange(mate.size))
-    # The CSR is sorted by (row, column): find each matched pair by one search over row * n + column.
-    entries = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.ptr)) * graph.n + graph.adj
-    found = np.searchsorted(entries, matched.astype(np.int64) * graph.n + mate[matched])
-    weight = math.fsum(graph.weights[found].tolist())
-    return WeightedMatching(mate, weight, algorithm, backend, stats)
+def _from_offers(graph: WeightedGraph, held: np.ndarray, src: np.ndarray, algorithm: str, backend: str,
+                 stats: dict) -> WeightedMatching:
+    """The matching from the offers each vertex holds: ``held[v]`` is the entry ``j`` of its suitor's
+    list along which the offer came (-1: none), so the suitor is ``src[j]`` and the weight ``weights[j]``."""
+    held = np.asarray(held[:graph.n], np.int64)
+    mate = np.where(held >= 0, src[np.maximum(held, 0)] if src.size else -1, -1).astype(np.int32)
+    first = np.flatnonzero(mate > np.arange(graph.n))
+    return WeightedMatching(mate, math.fsum(graph.weights[held[first]].tolist()), algorithm, backend, stats)
 
 
-def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp", vertices_per_warp: int = 4,
+def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp", variant: str = "nosync",
+           vertices_per_warp: int = 4, balance_rounds: int = 2, block: int | None = None,
            device: Device | None = None) -> WeightedMatching:
     """The Suitor matching on a GPU backend: equal to the greedy matching (seed 003, Paper I, Alg. 3–4).
 
@@ -231,45 +323,66 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
     backend, device:
         Where to run (``device`` wins), as :func:`gpusim.algorithms.bipartite.apfb`.
     layout:
-        ``"warp"``: GPU-Suitor, a warp per vertex, NoSync (Alg. 4); ``"thread"``: a thread per
-        vertex (Alg. 3 with a CAS in place of the lock).
+        ``"warp"``: GPU-Suitor (Alg. 4), a warp per chunk of vertices; ``"thread"``: a thread
+        per vertex (Alg. 3 with a CAS in place of the lock).
+    variant:
+        For the warp layout, the paper's synchronisation variants: ``"nosync"``, ``"syncnolb"``,
+        ``"synclb"`` or ``"hybrid"`` (see :func:`gpu_suitor`).
     vertices_per_warp:
-        How many consecutive vertices each warp owns (the paper's vertices-per-warp).
+        How many consecutive vertices each warp owns (the paper's vertices-per-warp), 1 to 32.
+    balance_rounds:
+        The first rounds in which SyncLB and Hybrid balance the load (the paper's ``k``).
+    block:
+        Threads per block (a multiple of 32, at most 256); by default 64 on the simulator (two
+        warps, so the variants differ) and 128 on a GPU.
 
     Notes
     -----
-    A proposal raises ``ws[partner]`` by compare-and-swap on the packed ``(key, vertex)`` word;
-    the thread whose offer is displaced continues for the displaced vertex.  Offers only ever
-    increase, so the CAS loop ends; the result is the greedy matching whatever the schedule.
+    ``ws[v]`` holds the offer ``v`` has accepted as the CSR entry ``j`` it came along (-1:
+    none): the suitor is the entry's owner ``src[j]`` and the weight ``weights[j]``, so one
+    ``int32`` compare-and-swap replaces the paper's lock, and offers compare exactly as the
+    float64 weights and ids do.  Offers only ever improve, so the CAS loop ends; the result is
+    the greedy matching whatever the schedule.
 
     Examples
     --------
     >>> from gpusim.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+    >>> suitor(g, backend="sim", variant="synclb").mate.tolist()
+    [-1, 2, 1, -1]
     >>> suitor(WeightedGraph.from_edges([], [], [], n=0), backend="sim").mate.tolist()
     []
     """
     if layout not in ("warp", "thread"):
         raise InvalidArgument(f"layout={layout!r} is not one of ('warp', 'thread')")
-    if isinstance(vertices_per_warp, bool) or not isinstance(vertices_per_warp, int) or vertices_per_warp < 1:
-        raise InvalidArgument(f"vertices_per_warp must be a positive integer, got {vertices_per_warp!r}")
-    dev, launch, ptr, adj, edge_key = _prepare(graph, backend, device)
+    if variant not in SUITOR_VARIANTS:
+        raise InvalidArgument(f"variant={variant!r} is not one of {tuple(SUITOR_VARIANTS)}")
+    for name, value, high in (("vertices_per_warp", vertices_per_warp, 32), ("balance_rounds", balance_rounds, None),
+                              ("block", block, SUITOR_MAX_BLOCK)):
+        if value is None and name == "block":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InvalidArgumentType(f"{name} must be an integer, got {value!r}")
+        if value < (0 if name == "balance_rounds" else 1) or (high is not None and value > high):
+            raise InvalidArgument(f"{name}={value!r} is out of range"
+                                  + (f" (1 to {high})" if high is not None else " (>= 0)"))
+    if block is not None and block % 32:
+        raise InvalidArgument(f"block={block!r} must be a multiple of 32 (whole warps)")
+    dev, launch, src, ptr, adj, weights, src_dev = _prepare(graph, backend, device)
     n = graph.n
-    # ws[v]: the best offer v holds, packed key << 32 | suitor; 0: no offer yet.
-    ws = dev.zeros(max(n, 1), np.int64)
+    ws = dev.full(max(n, 1), -1, np.int32)
+    block = block or (64 if dev.backend == "sim" else 128)
     if n:
-        block = 32 if dev.backend == "sim" else 256
         with launch.phase("suitor"):
             if layout == "thread":
-                launch(suitor_thread_per_vertex, grid_for(n, block), block, ptr, adj, edge_key, ws, n, LOW)
+                launch(suitor_thread_per_vertex, grid_for(n, block), block, ptr, adj, weights, src_dev, ws, n)
             else:
-                warps = -(-n // vertices_per_warp)
-                launch(suitor_warp_per_vertex, grid_for(32 * warps, block), block, ptr, adj, edge_key, ws, n,
-                       vertices_per_warp, LOW)
-    offers = dev.to_host(ws)[:n]
-    mate = np.where(offers > 0, offers & LOW, -1).astype(np.int32)
-    stats = {"layout": layout, "vertices_per_warp": vertices_per_warp, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds)}
-    return _result(graph, mate, "suitor", dev.backend, stats)
+                chunks = -(-n // vertices_per_warp)
+                launch(gpu_suitor, grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
+                       vertices_per_warp, SUITOR_VARIANTS[variant], balance_rounds)
+    stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
+             "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    return _from_offers(graph, dev.to_host(ws), src, "suitor", dev.backend, stats)
 
 
 def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Device | None = None
@@ -287,7 +400,7 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     >>> locally_dominant(g, backend="sim").mate.tolist()
     [-1, 2, 1]
     """
-    dev, launch, ptr, adj, edge_key = _prepare(graph, backend, device)
+    dev, launch, _, ptr, adj, weights, _ = _prepare(graph, backend, device)
     n = graph.n
     mate = dev.full(max(n, 1), -1, np.int32)
     candidate = dev.full(max(n, 1), -1, np.int32)
@@ -299,12 +412,17 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
         rounds += 1
         with launch.phase("rounds"):
             launch(fill, 1, 32, matched, 0, 1)
-            launch(ld_candidates, grid, block, ptr, adj, edge_key, mate, candidate, n)
+            launch(ld_candidates, grid, block, ptr, adj, weights, mate, candidate, n)
             launch(ld_match, grid, block, mate, candidate, n, matched)
             if not launch.flag(matched):
                 break
     stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
-    return _result(graph, dev.to_host(mate)[:n], "ld", dev.backend, stats)
+    found = dev.to_host(mate)[:n].astype(np.int32)
+    first = np.flatnonzero(found > np.arange(n))
+    # the CSR is sorted by (row, column): find each matched edge's weight by one search
+    entries = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.ptr)) * n + graph.adj
+    weight = math.fsum(graph.weights[np.searchsorted(entries, first * n + found[first])].tolist())
+    return WeightedMatching(found, weight, "ld", dev.backend, stats)
 
 
 #: Every weighted-matching algorithm by its CLI name.
