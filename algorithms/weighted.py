@@ -427,16 +427,17 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
 
 #: Every weighted-matching algorithm by its CLI name.
 WEIGHTED_ALGORITHMS = ("suitor", "ld", "greedy", "pga", "gpa", "bsuitor", "roma", "rama")
-_GPU_WEIGHTED = ("suitor", "ld", "roma")
+_GPU_WEIGHTED = ("suitor", "ld", "bsuitor", "roma")
 
 
 def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", backend: str = "auto",
                             **options) -> WeightedMatching:
     """A half-approximate maximum-weight matching of ``graph`` by ``algorithm`` on ``backend``.
 
-    ``suitor``, ``ld`` and ``roma`` run on the GPU backends (``sim``, ``numba``, ``cupy``) or,
-    with ``backend="cpu"``, as their sequential references; ``greedy``, ``pga``, ``gpa``,
-    ``bsuitor`` (option ``b``, default 1) and ``rama`` run on ``cpu``.  ``roma`` and ``rama``
+    ``suitor``, ``ld``, ``bsuitor`` (option ``b``, default 1) and ``roma`` run on the GPU
+    backends (``sim``, ``numba``, ``cupy``) or, with ``backend="cpu"``, as their sequential
+    references; ``greedy``, ``pga``, ``gpa`` and ``rama`` run on ``cpu``.  ``bsuitor`` puts its
+    b-matching in ``stats["partners"]`` (and, for ``b = 1``, in ``mate``).  ``roma`` and ``rama``
     treat the graph as the complete graph of its dense weight matrix (missing edges weigh 0),
     start from ``mate="i,i+1"`` unless told, and need an even ``n`` (or ``pad=True``).
     ``stats["chosen"]`` says which backend ran and why.
@@ -466,21 +467,24 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     if dense:
         weights = graph.to_scipy().toarray()
         options.setdefault("mate", "i,i+1")
-    if chosen != "cpu":
+    if algorithm == "bsuitor":
+        from .b_suitor import b_suitor
+
+        b = options.pop("b", 1)
+        found = (weighted_cpu.b_suitor(graph, b, **options) if chosen == "cpu"
+                 else b_suitor(graph, b, backend=chosen, **options))
+        partners = found.partners
+        single = partners.ndim == 2 and partners.shape[1] == 1
+        mate = partners[:, 0] if single else np.full(graph.n, -1, np.int32)
+        result = WeightedMatching(mate.astype(np.int32), found.weight, algorithm, chosen,
+                                  dict(found.stats, partners=partners.tolist(), b=b))
+    elif chosen != "cpu":
         function = {"suitor": suitor, "ld": locally_dominant}.get(algorithm)
         result = roma(weights, backend=chosen, **options) if dense else function(graph, backend=chosen, **options)
     else:
         if dense:
             mate = options.pop("mate")
             reference = getattr(weighted_cpu, algorithm)(weights, mate, **options)
-        elif algorithm == "bsuitor":
-            b = options.pop("b", 1)
-            reference = weighted_cpu.b_suitor(graph, b, **options)
-            partners = reference.partners
-            mate = partners[:, 0] if partners.ndim == 2 and partners.shape[1] == 1 else None
-            stats = dict(reference.stats, partners=partners.tolist(), b=b)
-            return WeightedMatching(mate if mate is not None else np.full(graph.n, -1, np.int32), reference.weight,
-                                    algorithm, "cpu", dict(stats, chosen=reason))
         else:
             name = {"ld": "locally_dominant", "pga": "path_growing"}.get(algorithm, algorithm)
             reference = getattr(weighted_cpu, name)(graph, **options)

@@ -47,8 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("file", nargs="?", help="a Matrix Market file (rows one side, columns the other)")
     match.add_argument("--example", metavar="NAME", help="a bundled matrix instead: karate, west0067, ash219")
     match.add_argument("--algorithm", default="gpr",
-                       help="cardinality: gpr, apfb, apsb (GPU), hk, pfp, pr (cpu); weight: suitor, ld, roma (GPU), "
-                            "greedy, pga, gpa, bsuitor, rama (cpu); default gpr")
+                       help="cardinality: gpr, apfb, apsb (GPU), hk, pfp, pr (cpu); weight: suitor, ld, bsuitor, roma "
+                            "(GPU), greedy, pga, gpa, rama (cpu); default gpr")
+    match.add_argument("--b", type=int, default=1, help="bsuitor: how many partners each vertex may have (default 1)")
     match.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
     match.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     match.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
@@ -153,24 +154,36 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
 
     graph = WeightedGraph.from_matrix_market(source)
     extra = {}
-    if options.algorithm in ("suitor", "ld", "roma") and resolve_backend(options.backend, graph.n_edges)[0] == "sim":
+    gpu = ("suitor", "ld", "bsuitor", "roma")
+    if options.algorithm in gpu and resolve_backend(options.backend, graph.n_edges)[0] == "sim":
         extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False)
     if options.algorithm in ("roma", "rama") and graph.n % 2:
         extra["pad"] = True
+    if options.algorithm == "bsuitor":
+        extra["b"] = options.b
     start = time.perf_counter()
     result = maximum_weight_matching(graph, options.algorithm, options.backend, **extra)
     seconds = time.perf_counter() - start
     mate = result.mate
-    matched = np.flatnonzero(mate >= 0)
-    valid = bool((mate[mate[matched]] == matched).all() and (mate[matched] != matched).all())
+    if options.algorithm == "bsuitor":  # a b-matching: partners per vertex, each pair listed from both ends
+        partners = np.asarray(result.stats["partners"], np.int64).reshape(graph.n, -1)
+        ends, slots = np.nonzero(partners >= 0)
+        others = partners[ends, slots]
+        size = int(ends.size) // 2
+        valid = bool(np.array_equal(np.sort(ends * graph.n + others), np.sort(others * graph.n + ends))
+                     and (np.bincount(ends, minlength=graph.n) <= options.b).all())
+    else:
+        matched = np.flatnonzero(mate >= 0)
+        size = int(matched.size) // 2
+        valid = bool((mate[mate[matched]] == matched).all() and (mate[matched] != matched).all())
     # The independent check: Suitor and LD must equal the sequential Greedy matching exactly; the other
     # half-approximations must reach half the optimum (NetworkX's exact matching, small graphs only).
     if options.algorithm in ("suitor", "ld"):
         certificate = "equal to the sequential Greedy matching"
         certified = mate.tolist() == weighted_cpu.greedy(graph).mate.tolist()
     elif options.algorithm == "bsuitor":
-        certificate = "equal to the sequential greedy b-matching (b = 1)"
-        certified = result.stats["partners"] == weighted_cpu.greedy_b_matching(graph, 1).partners.tolist()
+        certificate = f"equal to the sequential greedy b-matching (b = {options.b})"
+        certified = result.stats["partners"] == weighted_cpu.greedy_b_matching(graph, options.b).partners.tolist()
     elif graph.n_edges <= 3000:
         optimum = weighted_cpu.exact_maximum_weight(graph).weight
         certificate = f"at least half the optimum {optimum:.6g} (NetworkX)"
@@ -181,7 +194,7 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
         print(json.dumps({
             "file": source, "algorithm": options.algorithm, "backend": result.backend,
             "chosen": result.stats.get("chosen"), "n": graph.n, "n_edges": graph.n_edges,
-            "size": int(matched.size) // 2,
+            "size": size,
             "weight": result.weight, "valid": valid, "certified": certified, "certificate": certificate,
             "seconds": seconds, "matching": mate.tolist(),
             "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
@@ -189,7 +202,7 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
         return 0 if valid else 1
     print(f"{source}: {graph.n} vertices, {graph.n_edges} edges")
     print(f"{options.algorithm} on {result.backend} ({result.stats.get('chosen')})")
-    print(f"matching of {int(matched.size) // 2} edges, weight {result.weight:.6g}, "
+    print(f"matching of {size} edges, weight {result.weight:.6g}, "
           + ("valid" if valid else "INVALID") + f"; certified: {certified} ({certificate}); {seconds:.3f} s")
     return 0 if valid else 1
 
