@@ -51,7 +51,11 @@ napoleon_custom_sections = [("Example", "Examples")]
 intersphinx_mapping = {}  # CI builds offline: no inventories are fetched
 
 # -- doctests: every code block of the pages runs; output must match exactly -------------------------
-doctest_global_setup = """
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Code on a page runs from the repository root, as the pages tell readers to run it.
+doctest_global_setup = f"""
+import os
+os.chdir({REPOSITORY!r})
 __name__ = "__main__"   # code on a page runs as a script would: kernels are named __main__.<name>
 import numpy as np
 np.set_printoptions(legacy=False)
@@ -63,6 +67,7 @@ doctest_test_doctest_blocks = ""
 
 # -- pictures: drawn during the html build by the code shown in the page -----------------------------
 plot_include_source = True
+plot_working_directory = REPOSITORY
 plot_html_show_source_link = False
 plot_html_show_formats = False
 plot_formats = [("png", 110)]
