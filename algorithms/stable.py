@@ -1,6 +1,6 @@
 """Stable marriage on GPUs (seed 003, Paper IV §4): McVitie-Wilson with CAS, Gale-Shapley in rounds.
 
-Written once in ``T``.  Men propose down their mutual lists (the woman's rank of each man stored
+Written once in ``T`` ([003]_).  Men propose down their mutual lists (the woman's rank of each man stored
 beside her in his list, seed 003 Paper IV §2).  Woman ``w`` has ``b(w)`` slots
 ``held[slot_ptr[w]:slot_ptr[w + 1]]`` (``b(w) = 1`` for a marriage; more for the
 hospitals/residents generalisation of §2.1), each holding an offer packed ``rank << 32 | man``
