@@ -171,7 +171,7 @@ def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None) -
     >>> from gpusim.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
-    [[1], [0, 2], [1, 3], [2]]
+    [[1, -1], [0, 2], [1, 3], [2, -1]]
     """
     dev, launch, src, ptr, adj, weights, src_dev = _prepare(graph, backend, device)
     bb = _check_b(graph, b)

@@ -36,30 +36,97 @@ from .common import Launcher, fill, grid_for
 from .weighted import WeightedMatching
 from .weighted_cpu import prepare_augmentation, unpad
 
-__all__ = ["atomic_flip", "roma", "roma_block_phase", "roma_thread_phase"]
+__all__ = ["atomic_flip", "flip_with", "lock_order", "next_vertex", "roma", "roma_block_phase", "roma_thread_phase"]
+
+
+@device
+def next_vertex(p0, p1, p2, p3, after, descending):
+    """The smallest of ``p0..p3`` above ``after`` (the largest below it when ``descending``)."""
+    found = -1
+    for k in range(4):
+        p = p0
+        if k == 1:
+            p = p1
+        elif k == 2:
+            p = p2
+        elif k == 3:
+            p = p3
+        if descending == 0:
+            if p > after and (found < 0 or p < found):
+                found = p
+        elif p < after and (found < 0 or p > found):
+            found = p
+    return found
+
+
+@device
+def lock_order(u, mate_u, x, y, first, descending, k):
+    """The ``k``-th vertex to lock: ``first`` (when not -1), then the four endpoints in
+    increasing (``descending``: decreasing) order, ``first`` skipped."""
+    v = first
+    wanted = k
+    if first >= 0:
+        wanted = k - 1
+    last = -1
+    if descending == 1:
+        last = 2147483647
+    i = 0
+    while i <= wanted:
+        v = next_vertex(u, mate_u, x, y, last, descending)
+        last = v
+        if v != first:
+            i += 1
+    return v
+
+
+@device
+def flip_with(mate, locks, a, b, u, mate_u, flips, first, descending, check, fence):
+    """atomicFlip's steps, each a parameter, so the zoo's broken twins differ in one argument.
+
+    Takes the four endpoints' locks in :func:`lock_order`, one CAS each, and gives up (releasing
+    what it holds) at the first lock already taken.  Holding all four, it checks (``check``)
+    that ``u``'s and ``x``'s edges are still as read, flips, fences (``fence``), counts the flip
+    and unlocks.
+    """
+    x = min(a, b)
+    y = max(a, b)
+    taken = 0
+    going = 1
+    while going == 1 and taken < 4:
+        if T.atomic_cas(locks, lock_order(u, mate_u, x, y, first, descending, taken), -1, u) == -1:
+            taken += 1
+        else:
+            going = 0
+    if taken == 4:
+        if check == 0 or (T.atomic_load(mate, u) == mate_u and T.atomic_load(mate, x) == y):
+            mate[u] = a
+            mate[a] = u
+            mate[mate_u] = b
+            mate[b] = mate_u
+            if fence == 1:
+                T.threadfence()
+            T.atomic_add(flips, 0, 1)
+    for k in range(taken):
+        T.atomic_exch(locks, lock_order(u, mate_u, x, y, first, descending, taken - 1 - k), -1)
 
 
 @device
 def atomic_flip(mate, locks, a, b, u, mate_u, flips):
     """atomicFlip (seed 002, Alg. 7): swap ``(u, mate_u), (x, M[x])`` to ``(u, a), (mate_u, b)`` safely.
 
-    ``x = min(a, b)`` stands for the other edge.  Locking ``min(u, x)`` before ``max(u, x)`` is
-    what guarantees progress (Lemma 4.1.1); the mates are re-read atomically once both locks are
-    held, since another thread may have flipped either edge since they were first read; the
-    fence makes the flip visible before the locks open.  Counts a successful flip in ``flips[0]``.
+    Locks are taken in one global order (increasing vertex id), which is what guarantees
+    progress (Lemma 4.1.1); once they are held the mates are re-read atomically, since another
+    thread may have flipped either edge since they were first read; the fence makes the flip
+    visible before the locks open.  Counts a successful flip in ``flips[0]``.
+
+    Alg. 7 locks two vertices, ``min(u, x)`` then ``max(u, x)``; this locks all four endpoints.
+    With two, a thread preempted half-way through its four stores leaves ``M[mate_u] = b`` for a
+    vertex it does not lock; if ``mate_u < b`` the thread of ``mate_u`` reads that half-written
+    edge, locks ``mate_u`` (free), passes its check and flips it while the first thread is still
+    writing: the matching breaks (found by ``gpusim explore`` under one preemption).  Locking
+    every endpoint of both edges makes any flip touching a vertex wait for it.
     """
-    x = min(a, b)
-    if T.atomic_cas(locks, min(u, x), -1, u) == -1:
-        if T.atomic_cas(locks, max(u, x), -1, u) == -1:
-            if T.atomic_load(mate, u) == mate_u and T.atomic_load(mate, x) == max(a, b):
-                mate[u] = a
-                mate[a] = u
-                mate[mate_u] = b
-                mate[b] = mate_u
-                T.threadfence()
-                T.atomic_add(flips, 0, 1)
-            T.atomic_exch(locks, max(u, x), -1)
-        T.atomic_exch(locks, min(u, x), -1)
+    flip_with(mate, locks, a, b, u, mate_u, flips, -1, 0, 1, 1)
 
 
 @kernel(signature="float64[:], int32[:], int32[:], int32, float64, int32[:]")

@@ -42,6 +42,7 @@ import math
 import reprlib
 from typing import Any
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -70,6 +71,26 @@ def _check_seed(seed: Any) -> int:
     return _check_int("seed", seed, 0, None)
 
 
+@numba.njit(parallel=True)
+def _valid_weight_tiles(a):  # pragma: no cover - compiled
+    """True when ``a`` is finite, non-negative and exactly symmetric: one pass over tiles of
+    ``a[i, j]`` beside ``a[j, i]``, the tile rows in parallel (the transposed reads of
+    ``a != a.T`` would miss the cache on every element of a large matrix)."""
+    n = a.shape[0]
+    tile = 64
+    rows = (n + tile - 1) // tile
+    ok = np.ones(rows, np.bool_)
+    for ti in numba.prange(rows):
+        for tj in range(ti, rows):
+            for i in range(ti * tile, min(n, ti * tile + tile)):
+                for j in range(max(i, tj * tile), min(n, tj * tile + tile)):
+                    x = a[i, j]
+                    y = a[j, i]
+                    if not (x >= 0.0 and x == y and x < np.inf):  # also false for NaN
+                        ok[ti] = False
+    return ok.all()
+
+
 def _check_weight_matrix(name: str, weights: Any) -> np.ndarray:
     """A dense weight matrix: 2-D, square, real, finite, non-negative, exactly symmetric.
 
@@ -93,6 +114,9 @@ def _check_weight_matrix(name: str, weights: Any) -> np.ndarray:
     if arr.dtype.kind not in "iuf":
         raise InvalidArgumentType(f"{name} must hold real numbers, got dtype {arr.dtype}")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if _valid_weight_tiles(arr):
+        return arr
+    # something is wrong: find the first offence, in the order the messages promise
     for bad, what in ((~np.isfinite(arr), "is not finite"), (arr < 0, "is negative")):
         idx = np.argwhere(bad)
         if idx.size:

@@ -274,9 +274,13 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
             final, dev = scenario.execute(policy=Switches(preemptions, forced), trace=True)
         if final is None or sum(run.preemptions for run in dev.runs) > 1:
             # Delta debugging is 1-minimal, not minimal: look for the same bug with fewer preemptions.
+            # The reduced search first; its conflict heuristic can miss a bug (a lock stall, say), the full one not.
             have = sum(run.preemptions for run in dev.runs) if final is not None else _SHRINK_BOUND + 1
-            found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, _SHRINK_BOUND), True,
-                                      lambda done: None, kind=outcome.kind)
+            found = None
+            for reduction in (True, False):
+                if found is None:
+                    found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, _SHRINK_BOUND), reduction,
+                                              lambda done: None, kind=outcome.kind)
             if found is not None:
                 final, dev = scenario.execute(policy=Switches(found[1].preemptions), trace=True)
     if final is None:  # not reproduced by the switches alone (a fair hand-over differs): keep it as found

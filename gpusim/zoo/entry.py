@@ -31,12 +31,10 @@ class ZooEntry:
     expect_found: bool = True
     needs: tuple[str, ...] = ()
     policy: str = "random"  # the explorer that finds it within 1,000 schedules
-    known_issue: str = ""  # the fixed twin (the repository's real kernel) still fails: why
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, "wrong": self.wrong, "fix": self.fix,
-                "expect_found": self.expect_found, "needs": list(self.needs), "policy": self.policy,
-                "known_issue": self.known_issue}
+                "expect_found": self.expect_found, "needs": list(self.needs), "policy": self.policy}
 
 
 ZOO: dict[str, ZooEntry] = {}
@@ -44,15 +42,14 @@ ZOO: dict[str, ZooEntry] = {}
 
 def add_entry(name: str, broken: Callable[[Device], str | None], fixed: Callable[[Device], str | None], *,
               source: str, wrong: str, fix: str, threads: int, options: dict[str, Any] | None = None,
-              expect_found: bool = True, needs: tuple[str, ...] = (), policy: str = "random",
-              known_issue: str = "") -> ZooEntry:
+              expect_found: bool = True, needs: tuple[str, ...] = (), policy: str = "random") -> ZooEntry:
     """Register ``name`` (broken) and ``name.fixed`` as scenarios and the pair as a zoo entry."""
     options = dict(options or {})
     entry = ZooEntry(
         name,
         register(Scenario(name, broken, options, threads, f"broken: {wrong}")),
         register(Scenario(f"{name}.fixed", fixed, options, threads, f"fixed: {fix}")),
-        source, wrong, fix, expect_found, needs, policy, known_issue,
+        source, wrong, fix, expect_found, needs, policy,
     )
     ZOO[name] = entry
     return entry
