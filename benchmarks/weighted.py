@@ -1,13 +1,20 @@
 """Weighted matching on the GPU beside the sequential references, side by side in one run.
 
-1. GPU-Suitor (warp per vertex, NoSync; and thread per vertex) and GPU Locally-Dominant on numba
-   and cupy, against the compiled sequential Suitor and Greedy, on random sparse graphs of 3·10^3
-   to 10^7 edges with uniform weights; NetworkX's exact matching only on the smallest (its
-   blossom algorithm took over 9 minutes on 10^4 edges here).
-   Every GPU result must equal Greedy exactly.
+1. GPU-Suitor (Alg. 4: a warp per chunk, in the variants NoSync, SyncNoLB, SyncLB and Hybrid;
+   and a thread per vertex), GPU Locally-Dominant and GPU b-Suitor (b = 2) on numba and cupy,
+   against the compiled sequential Suitor, Greedy and greedy b-matching, on random sparse graphs
+   of 3·10^3 to 10^7 edges with uniform weights; NetworkX's exact matching only on the smallest
+   (its blossom algorithm took over 9 minutes on 10^4 edges).  Every GPU result must equal the
+   greedy (b-)matching exactly.
 2. Parallel ROMA 2 (a block per matching edge, seed 002 Alg. 8) and ROMA 1 (a thread per edge,
-   Alg. 6) against sequential ROMA on complete graphs with uniform weights, n = 4096 … 16384,
+   Alg. 6) against sequential ROMA on complete graphs with uniform weights, n = 4096 … 32768,
    from the ``i,i+1`` start, threshold 10^-5.  Every result must be a perfect matching.
+3. The gap to optimality (seed 002, Table 5.4) for n = 512 … 4096 on the three generators:
+   Greedy, sequential ROMA from ``i,i+1`` and from GPA, and GPU ROMA 2.  NetworkX's exact
+   matching is out of reach at these sizes, so the gap is measured against an upper bound on
+   the optimum: half the maximum-weight assignment of the matrix (SciPy's
+   ``linear_sum_assignment`` with the diagonal forbidden) — a perfect matching ``M`` gives an
+   assignment of weight ``2 w(M)``.  The reported gap is therefore at least the true one.
 
 Two times per GPU run, after a warm-up that compiled every kernel: ``seconds``, the whole call
 (host preparation — ranking the weights for Suitor's packed offers, checking and padding ROMA's
@@ -21,17 +28,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from gpusim.algorithms import roma as roma_module
 from gpusim.algorithms import weighted, weighted_cpu
+from gpusim.algorithms.b_suitor import b_suitor
 from gpusim.backends import GPU_BACKENDS, gpu_status
+from scipy.optimize import linear_sum_assignment
 
 from gpusim import Device
-from gpusim.complete_graphs import uniform
+from gpusim.complete_graphs import exponential, geometric, uniform
 from gpusim.graphs import WeightedGraph
 
 
@@ -67,11 +78,13 @@ def suitor_rows(name, graph, backends, with_networkx):
         seconds, exact = timed(lambda: weighted_cpu.exact_maximum_weight(graph))
         rows.append({**base, "program": "networkx exact", "backend": "cpu", "seconds": seconds, "ok": True,
                      "greedy_over_optimum": reference.weight / exact.weight})
+    gpu_programs = [(f"suitor {variant}", lambda d, v=variant: weighted.suitor(graph, device=d, variant=v))
+                    for variant in weighted.SUITOR_VARIANTS]
+    gpu_programs += [("suitor thread", lambda d: weighted.suitor(graph, device=d, layout="thread")),
+                     ("ld", lambda d: weighted.locally_dominant(graph, device=d))]
     for backend in backends:
         device = Device(backend)
-        for label, call in (("suitor warp", lambda d: weighted.suitor(graph, device=d)),
-                            ("suitor thread", lambda d: weighted.suitor(graph, device=d, layout="thread")),
-                            ("ld", lambda d: weighted.locally_dominant(graph, device=d))):
+        for label, call in gpu_programs:
             seconds, result = min((timed(lambda c=call, d=device: c(d)) for _ in range(2)), key=lambda pair: pair[0])
             rows.append({**base, "program": label, "backend": backend, "seconds": seconds,
                          "device_seconds": sum(result.stats["seconds"].values()),
@@ -81,6 +94,57 @@ def suitor_rows(name, graph, backends, with_networkx):
         row["speedup_vs_greedy"] = greedy_seconds / row["seconds"]
         if "device_seconds" in row:
             row["device_speedup_vs_greedy"] = greedy_seconds / row["device_seconds"]
+    return rows + b_suitor_rows(graph, base, backends)
+
+
+def b_suitor_rows(graph, base, backends, b=2):
+    """GPU b-Suitor beside the sequential greedy b-matching and b-Suitor (speedups over the greedy one)."""
+    base = {**base, "part": "bsuitor"}
+    seconds, reference = timed(lambda: weighted_cpu.greedy_b_matching(graph, b))
+    expected = reference.partners.tolist()
+    rows = [{**base, "program": f"greedy b={b}", "backend": "cpu", "seconds": seconds, "ok": True}]
+    seconds, result = timed(lambda: weighted_cpu.b_suitor(graph, b))
+    rows.append({**base, "program": f"b-suitor b={b}", "backend": "cpu", "seconds": seconds,
+                 "ok": result.partners.tolist() == expected})
+    for backend in backends:
+        device = Device(backend)
+        seconds, result = min((timed(lambda d=device: b_suitor(graph, b, device=d)) for _ in range(2)),
+                              key=lambda pair: pair[0])
+        rows.append({**base, "program": f"b-suitor b={b}", "backend": backend, "seconds": seconds,
+                     "device_seconds": sum(result.stats["seconds"].values()), "rounds": result.stats["rounds"],
+                     "ok": result.partners.tolist() == expected})
+    for row in rows:
+        row["speedup_vs_greedy"] = rows[0]["seconds"] / row["seconds"]
+        if "device_seconds" in row:
+            row["device_speedup_vs_greedy"] = rows[0]["seconds"] / row["device_seconds"]
+    return rows
+
+
+def assignment_bound(weights) -> float:
+    """Half the maximum-weight assignment with the diagonal forbidden: at least the optimum matching."""
+    cost = weights.copy()
+    np.fill_diagonal(cost, -1e18)
+    rows, cols = linear_sum_assignment(cost, maximize=True)
+    return math.fsum(weights[rows, cols].tolist()) / 2
+
+
+def gap_rows(n, backends):
+    """Seed 002 Table 5.4's gap to optimality, against :func:`assignment_bound`."""
+    rows = []
+    for name, generate in (("uniform", uniform), ("exponential", exponential), ("geometric", geometric)):
+        weights = generate(n, seed=1)
+        seconds, bound = timed(lambda w=weights: assignment_bound(w))
+        graph = WeightedGraph.from_scipy(sp.csr_array(weights))
+        found = {"greedy": weighted_cpu.greedy(graph).weight,
+                 "roma i,i+1": weighted_cpu.roma(weights, "i,i+1", order="fixed").weight,
+                 "roma gpa": weighted_cpu.roma(weights, "gpa", order="fixed").weight}
+        if backends:
+            found[f"roma block {backends[-1]}"] = roma_module.roma(weights, "i,i+1", backend=backends[-1]).weight
+        for program, weight in found.items():
+            rows.append({"part": "gap", "graph": f"complete {name} n={n}", "n": n, "edges": n * (n - 1) // 2,
+                         "program": program, "backend": "cpu" if "block" not in program else backends[-1],
+                         "weight": weight, "bound": bound, "bound_seconds": seconds,
+                         "gap_upper": (bound - weight) / bound, "ok": weight <= bound * (1 + 1e-12)})
     return rows
 
 
@@ -112,10 +176,13 @@ def warm_up(backends):
     graph = random_graph(2000, 8000, seed=9)
     weights = uniform(64, seed=9)
     weighted_cpu.greedy(graph), weighted_cpu.suitor(graph), weighted_cpu.roma(weights, "i,i+1", order="fixed")
+    weighted_cpu.greedy_b_matching(graph, 2), weighted_cpu.b_suitor(graph, 2)
     for backend in backends:
         device = Device(backend)
-        weighted.suitor(graph, device=device), weighted.suitor(graph, device=device, layout="thread")
-        weighted.locally_dominant(graph, device=device)
+        weighted.suitor(graph, device=device, layout="thread"), weighted.locally_dominant(graph, device=device)
+        for variant in weighted.SUITOR_VARIANTS:
+            weighted.suitor(graph, device=device, variant=variant)
+        b_suitor(graph, 2, device=device)
         roma_module.roma(weights, device=device), roma_module.roma(weights, device=device, variant="thread")
 
 
@@ -130,7 +197,7 @@ def main(argv=None) -> int:
     sizes = [512, 1024]
     if not options.quick:
         sparse += [(1 << 20, 10_000_000, False)]
-        sizes = [4096, 8192, 16384]
+        sizes = [4096, 8192, 16384, 32768]
     rows = []
 
     def save():
@@ -146,9 +213,17 @@ def main(argv=None) -> int:
         rows += roma_rows(n, backends)
         print(f"done: roma n={n}", file=sys.stderr, flush=True)
         save()
+    for n in ([256] if options.quick else [512, 1024, 2048, 4096]):
+        rows += gap_rows(n, backends)
+        print(f"done: gap to optimality n={n}", file=sys.stderr, flush=True)
+        save()
     print(f"{'part':<7}{'graph':<26}{'edges':>11} {'program':<15}{'backend':<7}{'seconds':>10} {'speedup':>8} "
           f"{'device s':>10} {'speedup':>8} ok")
     for r in rows:
+        if r["part"] == "gap":
+            print(f"{r['part']:<7}{r['graph']:<26}{r['edges']:>11} {r['program']:<15}{r['backend']:<7}"
+                  f" weight {r['weight']:.6g}, bound {r['bound']:.6g}, gap <= {100 * r['gap_upper']:.3f} %")
+            continue
         speedup = r.get("speedup_vs_greedy", r.get("speedup_vs_sequential"))
         device = r.get("device_speedup_vs_greedy", r.get("device_speedup_vs_sequential"))
         device_text = f"{r['device_seconds']:>10.4f} {device:>8.2f}" if device else f"{'-':>10} {'-':>8}"
