@@ -131,6 +131,7 @@ def b_suitor_round(ptr, adj, weights, src, b, slot_ptr, slots, locks, made, queu
             else:
                 while T.atomic_cas(locks, best_v, 0, 1) != 0:
                     pass
+                T.threadfence()  # acquire: the slots read below must not be stale copies from the scan above
                 slot = weakest_slot(weights, src, slot_ptr, slots, best_v)
                 held = slots[slot]
                 if holds_offer_of(src, slot_ptr, slots, best_v, u) == 0:
