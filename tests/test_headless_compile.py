@@ -337,8 +337,7 @@ def test_cupy_constant_casts_wrap():
 
 
 #: Modules of the test suite whose kernels must compile too (the simulator's test kernels, the broken twins).
-TEST_KERNEL_MODULES = ("sim_kernels", "test_weak_memory", "test_lockstep", "test_race_detector",
-                       "stable_twins")  # twins: gpusim.zoo; stable_twins until the zoo takes it
+TEST_KERNEL_MODULES = ("sim_kernels", "test_weak_memory", "test_lockstep", "test_race_detector")  # twins: gpusim.zoo
 
 
 def _package_kernels() -> list[Kernel]:

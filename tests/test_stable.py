@@ -17,7 +17,6 @@ from gpusim.algorithms.weighted import maximum_weight_matching
 from gpusim.backends.sim import PCT, RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from stable_twins import mcvitie_wilson_no_cas
 
 from gpusim import Device
 from gpusim.check import blocking_pairs
@@ -26,6 +25,7 @@ from gpusim.graphs import WeightedGraph
 from gpusim.preference_generators import easy_instance, hard_instance
 from gpusim.preferences import PreferenceInstance
 from gpusim.strategies import preference_instances, schedules, weighted_graphs
+from gpusim.zoo.stable_twins import mcvitie_wilson_no_cas
 
 GPU_ALGORITHMS = ("mw-gpu", "gs-rounds")
 policies = st.one_of(schedules(max_preemptions=4, max_step=3000),

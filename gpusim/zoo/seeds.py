@@ -15,13 +15,16 @@ import numpy as np
 
 import gpusim.algorithms.bipartite as bipartite
 import gpusim.algorithms.roma as roma_module
+import gpusim.algorithms.stable as stable
 import gpusim.algorithms.weighted as weighted
 from gpusim.algorithms import weighted_cpu
+from gpusim.algorithms.stable_cpu import gale_shapley
 from gpusim.complete_graphs import uniform
 from gpusim.device import Device
 from gpusim.explore.scenario import sim_supports
 from gpusim.graphs import BipartiteGraph, WeightedGraph
 from gpusim.kernels import Kernel
+from gpusim.preferences import PreferenceInstance
 
 from .bipartite_twins import alternate_without_predecessor_check, push_active_without_ia_guard
 from .entry import add_entry
@@ -31,6 +34,7 @@ from .roma_twins import (
     atomic_flip_without_fence,
     atomic_flip_without_mates_check,
 )
+from .stable_twins import mcvitie_wilson_no_cas
 from .weighted_twins import suitor_without_cas
 
 __all__ = ["captured_launch", "swapped"]
@@ -231,6 +235,30 @@ add_entry(
     source="seed 003 (Naim 2017), Paper I, Alg. 3 (Suitor) and its GPU version's CAS on the suitor word",
     wrong="two proposals to one vertex read the same old suitor; the weaker overwrites the stronger, which is lost",
     fix="propose with a compare-and-swap on the (weight, id) word; retry when it changed",
+)
+
+
+# -- seed 003, Paper IV §4: McVitie-Wilson without the CAS ------------------------------------------------
+
+#: Four men with the same two choices, and women who rank them in opposite orders.
+_FOUR = PreferenceInstance([[0, 1], [0, 1], [0, 1], [0, 1]], [[3, 2, 1, 0], [0, 1, 2, 3]])
+
+
+def _marriages(kernel):
+    def run(dev: Device) -> str | None:
+        expected = gale_shapley(_FOUR).wife.tolist()
+        with swapped(stable, "mcvitie_wilson_gpu", kernel):
+            wife = stable.stable_marriage(_FOUR, "mw-gpu", device=dev).wife.tolist()
+        return None if wife == expected else f"wife = {wife}, but Gale-Shapley gives {expected}"
+    return run
+
+
+add_entry(
+    "mcvitie_wilson_no_cas", _marriages(mcvitie_wilson_no_cas), _marriages(stable.mcvitie_wilson_gpu), threads=4,
+    source="seed 003 (Naim 2017), Paper IV §4: the CUDA McVitie-Wilson, a thread per man, CAS on the woman's suitor",
+    wrong="two men read the same suitor and both store themselves; the first is overwritten without being told, "
+          "nobody proposes for him again, and the result has a blocking pair",
+    fix="replace the suitor with a compare-and-swap; when it fails, read the new suitor and compare again",
 )
 
 

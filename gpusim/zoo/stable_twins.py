@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from gpusim.algorithms.stable import next_candidate
-
 from gpusim import T, kernel
+from gpusim.algorithms.stable import next_candidate
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int64[:], int32[:], int32, int64, int64")
