@@ -55,16 +55,21 @@ def test_equals_greedy_b_matching_under_any_schedule(case, policy):
     assert_greedy_b(b_suitor(graph, b, device=Device("sim", policy=policy, trace=False)), graph, b)
 
 
+def small_dense_cases(n: int, count: int):
+    """``count`` seeded dense graphs on ``n`` vertices with weights 0..3 (many ties) and capacities 0..2."""
+    rng = np.random.default_rng(1)
+    u, v = np.triu_indices(n, 1)
+    for seed in range(count):
+        keep = rng.random(u.size) < 0.6
+        graph = WeightedGraph.from_edges(u[keep], v[keep], rng.integers(0, 4, keep.sum()).astype(float), n=n)
+        yield seed, graph, rng.integers(0, 3, n)
+
+
 def test_many_random_schedules_on_small_dense_graphs_with_ties():
     # Dense graphs with equal weights and room for two offers race hardest on a vertex's slots.  This
     # sweep found a real bug: reading the weakest slot's index and then its offer without the lock
     # can see the slot filled while another is still empty, and wrongly pass the vertex by.
-    rng = np.random.default_rng(1)
-    for seed in range(150):
-        u, v = np.triu_indices(5, 1)
-        keep = rng.random(u.size) < 0.6
-        graph = WeightedGraph.from_edges(u[keep], v[keep], rng.integers(0, 4, keep.sum()).astype(float), n=5)
-        b = rng.integers(0, 3, 5)
+    for seed, graph, b in small_dense_cases(5, 150):
         assert_greedy_b(b_suitor(graph, b, device=Device("sim", policy="random", seed=seed, trace=False)), graph, b)
 
 
@@ -72,12 +77,7 @@ def test_weak_memory_needs_the_acquire_fence_after_the_lock():
     # On an H200 the benchmark's first graph (2,000 vertices) ended with asymmetric suitor sets: after taking
     # a vertex's lock, plain loads of its slots returned stale copies cached by the unlocked scan.  The
     # simulator's weak memory shows the same failure (65 of 200 seeds without the fence); with it, none.
-    rng = np.random.default_rng(1)
-    for seed in range(60):
-        u, v = np.triu_indices(6, 1)
-        keep = rng.random(u.size) < 0.6
-        graph = WeightedGraph.from_edges(u[keep], v[keep], rng.integers(0, 4, keep.sum()).astype(float), n=6)
-        b = rng.integers(0, 3, 6)
+    for seed, graph, b in small_dense_cases(6, 60):
         device = Device("sim", policy="random", seed=seed, memory="weak", trace=False)
         assert_greedy_b(b_suitor(graph, b, device=device), graph, b)
 
