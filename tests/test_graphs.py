@@ -386,7 +386,8 @@ MODULE_BAD = [
     (load_graph, (([0], [1], [2], [3]), "weighted"), InvalidArgument, "must be (u, v) or (u, v, w)"),
     (load_graph, (ONE, "weighted"), InvalidArgumentType, "cannot build a weighted graph from a Bipart"),
     (example_path, ("nope",), InvalidArgument,
-     "no bundled example named 'nope'; available: ash219.mtx, karate.mtx, marriage-hard.json, marriage.json, west0067.mtx"),
+     "no bundled example named 'nope'; available: ash219.mtx, karate.mtx, marriage-hard.json, marriage.json, "
+     "west0067.mtx"),
     (example_path, (3,), InvalidArgumentType, "name must be a str"),
 ]
 
