@@ -38,26 +38,7 @@ from .common import fill, grid_for
 from .weighted import _prepare, offer_beats
 from .weighted_cpu import BMatchingResult, _b_result, _check_b
 
-__all__ = ["b_suitor", "b_suitor_round", "weakest_offer", "weakest_slot"]
-
-
-@device
-def weakest_slot(weights, src, slot_ptr, slots, v):
-    """The slot of ``v`` to give a new offer: an empty one (-1 inside), else the weakest offer's.
-    Call it holding ``v``'s lock."""
-    weakest = slot_ptr[v]
-    s = slot_ptr[v]
-    while s < slot_ptr[v + 1]:
-        held = slots[s]
-        if held < 0:
-            weakest = s
-            s = slot_ptr[v + 1]
-        else:
-            weakest_held = slots[weakest]
-            if offer_beats(weights, src, held, weights[weakest_held], src[weakest_held]) == 1:
-                weakest = s
-            s += 1
-    return weakest
+__all__ = ["b_suitor", "b_suitor_round", "slot_holding", "weakest_offer"]
 
 
 @device
@@ -83,6 +64,16 @@ def weakest_offer(weights, src, slot_ptr, slots, v):
                 weakest = held
             s += 1
     return weakest
+
+
+@device
+def slot_holding(slot_ptr, slots, v, entry):
+    """The first of ``v``'s slots that holds ``entry`` (-1: the first empty one)."""
+    found = -1
+    for s in range(slot_ptr[v], slot_ptr[v + 1]):
+        if found < 0 and slots[s] == entry:
+            found = s
+    return found
 
 
 @device
@@ -132,7 +123,7 @@ def b_suitor_round(ptr, adj, weights, src, b, slot_ptr, slots, locks, made, queu
                 while T.atomic_cas(locks, best_v, 0, 1) != 0:
                     pass
                 T.threadfence()  # acquire: the slots read below must not be stale copies from the scan above
-                slot = weakest_slot(weights, src, slot_ptr, slots, best_v)
+                slot = slot_holding(slot_ptr, slots, best_v, weakest_offer(weights, src, slot_ptr, slots, best_v))
                 held = slots[slot]
                 if holds_offer_of(src, slot_ptr, slots, best_v, u) == 0:
                     if offer_beats(weights, src, held, best_w, u) == 1:

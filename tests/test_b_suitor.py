@@ -76,7 +76,7 @@ def test_many_random_schedules_on_small_dense_graphs_with_ties():
 def test_weak_memory_needs_the_acquire_fence_after_the_lock():
     # On an H200 the benchmark's first graph (2,000 vertices) ended with asymmetric suitor sets: after taking
     # a vertex's lock, plain loads of its slots returned stale copies cached by the unlocked scan.  The
-    # simulator's weak memory shows the same failure (65 of 200 seeds without the fence); with it, none.
+    # simulator's weak memory shows the same failure (68 of 200 seeds without the fence); with it, none.
     for seed, graph, b in small_dense_cases(6, 60):
         device = Device("sim", policy="random", seed=seed, memory="weak", trace=False)
         assert_greedy_b(b_suitor(graph, b, device=device), graph, b)
