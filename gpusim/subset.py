@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 import types
 
@@ -188,6 +189,10 @@ class _Checker(ast.NodeVisitor):
             self.report(node, "T must not be assigned")
         elif node.id == "print":
             self.report(node, "print is not portable")
+        elif _CUPYX_TEMPLATE_NAME.search(node.id) and isinstance(node.ctx, ast.Store):
+            self.report(node, f"the name {node.id!r} is not portable: cupyx writes an operator as a template "
+                              "('in0 > in1') and fills it by text replacement, so a name holding 'in' and a "
+                              "digit (gain1, min2) is corrupted; rename it")
 
     def visit_Call(self, node: ast.Call) -> None:
         if node.keywords:
@@ -211,4 +216,6 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+#: cupyx.jit (cupyx/jit/_compile.py) fills an operator's template by ``expr.replace(f"in{i}", operand)``.
+_CUPYX_TEMPLATE_NAME = re.compile(r"in[1-9]")
 _BUILTIN_NAMES = {name for name in dir(__import__("builtins")) if not name.startswith("_")}

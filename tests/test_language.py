@@ -52,6 +52,11 @@ def _bad_statements(a, n):
     a[0:2] = f(n)
 
 
+def _names_cupyx_corrupts(a):
+    gain1 = a[0]  # cupyx turns "gain1 > a[1]" into "gaa[1] > a[1]" (its template fills in0, in1 by text)
+    a[2] = gain1 > a[1]
+
+
 def _two_shared_arrays_on_one_line(a):
     s = T.shared_array(4, T.i32); t = T.shared_array(4, T.i32)  # noqa: E702
     a[0] = s[0] + t[0]
@@ -64,6 +69,7 @@ def _two_shared_arrays_on_one_line(a):
                         "kernels return nothing"]),
     (_bad_statements, ["try/except", "lambdas", "slices"]),
     (_two_shared_arrays_on_one_line, ["at most one T.shared_array per line"]),
+    (_names_cupyx_corrupts, ["the name 'gain1' is not portable"]),
 ])
 def test_checker_names_each_rule(fn, expected):
     found = " | ".join(_rules(fn))
