@@ -5,8 +5,10 @@ Build the site and run every code block of the pages as a doctest (what CI does)
     sphinx-build -W -b html docs build/docs/html
     sphinx-build -W -b doctest docs build/docs/doctest
 
-The tutorials live in ``tutorials/`` at the top of the repository; ``docs/tutorials`` includes
-them, so the pages a learner opens on GitHub are the pages the build tests.
+The tutorials live in ``docs/tutorials/`` (``tutorials/`` at the top of the repository links to
+them), so the pages a learner opens are the pages the build tests.  They are real files there,
+not a link: docutils resolves a picture's ``..`` path physically, through a linked folder's
+target, and the plot directive's pictures were not found when the clone sat at another depth.
 """
 
 from __future__ import annotations
