@@ -6,16 +6,21 @@ import sys
 
 import numpy as np
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelBug, ReplayMismatch
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType, KernelBug, ReplayMismatch
 from gpusim.kernels import Kernel, bind
 
 from . import language
+from .compiled import compiled_launcher, launch_seed, run_compiled
+from .lowering import Unsupported
 from .memory import ArrayProxy, SimArray
-from .policies import Policy, Replay, make_policy
+from .policies import Policy, RandomWalk, Replay, make_policy
 from .scheduler import Limits, Simulator, check_modes
 from .trace import Run, decode_token, encode_token
 
-__all__ = ["SimBackend"]
+__all__ = ["ENGINES", "SimBackend"]
+
+#: The values of ``engine=``: the reference simulator, the compiled engine, or whichever applies.
+ENGINES = ("reference", "compiled", "auto")
 
 
 class SimBackend:
@@ -49,6 +54,12 @@ class SimBackend:
         ``"off"`` (default), ``"report"`` (collect races on ``Run.races``) or ``"raise"`` (raise
         :class:`~gpusim.errors.DataRace` at the first): the happens-before race detector
         (:mod:`~gpusim.backends.sim.races`).
+    engine:
+        ``"reference"`` (default): every launch on the simulator described here.  ``"compiled"``:
+        random schedules in numba-compiled code (:mod:`~gpusim.backends.sim.compiled`), tens of
+        times faster, replayable on the reference; it needs ``policy="random"``, ``trace=False``
+        and the default modes, and refuses a kernel it cannot lower, saying why.  ``"auto"``: the
+        compiled engine where it applies, the reference elsewhere.
 
     >>> SimBackend(memory="weak", races="report").memory
     'weak'
@@ -60,11 +71,13 @@ class SimBackend:
                  trace: bool = True, max_steps: int = Limits.max_steps,
                  livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
                  resident_threads: int = Limits.resident_threads, memory: str = "sc",
-                 warps: str = "independent", races: str = "off"):
+                 warps: str = "independent", races: str = "off", engine: str = "reference"):
         if not isinstance(trace, bool):
             raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
         check_modes(memory, warps, races)
-        self.memory, self.warps, self.races = memory, warps, races
+        if not isinstance(engine, str) or engine not in ENGINES:
+            raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
+        self.memory, self.warps, self.races, self.engine = memory, warps, races, engine
         self.seed = seed
         self.limits = Limits(max_steps, livelock_steps, spin_steps, resident_threads)
         if schedule is not None:
@@ -72,6 +85,10 @@ class SimBackend:
         else:
             self.policy = make_policy(policy, seed)
         self.tracing = trace
+        if engine == "compiled":
+            why = self._compiled_refused()
+            if why:
+                raise InvalidArgument(f"engine='compiled' {why}")
         self.runs: list[Run] = []
         self._steps_so_far = 0
         self._bound: dict[tuple, object] = {}
@@ -99,16 +116,61 @@ class SimBackend:
         return encode_token([run.token_entry() for run in self.runs])
 
     def launch(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run:
+        if self.engine != "reference" and not self._compiled_refused():
+            run = self._launch_compiled(kernel, grid, block, args)
+            if run is not None:
+                return run
+        return self._launch_reference(kernel, grid, block, args, self.policy)
+
+    def _compiled_refused(self) -> str:
+        """Why this device's settings keep the compiled engine off (empty when they do not)."""
+        if not isinstance(self.policy, RandomWalk):
+            return f"runs random schedules only (policy='random'), not {self.policy!r}"
+        if self.tracing:
+            return "records no trace: pass trace=False (replay its token on the reference for one)"
+        if (self.memory, self.warps, self.races) != ("sc", "independent", "off"):
+            return "runs sequentially consistent memory, independent warps and races='off' only"
+        return ""
+
+    def _launch_compiled(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run | None:
+        """Run the launch on the compiled engine; ``None`` when it cannot (engine="auto" then uses the reference)."""
         launch_index = len(self.runs)
-        if isinstance(self.policy, Replay):
-            _check_replay(self.policy, launch_index, kernel, grid, block)
-        memory, warps, races, memory_seed = self._modes(launch_index)
+        values = tuple(value.data if isinstance(value, SimArray) else value.item() if isinstance(value, np.generic)
+                       else value for value in args)
+        try:
+            _check_distinct(kernel, args)
+            launcher = compiled_launcher(kernel, values, grid, block)
+            result = run_compiled(launcher, values, grid, block, launch_seed(self.policy.seed, launch_index),
+                                  self.limits)
+        except Unsupported:
+            if self.engine == "auto":
+                return None
+            raise
+        if result.broke:  # the reference simulator replays the run and raises its report
+            entry = {"kernel": kernel.qualname, "grid": grid, "block": block, "schedule": result.schedule}
+            self._launch_reference(kernel, grid, block, args, Replay([entry] * (launch_index + 1)))
+            raise GpusimInternalError(
+                f"the compiled engine broke a rule in {kernel.qualname} that the reference simulator does not "
+                f"reproduce; replay: Device('sim', schedule={self.token!r})")
+        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=f"{self.policy!r} (compiled)",
+                  memory="sc", warps="independent", races_mode="off", memory_seed="0")
+        run.steps, run.preemptions, run.schedule = result.steps, result.preemptions, result.schedule
+        self.policy.finish(launch_index, run.steps)
+        self.runs.append(run)
+        self._steps_so_far += run.steps
+        return run
+
+    def _launch_reference(self, kernel: Kernel, grid: int, block: int, args: tuple, policy: Policy) -> Run:
+        launch_index = len(self.runs)
+        if isinstance(policy, Replay):
+            _check_replay(policy, launch_index, kernel, grid, block)
+        memory, warps, races, memory_seed = self._modes(launch_index, policy)
         clone = self._bound.get((id(kernel), warps))
         if clone is None:
             clone = self._bound[(id(kernel), warps)] = (
                 _lockstep_bind(kernel) if warps == "lockstep" else bind(kernel, language))
         sim = Simulator(
-            clone, (), grid, block, self.policy, tracing=self.tracing, limits=self.limits,
+            clone, (), grid, block, policy, tracing=self.tracing, limits=self.limits,
             launch_index=launch_index, step_offset=self._steps_so_far, kernel_name=kernel.qualname,
             memory=memory, warps=warps, races=races, memory_seed=memory_seed,
             intended_races=frozenset(getattr(kernel, "intended_races", {})),
@@ -116,31 +178,31 @@ class SimBackend:
         proxies: list[tuple[ArrayProxy, SimArray]] = []
         sim.args = tuple(_kernel_argument(sim, name, value, proxies)
                          for name, value in zip(kernel.params, args, strict=True))
-        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=repr(self.policy), memory=memory,
+        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=repr(policy), memory=memory,
                   warps=warps, races_mode=races, memory_seed=memory_seed)
         try:
             sim.run()
         except KernelBug as bug:
-            self._finish(run, sim, proxies)
+            self._finish(run, sim, proxies, policy)
             raise bug.with_token(self.token, run.trace) from None
         except BaseException as error:
-            self._finish(run, sim, proxies)
+            self._finish(run, sim, proxies, policy)
             if hasattr(error, "add_note"):
                 error.add_note(f"replay: Device('sim', schedule={self.token!r})")
             raise
-        self._finish(run, sim, proxies)
+        self._finish(run, sim, proxies, policy)
         return run
 
-    def _modes(self, launch_index: int) -> tuple[str, str, str, str]:
+    def _modes(self, launch_index: int, policy: Policy) -> tuple[str, str, str, str]:
         """This launch's memory, warp and race modes and weak-memory seed (from the token when replaying)."""
-        if isinstance(self.policy, Replay):
-            entry = self.policy.launches[launch_index]
+        if isinstance(policy, Replay):
+            entry = policy.launches[launch_index]
             return (entry.get("memory", "sc"), entry.get("warps", "independent"), entry.get("races", "off"),
                     entry.get("memory_seed", "0"))
         policy_seed = getattr(self.policy, "seed", None)
         return self.memory, self.warps, self.races, f"{self.seed}:{policy_seed}:{launch_index}"
 
-    def _finish(self, run: Run, sim: Simulator, proxies) -> None:
+    def _finish(self, run: Run, sim: Simulator, proxies, policy: Policy) -> None:
         for proxy, array in proxies:
             array.data[:] = proxy.items
         run.steps = sim.step
@@ -148,8 +210,8 @@ class SimBackend:
         run.schedule = sim.schedule
         run._raw_events = sim.events
         run.races = list(sim.races.races) if sim.races is not None else []
-        run.probability_bound = self.policy.probability_bound(sim.n_threads, sim.step)
-        self.policy.finish(len(self.runs), sim.step)
+        run.probability_bound = policy.probability_bound(sim.n_threads, sim.step)
+        policy.finish(len(self.runs), sim.step)
         self.runs.append(run)
         self._steps_so_far += sim.step
         _note_for_hypothesis(f"after launch {len(self.runs)} ({run.kernel}): replay with "
@@ -185,6 +247,15 @@ def _check_replay(policy: Replay, index: int, kernel: Kernel, grid: int, block: 
             f"the replay token's launch {index + 1} is {entry['kernel']} with grid={entry['grid']}, "
             f"block={entry['block']}; this launch is {kernel.qualname} with grid={grid}, block={block}"
         )
+
+
+def _check_distinct(kernel: Kernel, args: tuple) -> None:
+    """Refuse two array arguments that overlap without being the same array (as the reference does)."""
+    arrays = [(name, value) for name, value in zip(kernel.params, args, strict=True) if isinstance(value, SimArray)]
+    for position, (name, value) in enumerate(arrays):
+        for other_name, other in arrays[:position]:
+            if other is not value and np.shares_memory(other.data, value.data):
+                raise InvalidArgument(f"argument {name!r} overlaps argument {other_name!r} without being it")
 
 
 def _kernel_argument(sim: Simulator, name: str, value, proxies: list):

@@ -1,0 +1,521 @@
+"""Lower a kernel written against ``T`` into a numba generator: one ``yield`` per scheduling point.
+
+The compiled engine (:mod:`~gpusim.backends.sim.compiled`) runs each simulated thread as an instance
+of this generator.  The rewrite keeps the reference simulator's semantics step for step: every load,
+store and atomic, every fence and barrier is preceded by ``yield POINT`` (the scheduler decides there
+who performs the next step), in the order Python evaluates them (a store's value before its index,
+``a[i] += v`` as a load then a store).  Nested expressions are flattened so that each memory operation
+gets its own temporary, ``and``/``or``/``x if c else y`` with memory operations inside become ``if``
+statements (short-circuiting as before), a ``while`` whose condition reads memory becomes
+``while True: ...; if not cond: break``, and ``@device`` functions are inlined, their ``return``
+statements turned into a flag and ``break``.  Bounds are checked before the scheduling point, and
+shared and local arrays carry an "initialised" mask, as the reference simulator checks them; a
+violation yields ``FAIL`` and the engine replays the run on the reference simulator for the report.
+
+Warp collectives (shuffles, votes, ``syncwarp``) are not lowered: a kernel using them raises
+:class:`Unsupported`, and ``Device("sim", engine="auto")`` runs it on the reference simulator.
+
+>>> from gpusim.zoo.classic_kernels import count_plain
+>>> print(lower(count_plain, {"counter": "int32"}).source)  # doctest: +ELLIPSIS
+def _thread(_q_gt, _q_bs, _q_gs, _q_st, counter, n):
+    ...
+    i = _q_gt
+    if i < n:
+        _q_i1 = 0
+        if _q_i1 < 0 or _q_i1 >= counter.shape[0]:
+            yield FAIL
+        yield POINT
+        _q_v2 = counter[_q_i1]
+        ...
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import itertools
+import textwrap
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument
+from gpusim.kernels import DeviceFunction, Kernel
+
+__all__ = ["BARRIER", "EXIT", "FAIL", "POINT", "Lowered", "Unsupported", "lower"]
+
+#: The codes a thread generator yields: it finished; it is at a scheduling point; it broke a rule
+#: (out of bounds, an uninitialised read: the reference simulator replays it for the report); it
+#: arrived at barrier number ``code - BARRIER``.
+EXIT, POINT, FAIL, BARRIER = 0, 1, -1, 16
+
+_INDEX = {"gtid": "_q_gt", "thread_id": "_q_tid", "block_id": "_q_bid", "block_size": "_q_bs",
+          "grid_size": "_q_gs", "num_threads": "(_q_bs * _q_gs)", "lane_id": "(_q_tid % 32)",
+          "warp_id": "(_q_tid // 32)", "warp_size": "32"}
+_CASTS = {"i32": "np.int32", "i64": "np.int64", "u32": "np.uint32", "u64": "np.uint64", "f32": "np.float32",
+          "f64": "np.float64"}
+_ATOMICS = {"atomic_cas": 4, "atomic_add": 3, "atomic_min": 3, "atomic_max": 3, "atomic_exch": 3,
+            "atomic_load": 2}
+_COLLECTIVES = {"shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all", "syncwarp"}
+
+
+class Unsupported(InvalidArgument):
+    """The kernel uses something the compiled engine does not lower (the message says what)."""
+
+
+@dataclass
+class Lowered:
+    """A lowered kernel: the generator's ``source`` and the shared arrays it declares (``(size, dtype)``)."""
+
+    source: str
+    shared: list[tuple[int, str]] = field(default_factory=list)
+    barriers: int = 0
+
+
+def lower(kernel: Kernel, arrays: dict[str, str]) -> Lowered:
+    """Lower ``kernel`` whose array parameters (name -> dtype name) are ``arrays``; the rest are scalars."""
+    lowering = _Lowering(kernel)
+    lowering.dtypes.update({name: np.dtype(dtype).name for name, dtype in arrays.items()})
+    func = _parse(kernel.fn)
+    body = lowering.block(_without_docstring(func.body), _Scope(kernel.fn, set(arrays), set(), ""))
+    params = ", ".join(kernel.params)
+    pools = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowering.shared)))
+    head = ["@numba.njit(cache=CACHE)", f"def _thread(_q_gt, _q_bs, _q_gs, _q_st{pools}, {params}):" if params else
+            f"def _thread(_q_gt, _q_bs, _q_gs, _q_st{pools}):",
+            "    _q_bid = _q_gt // _q_bs", "    _q_tid = _q_gt % _q_bs"]
+    module = ast.Module(body=body + [_parse_stmt("yield EXIT")], type_ignores=[])
+    text = ast.unparse(ast.fix_missing_locations(module))
+    source = "\n".join(head + ["    " + line for line in text.splitlines()])
+    return Lowered(source, lowering.shared, lowering.barrier_count)
+
+
+@dataclass
+class _Scope:
+    """Names of one function being lowered: its globals, arrays, masked (shared/local) arrays, and prefix."""
+
+    fn: object
+    arrays: set[str]
+    masked: set[str]
+    prefix: str
+    renamed: dict[str, str] = field(default_factory=dict)
+    locals: set[str] = field(default_factory=set)
+
+
+class _Lowering:
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        self.counter = itertools.count(1)
+        self.shared: list[tuple[int, str]] = []
+        self.barrier_sites: dict[tuple[str, int], int] = {}
+        self.inlined = itertools.count(1)
+        self.dtypes: dict[str, str] = {}  # array (lowered name) -> NumPy dtype name
+
+    @property
+    def barrier_count(self) -> int:
+        return len(self.barrier_sites)
+
+    def fresh(self, kind: str) -> str:
+        return f"_q_{kind}{next(self.counter)}"
+
+    # -- statements --------------------------------------------------------------------------------
+    def block(self, statements: list[ast.stmt], scope: _Scope) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for statement in statements:
+            out.extend(self.statement(statement, scope))
+        return out or [ast.Pass()]
+
+    def statement(self, node: ast.stmt, scope: _Scope) -> list[ast.stmt]:
+        if isinstance(node, ast.Assign):
+            return self.assign(node, scope)
+        if isinstance(node, ast.AugAssign):
+            return self.aug_assign(node, scope)
+        if isinstance(node, ast.Expr):
+            pre, _ = self.expr(node.value, scope, statement=True)
+            return pre
+        if isinstance(node, ast.If):
+            pre, test = self.expr(node.test, scope)
+            return pre + [ast.If(test, self.block(node.body, scope), self.block(node.orelse, scope)
+                                 if node.orelse else [])]
+        if isinstance(node, ast.While):
+            pre, test = self.expr(node.test, scope)
+            body = self.block(node.body, scope)
+            if not pre:
+                return [ast.While(test, body, [])]
+            check = ast.If(ast.UnaryOp(ast.Not(), test), [ast.Break()], [])
+            return [ast.While(ast.Constant(True), pre + [check] + body, [])]
+        if isinstance(node, ast.For):
+            pre, iterator = self.expr(node.iter, scope)
+            target = ast.Name(self.local(node.target.id, scope), ast.Store())
+            return pre + [ast.For(target, iterator, self.block(node.body, scope), [])]
+        if isinstance(node, (ast.Break, ast.Continue, ast.Pass)):
+            return [node]
+        if isinstance(node, ast.Return):
+            if scope.prefix:  # inside an inlined device function: rewritten away by _without_returns
+                raise Unsupported(self.where(node, scope, "a return left after inlining"))
+            return [_parse_stmt("yield EXIT"), ast.Return(None)]
+        raise Unsupported(self.where(node, scope, f"{type(node).__name__} statements"))
+
+    def assign(self, node: ast.Assign, scope: _Scope) -> list[ast.stmt]:
+        if len(node.targets) != 1:
+            raise Unsupported(self.where(node, scope, "multiple assignment targets"))
+        target = node.targets[0]
+        value = node.value
+        if isinstance(target, ast.Name) and _is_t_call(value, ("shared_array", "local_array")):
+            return self.declare_array(target.id, value, scope)
+        pre, value = self.expr(value, scope)
+        if isinstance(target, ast.Name):
+            return pre + [ast.Assign([ast.Name(self.local(target.id, scope), ast.Store())], value)]
+        if isinstance(target, ast.Subscript):
+            array = self.array_name(target.value, scope)
+            index_pre, index = self.expr(target.slice, scope)
+            return pre + index_pre + self.store(array, index, value, scope)
+        raise Unsupported(self.where(node, scope, "this assignment target"))
+
+    def aug_assign(self, node: ast.AugAssign, scope: _Scope) -> list[ast.stmt]:
+        target = node.target
+        if isinstance(target, ast.Name):
+            name = self.local(target.id, scope)
+            pre, value = self.expr(node.value, scope)
+            combined = ast.BinOp(ast.Name(name, ast.Load()), node.op, value)
+            return pre + [ast.Assign([ast.Name(name, ast.Store())], combined)]
+        if isinstance(target, ast.Subscript):
+            array = self.array_name(target.value, scope)
+            pre, index = self.expr(target.slice, scope)
+            slot = self.fresh("i")
+            pre.append(_assign(slot, index))
+            load_pre, old = self.load(array, ast.Name(slot, ast.Load()), scope, node)
+            value_pre, value = self.expr(node.value, scope)
+            combined = ast.BinOp(old, node.op, value)
+            return pre + load_pre + value_pre + self.store(array, ast.Name(slot, ast.Load()), combined, scope,
+                                                           evaluated=True)
+        raise Unsupported(self.where(node, scope, "this augmented assignment target"))
+
+    def declare_array(self, name: str, call: ast.Call, scope: _Scope) -> list[ast.stmt]:
+        kind = call.func.attr
+        if len(call.args) != 2:
+            raise Unsupported(self.where(call, scope, f"T.{kind} takes (size, dtype)"))
+        size = self.constant(call.args[0], scope)
+        dtype = call.args[1]
+        if not (isinstance(dtype, ast.Attribute) and isinstance(dtype.value, ast.Name) and dtype.value.id == "T"
+                and dtype.attr in _CASTS):
+            raise Unsupported(self.where(call, scope, f"T.{kind}'s dtype must be T.i32, T.f64, ..."))
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise Unsupported(self.where(call, scope, f"T.{kind} size {size!r} (a positive integer constant)"))
+        local = self.local(name, scope)
+        scope.arrays.add(local)
+        scope.masked.add(local)
+        numpy_dtype = _CASTS[dtype.attr]
+        self.dtypes[local] = numpy_dtype[3:]
+        if kind == "shared_array":
+            k = len(self.shared)
+            self.shared.append((size, numpy_dtype[3:]))
+            return [_parse_stmt(f"{local} = _q_sh{k}[_q_bid]"), _parse_stmt(f"{local}_qm = _q_sh{k}m[_q_bid]")]
+        return [_parse_stmt(f"{local} = np.zeros({size}, {numpy_dtype})"),
+                _parse_stmt(f"{local}_qm = np.zeros({size}, np.uint8)")]
+
+    # -- memory operations -------------------------------------------------------------------------
+    def checked_index(self, array: str, index: ast.expr) -> tuple[list[ast.stmt], ast.Name]:
+        slot = self.fresh("i")
+        return [_assign(slot, index),
+                _parse_stmt(f"if {slot} < 0 or {slot} >= {array}.shape[0]:\n    yield FAIL")], ast.Name(slot, ast.Load())
+
+    def load(self, array: str, index: ast.expr, scope: _Scope, node) -> tuple[list[ast.stmt], ast.Name]:
+        pre, slot = self.checked_index(array, index)
+        value = self.fresh("v")
+        pre.append(_parse_stmt("yield POINT"))
+        if array in scope.masked:
+            pre.append(_parse_stmt(f"if {array}_qm[{slot.id}] == 0:\n    yield FAIL"))
+        pre.append(_parse_stmt(f"{value} = {array}[{slot.id}]"))
+        return pre, ast.Name(value, ast.Load())
+
+    def store(self, array: str, index: ast.expr, value: ast.expr, scope: _Scope, evaluated: bool = False
+              ) -> list[ast.stmt]:
+        """``array[index] = value``: the value is computed first (as Python does), then the index."""
+        held = self.fresh("v")
+        pre = [_assign(held, value)]
+        if evaluated:
+            slot = index
+            pre.append(_parse_stmt(f"if {slot.id} < 0 or {slot.id} >= {array}.shape[0]:\n    yield FAIL"))
+        else:
+            index_pre, slot = self.checked_index(array, index)
+            pre += index_pre
+        old = self.fresh("o")
+        pre.append(_parse_stmt("yield POINT"))
+        pre.append(_parse_stmt(f"{old} = {array}[{slot.id}]"))
+        pre.append(_parse_stmt(f"{array}[{slot.id}] = {held}"))
+        if array in scope.masked:
+            pre.append(_parse_stmt(f"{array}_qm[{slot.id}] = 1"))
+        pre.append(_parse_stmt(f"if {array}[{slot.id}] != {old}:\n    _q_st[1] = _q_st[0]"))
+        return pre
+
+    def atomic(self, name: str, call: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.Name]:
+        if len(call.args) != _ATOMICS[name] or call.keywords:
+            raise Unsupported(self.where(call, scope, f"T.{name} with {len(call.args)} arguments"))
+        array = self.array_name(call.args[0], scope)
+        pre: list[ast.stmt] = []
+        operands = []
+        for argument in call.args[1:]:
+            argument_pre, value = self.expr(argument, scope)
+            pre += argument_pre
+            slot = self.fresh("a")
+            pre.append(_assign(slot, value))
+            operands.append(slot)
+        index_pre, slot = self.checked_index(array, ast.Name(operands[0], ast.Load()))
+        pre += index_pre
+        old = self.fresh("o")
+        cast = f"np.{self.dtypes[array]}"
+        pre.append(_parse_stmt("yield POINT"))
+        if array in scope.masked:
+            pre.append(_parse_stmt(f"if {array}_qm[{slot.id}] == 0:\n    yield FAIL"))
+        pre.append(_parse_stmt(f"{old} = {array}[{slot.id}]"))
+        at = f"{array}[{slot.id}]"
+        if name == "atomic_cas":
+            update = f"if {old} == {cast}({operands[1]}):\n    {at} = {operands[2]}"
+        elif name == "atomic_add":
+            update = f"{at} = {old} + {operands[1]}"
+        elif name == "atomic_exch":
+            update = f"{at} = {operands[1]}"
+        elif name == "atomic_min":
+            update = f"if {cast}({operands[1]}) < {old}:\n    {at} = {operands[1]}"
+        elif name == "atomic_max":
+            update = f"if {cast}({operands[1]}) > {old}:\n    {at} = {operands[1]}"
+        else:
+            update = "pass"
+        pre.append(_parse_stmt(update))
+        if name != "atomic_load":
+            pre.append(_parse_stmt(f"if {at} != {old}:\n    _q_st[1] = _q_st[0]"))
+        return pre, ast.Name(old, ast.Load())
+
+    # -- expressions -----------------------------------------------------------------------------------
+    def expr(self, node: ast.expr, scope: _Scope, statement: bool = False) -> tuple[list[ast.stmt], ast.expr]:
+        """``(statements to run first, the expression left)``, keeping Python's evaluation order."""
+        if isinstance(node, ast.Constant):
+            return [], node
+        if isinstance(node, ast.Name):
+            return [], self.name(node, scope)
+        if isinstance(node, ast.Subscript):
+            array = self.array_name(node.value, scope)
+            pre, index = self.expr(node.slice, scope)
+            load_pre, value = self.load(array, index, scope, node)
+            return pre + load_pre, value
+        if isinstance(node, ast.BinOp):
+            left_pre, left = self.expr(node.left, scope)
+            right_pre, right = self.expr(node.right, scope)
+            return left_pre + right_pre, ast.BinOp(left, node.op, right)
+        if isinstance(node, ast.UnaryOp):
+            pre, operand = self.expr(node.operand, scope)
+            return pre, ast.UnaryOp(node.op, operand)
+        if isinstance(node, ast.Compare):
+            left_pre, left = self.expr(node.left, scope)
+            right_pre, right = self.expr(node.comparators[0], scope)
+            return left_pre + right_pre, ast.Compare(left, node.ops, [right])
+        if isinstance(node, ast.BoolOp):
+            return self.bool_op(node, scope)
+        if isinstance(node, ast.IfExp):
+            test_pre, test = self.expr(node.test, scope)
+            body_pre, body = self.expr(node.body, scope)
+            else_pre, orelse = self.expr(node.orelse, scope)
+            if not body_pre and not else_pre:
+                return test_pre, ast.IfExp(test, body, orelse)
+            result = self.fresh("r")
+            return test_pre + [ast.If(test, body_pre + [_assign(result, body)], else_pre + [_assign(result, orelse)])
+                               ], ast.Name(result, ast.Load())
+        if isinstance(node, ast.Call):
+            return self.call(node, scope, statement)
+        raise Unsupported(self.where(node, scope, f"{type(node).__name__} expressions"))
+
+    def bool_op(self, node: ast.BoolOp, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
+        lowered = [self.expr(value, scope) for value in node.values]
+        if not any(pre for pre, _ in lowered[1:]):
+            return lowered[0][0], ast.BoolOp(node.op, [value for _, value in lowered])
+        result = self.fresh("b")
+        pre = lowered[0][0] + [_assign(result, _truth(lowered[0][1]))]
+        nested: list[ast.stmt] = []
+        for value_pre, value in reversed(lowered[1:]):
+            step = value_pre + [_assign(result, _truth(value))] + nested
+            test = ast.Name(result, ast.Load())
+            if isinstance(node.op, ast.Or):
+                test = ast.UnaryOp(ast.Not(), test)
+            nested = [ast.If(test, step, [])]
+        return pre + nested, ast.Name(result, ast.Load())
+
+    def call(self, node: ast.Call, scope: _Scope, statement: bool) -> tuple[list[ast.stmt], ast.expr]:
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "T":
+            return self.t_call(func.attr, node, scope, statement)
+        if isinstance(func, ast.Name) and func.id in ("range", "min", "max") and func.id not in scope.renamed:
+            pre, args = [], []
+            for argument in node.args:
+                argument_pre, value = self.expr(argument, scope)
+                pre += argument_pre
+                args.append(value)
+            return pre, ast.Call(ast.Name(func.id, ast.Load()), args, [])
+        if isinstance(func, ast.Name):
+            target = getattr(scope.fn, "__globals__", {}).get(func.id)
+            if isinstance(target, DeviceFunction):
+                return self.inline(target, node, scope)
+        raise Unsupported(self.where(node, scope, f"the call {ast.unparse(func)}(...)"))
+
+    def t_call(self, name: str, node: ast.Call, scope: _Scope, statement: bool) -> tuple[list[ast.stmt], ast.expr]:
+        if name in _INDEX:
+            return [], ast.parse(_INDEX[name], mode="eval").body
+        if name in _CASTS:
+            pre, value = self.expr(node.args[0], scope)
+            return pre, ast.Call(ast.parse(_CASTS[name], mode="eval").body, [value], [])
+        if name in _ATOMICS:
+            return self.atomic(name, node, scope)
+        if name == "threadfence":
+            return [_parse_stmt("yield POINT")], ast.Constant(0)
+        if name == "syncthreads":
+            site = (scope.prefix, node.lineno, node.col_offset)
+            number = self.barrier_sites.setdefault(site, len(self.barrier_sites))
+            return [_parse_stmt("yield POINT"), _parse_stmt(f"yield BARRIER + {number}")], ast.Constant(0)
+        if name in _COLLECTIVES:
+            raise Unsupported(self.where(node, scope, f"warp collectives (T.{name})"))
+        raise Unsupported(self.where(node, scope, f"T.{name} here"))
+
+    def inline(self, function: DeviceFunction, call: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
+        definition = _parse(function.fn)
+        params = [argument.arg for argument in definition.args.args]
+        if len(params) != len(call.args) or call.keywords:
+            raise Unsupported(self.where(call, scope, f"the call of {function.name} with these arguments"))
+        prefix = f"_q_f{next(self.inlined)}_"
+        inner = _Scope(function.fn, set(), set(), prefix)
+        pre: list[ast.stmt] = []
+        for param, argument in zip(params, call.args, strict=True):
+            if isinstance(argument, ast.Name) and self.local_name(argument.id, scope) in scope.arrays:
+                outer = self.local_name(argument.id, scope)
+                inner.renamed[param] = outer  # an array: the same memory under the parameter's name
+                inner.arrays.add(outer)
+                if outer in scope.masked:
+                    inner.masked.add(outer)
+                continue
+            argument_pre, value = self.expr(argument, scope)
+            pre += argument_pre
+            inner.renamed[param] = prefix + param
+            pre.append(_assign(prefix + param, value))
+        result, done = prefix + "ret", prefix + "done"
+        body = _without_returns(_without_docstring(definition.body), result, done, in_loop=False)
+        pre.append(_assign(done, ast.Constant(False)))
+        pre.extend(self.block(body, inner))
+        return pre, ast.Name(result, ast.Load())
+
+    # -- names -------------------------------------------------------------------------------------
+    def local(self, name: str, scope: _Scope) -> str:
+        """The lowered name of a local variable (inlined functions' locals get their prefix)."""
+        if name in scope.renamed:
+            return scope.renamed[name]
+        renamed = scope.prefix + name if scope.prefix and not name.startswith("_q_f") else name
+        scope.renamed[name] = renamed
+        return renamed
+
+    def local_name(self, name: str, scope: _Scope) -> str:
+        return scope.renamed.get(name, name)
+
+    def name(self, node: ast.Name, scope: _Scope) -> ast.expr:
+        if node.id in scope.renamed:
+            return ast.Name(scope.renamed[node.id], ast.Load())
+        if not scope.prefix and (node.id in self.kernel.params or node.id.startswith("_q_")):
+            return ast.Name(node.id, ast.Load())
+        value = getattr(scope.fn, "__globals__", {}).get(node.id, _MISSING)
+        if isinstance(value, (bool, int, float, np.integer, np.floating)):
+            return ast.Constant(value.item() if isinstance(value, np.generic) else value)
+        if value is _MISSING and not scope.prefix:
+            return ast.Name(node.id, ast.Load())  # a kernel local, assigned before (numba checks)
+        raise Unsupported(f"{_file_line(scope.fn, node)}: the name {node.id!r} (only numeric module constants "
+                          f"are lowered)")
+
+    def array_name(self, node: ast.expr, scope: _Scope) -> str:
+        if isinstance(node, ast.Name):
+            name = self.local_name(node.id, scope)
+            if name in scope.arrays:
+                return name
+        raise Unsupported(self.where(node, scope, f"indexing {ast.unparse(node)}, which is not an array"))
+
+    def constant(self, node: ast.expr, scope: _Scope):
+        if isinstance(node, ast.Constant):
+            return node.value
+        lowered = self.name(node, scope) if isinstance(node, ast.Name) else None
+        if isinstance(lowered, ast.Constant):
+            return lowered.value
+        raise Unsupported(self.where(node, scope, "an array size that is not a constant"))
+
+    def where(self, node, scope: _Scope, what: str) -> str:
+        return f"{_file_line(scope.fn, node)}: the compiled engine does not lower {what}"
+
+
+_MISSING = object()
+
+
+def _file_line(fn, node) -> str:
+    code = fn.__code__
+    return f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno + getattr(node, 'lineno', 1) - 1}"
+
+
+def _parse(fn) -> ast.FunctionDef:
+    source = textwrap.dedent(inspect.getsource(fn))
+    func = ast.parse(source).body[0]
+    if not isinstance(func, ast.FunctionDef):
+        raise Unsupported(f"{fn.__qualname__} is not defined by a def statement")
+    return func
+
+
+def _parse_stmt(text: str) -> ast.stmt:
+    return ast.parse(text).body[0]
+
+
+def _assign(name: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign([ast.Name(name, ast.Store())], value)
+
+
+def _truth(value: ast.expr) -> ast.expr:
+    return ast.Call(ast.Name("bool", ast.Load()), [value], [])
+
+
+def _is_t_call(node: ast.expr, names: tuple[str, ...]) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "T" and node.func.attr in names)
+
+
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        return body[1:]
+    return body
+
+
+def _has_return(node: ast.AST) -> bool:
+    return any(isinstance(child, ast.Return) for child in ast.walk(node))
+
+
+def _without_returns(statements: list[ast.stmt], result: str, done: str, in_loop: bool) -> list[ast.stmt]:
+    """Rewrite a device function's ``return`` into ``result = value; done = True`` (+ ``break`` in a loop),
+    guarding what follows with ``if not done``, so the body can be inlined."""
+    out: list[ast.stmt] = []
+    for position, statement in enumerate(statements):
+        if isinstance(statement, ast.Return):
+            if statement.value is not None:
+                out.append(_assign(result, statement.value))
+            out.append(_assign(done, ast.Constant(True)))
+            if in_loop:
+                out.append(ast.Break())
+            return out
+        if not _has_return(statement):
+            out.append(statement)
+            continue
+        statement = copy.deepcopy(statement)
+        if isinstance(statement, ast.If):
+            statement.body = _without_returns(statement.body, result, done, in_loop) or [ast.Pass()]
+            statement.orelse = _without_returns(statement.orelse, result, done, in_loop)
+            out.append(statement)
+        else:  # a loop
+            statement.body = _without_returns(statement.body, result, done, in_loop=True)
+            out.append(statement)
+            if in_loop:
+                out.append(ast.If(ast.Name(done, ast.Load()), [ast.Break()], []))
+        rest = _without_returns(statements[position + 1:], result, done, in_loop)
+        if rest:
+            out.append(ast.If(ast.UnaryOp(ast.Not(), ast.Name(done, ast.Load())), rest, []))
+        return out
+    return out
