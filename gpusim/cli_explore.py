@@ -23,6 +23,9 @@ def register_explore(commands) -> None:
     explore.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     explore.add_argument("--depth", type=int, default=2, help="PCT bug depth (default 2)")
     explore.add_argument("--max-preemptions", type=int, default=2, help="systematic bound (default 2)")
+    explore.add_argument("--engine", default="reference", choices=("reference", "compiled", "auto"),
+                         help="run random schedules on the reference simulator (default) or compiled with numba "
+                              "(auto: where the kernel allows); failures are replayed on the reference")
     explore.add_argument("--replay", metavar="TOKEN", help="replay NAME@TOKEN (a failure's replay token)")
     explore.add_argument("--zoo", action="store_true", help="run every zoo entry and its fixed twin")
     explore.add_argument("--fixed-budget", type=int, default=1000, help="schedules per fixed twin with --zoo")
@@ -71,7 +74,7 @@ def _explore(options: argparse.Namespace) -> int:
         raise InvalidArgument("give a SCENARIO, --zoo, --replay TOKEN or --list")
     bar, tick = _bar(options.budget, f"explore {options.scenario}", options.json)
     result = explore(options.scenario, options.policy, options.budget, options.seed, depth=options.depth,
-                     max_preemptions=options.max_preemptions, progress=tick)
+                     max_preemptions=options.max_preemptions, engine=options.engine, progress=tick)
     bar.close()
     failure = result.failure
     picture = failure.picture(options.png) if failure is not None and options.png else None
@@ -97,6 +100,12 @@ def _picture(path, trace, title):
     return swimlanes(trace, path, title=title)
 
 
+def _zoo_engine(engine: str, policy: str) -> str:
+    """The zoo's engine for one entry: the compiled engine where it applies (random schedules, a kernel it
+    lowers, the default memory and warp modes), when asked for."""
+    return "reference" if engine == "reference" or policy != "random" else "auto"
+
+
 def _zoo(options: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -106,9 +115,11 @@ def _zoo(options: argparse.Namespace) -> int:
     rows = []
     for entry in tqdm(list(ZOO.values()), desc="gpusim explore --zoo", unit="entry", disable=options.json):
         start = time.perf_counter()
-        broken = explore(entry.broken, entry.policy, options.budget, options.seed)
+        broken = explore(entry.broken, entry.policy, options.budget, options.seed,
+                         engine=_zoo_engine(options.engine, entry.policy))
         seconds = time.perf_counter() - start
-        fixed = explore(entry.fixed, "random", options.fixed_budget, options.seed, shrink=False)
+        fixed = explore(entry.fixed, "random", options.fixed_budget, options.seed, shrink=False,
+                        engine=_zoo_engine(options.engine, "random"))
         rows.append({
             **entry.to_dict(), "found": broken.found, "schedules": broken.schedules if broken.found else None,
             "seconds": seconds, "preemptions": broken.failure.preemptions if broken.found else None,

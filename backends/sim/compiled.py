@@ -13,9 +13,9 @@ divergence, deadlock, livelock) the launch is replayed there at once and raises 
 :class:`~gpusim.errors.GpusimInternalError`, never a silent difference.
 
 It covers sequentially consistent memory, independent warps and no race detection, for kernels
-without warp collectives, on launches of at most :data:`MAX_THREADS` threads.  The first launch of a kernel compiles it (a few
-seconds; the machine code is cached on disk, under ``$GPUSIM_CACHE`` or ``~/.cache/gpusim``, for the
-next process).  ``engine="auto"`` uses it where it can and the reference elsewhere.
+without warp collectives, on launches of at most :data:`MAX_THREADS` threads.  The first launch of a
+kernel compiles it (a few seconds; the machine code is cached on disk, under ``$GPUSIM_CACHE`` or
+``~/.cache/gpusim``, for the next process).  ``engine="auto"`` uses it where it can and the reference elsewhere.
 
 >>> import numpy as np
 >>> from gpusim import Device
@@ -328,7 +328,6 @@ def _kind(name: str, value) -> str:
 
 
 def _build(kernel: Kernel, kinds: tuple[str, ...], n: int):
-    import numba
 
     arrays = {name: kind[:-3] for name, kind in zip(kernel.params, kinds, strict=True) if kind.endswith("[:]")}
     lowered = lower(kernel, arrays)

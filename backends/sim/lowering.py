@@ -17,6 +17,7 @@ Warp collectives (shuffles, votes, ``syncwarp``) are not lowered: a kernel using
 
 >>> from gpusim.zoo.classic_kernels import count_plain
 >>> print(lower(count_plain, {"counter": "int32"}).source)  # doctest: +ELLIPSIS
+@numba.njit(cache=CACHE)
 def _thread(_q_gt, _q_bs, _q_gs, _q_st, counter, n):
     ...
     i = _q_gt
@@ -131,7 +132,7 @@ class _Lowering:
         if isinstance(node, ast.AugAssign):
             return self.aug_assign(node, scope)
         if isinstance(node, ast.Expr):
-            pre, _ = self.expr(node.value, scope, statement=True)
+            pre, _ = self.expr(node.value, scope)
             return pre
         if isinstance(node, ast.If):
             pre, test = self.expr(node.test, scope)
@@ -184,7 +185,7 @@ class _Lowering:
             pre, index = self.expr(target.slice, scope)
             slot = self.fresh("i")
             pre.append(_assign(slot, index))
-            load_pre, old = self.load(array, ast.Name(slot, ast.Load()), scope, node)
+            load_pre, old = self.load(array, ast.Name(slot, ast.Load()), scope)
             value_pre, value = self.expr(node.value, scope)
             combined = ast.BinOp(old, node.op, value)
             return pre + load_pre + value_pre + self.store(array, ast.Name(slot, ast.Load()), combined, scope,
@@ -217,10 +218,9 @@ class _Lowering:
     # -- memory operations -------------------------------------------------------------------------
     def checked_index(self, array: str, index: ast.expr) -> tuple[list[ast.stmt], ast.Name]:
         slot = self.fresh("i")
-        return [_assign(slot, index),
-                _parse_stmt(f"if {slot} < 0 or {slot} >= {array}.shape[0]:\n    yield FAIL")], ast.Name(slot, ast.Load())
+        return [_assign(slot, index), _bounds(slot, array)], ast.Name(slot, ast.Load())
 
-    def load(self, array: str, index: ast.expr, scope: _Scope, node) -> tuple[list[ast.stmt], ast.Name]:
+    def load(self, array: str, index: ast.expr, scope: _Scope) -> tuple[list[ast.stmt], ast.Name]:
         pre, slot = self.checked_index(array, index)
         value = self.fresh("v")
         pre.append(_parse_stmt("yield POINT"))
@@ -236,7 +236,7 @@ class _Lowering:
         pre = [_assign(held, value)]
         if evaluated:
             slot = index
-            pre.append(_parse_stmt(f"if {slot.id} < 0 or {slot.id} >= {array}.shape[0]:\n    yield FAIL"))
+            pre.append(_bounds(slot.id, array))
         else:
             index_pre, slot = self.checked_index(array, index)
             pre += index_pre
@@ -288,7 +288,7 @@ class _Lowering:
         return pre, ast.Name(old, ast.Load())
 
     # -- expressions -----------------------------------------------------------------------------------
-    def expr(self, node: ast.expr, scope: _Scope, statement: bool = False) -> tuple[list[ast.stmt], ast.expr]:
+    def expr(self, node: ast.expr, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
         """``(statements to run first, the expression left)``, keeping Python's evaluation order."""
         if isinstance(node, ast.Constant):
             return [], node
@@ -297,7 +297,7 @@ class _Lowering:
         if isinstance(node, ast.Subscript):
             array = self.array_name(node.value, scope)
             pre, index = self.expr(node.slice, scope)
-            load_pre, value = self.load(array, index, scope, node)
+            load_pre, value = self.load(array, index, scope)
             return pre + load_pre, value
         if isinstance(node, ast.BinOp):
             left_pre, left = self.expr(node.left, scope)
@@ -322,7 +322,7 @@ class _Lowering:
             return test_pre + [ast.If(test, body_pre + [_assign(result, body)], else_pre + [_assign(result, orelse)])
                                ], ast.Name(result, ast.Load())
         if isinstance(node, ast.Call):
-            return self.call(node, scope, statement)
+            return self.call(node, scope)
         raise Unsupported(self.where(node, scope, f"{type(node).__name__} expressions"))
 
     def bool_op(self, node: ast.BoolOp, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
@@ -340,10 +340,10 @@ class _Lowering:
             nested = [ast.If(test, step, [])]
         return pre + nested, ast.Name(result, ast.Load())
 
-    def call(self, node: ast.Call, scope: _Scope, statement: bool) -> tuple[list[ast.stmt], ast.expr]:
+    def call(self, node: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "T":
-            return self.t_call(func.attr, node, scope, statement)
+            return self.t_call(func.attr, node, scope)
         if isinstance(func, ast.Name) and func.id in ("range", "min", "max") and func.id not in scope.renamed:
             pre, args = [], []
             for argument in node.args:
@@ -357,7 +357,7 @@ class _Lowering:
                 return self.inline(target, node, scope)
         raise Unsupported(self.where(node, scope, f"the call {ast.unparse(func)}(...)"))
 
-    def t_call(self, name: str, node: ast.Call, scope: _Scope, statement: bool) -> tuple[list[ast.stmt], ast.expr]:
+    def t_call(self, name: str, node: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
         if name in _INDEX:
             return [], ast.parse(_INDEX[name], mode="eval").body
         if name in _CASTS:
@@ -473,9 +473,15 @@ def _truth(value: ast.expr) -> ast.expr:
     return ast.Call(ast.Name("bool", ast.Load()), [value], [])
 
 
+def _bounds(slot: str, array: str) -> ast.stmt:
+    """Out of bounds: the reference simulator checks before the scheduling point, so does this."""
+    return _parse_stmt(f"if {slot} < 0 or {slot} >= {array}.shape[0]:\n    yield FAIL")
+
+
 def _is_t_call(node: ast.expr, names: tuple[str, ...]) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "T" and node.func.attr in names)
+    func = getattr(node, "func", None)
+    return (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and func.value.id == "T" and func.attr in names)
 
 
 def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -38,6 +38,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 
+from gpusim.backends.sim.backend import ENGINES
 from gpusim.backends.sim.policies import PCT, Policy, RandomWalk
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
@@ -56,7 +57,7 @@ _SHRINK_BUDGET = 3000  # ...trying at most this many schedules
 
 def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000, seed: int = 0, *,
             depth: int = 2, max_preemptions: int = 2, reduction: bool = True, shrink: bool = True,
-            progress: Callable[[int], None] | None = None) -> Exploration:
+            engine: str = "reference", progress: Callable[[int], None] | None = None) -> Exploration:
     """Run ``scenario`` under up to ``budget`` schedules of ``policy``; return the first failure, shrunk.
 
     Parameters
@@ -78,6 +79,11 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
         The systematic search's partial-order reduction.
     shrink:
         Delta-debug the failure to the fewest preemptions.
+    engine:
+        Where random schedules run: ``"reference"`` (default), ``"compiled"`` (numba-compiled,
+        tens of times faster once the kernel is compiled; see
+        :mod:`gpusim.backends.sim.compiled`) or ``"auto"`` (compiled where the kernel allows).  The
+        failure is replayed, shrunk and traced on the reference simulator either way.
     progress:
         Called with the number of schedules run so far after each one (a progress bar).
 
@@ -95,6 +101,10 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
     scenario = get_scenario(scenario)
     if policy not in METHODS:
         raise InvalidArgument(f"policy={policy!r} is not one of {METHODS}")
+    if engine not in ENGINES:
+        raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
+    if engine == "compiled" and policy != "random":
+        raise InvalidArgument(f"engine='compiled' runs random schedules only, not policy={policy!r}")
     for name, value, low in (("budget", budget, 1), ("seed", seed, 0), ("depth", depth, 1),
                              ("max_preemptions", max_preemptions, 0)):
         if isinstance(value, bool) or not isinstance(value, int):
@@ -110,8 +120,9 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
         return _hypothesis(scenario, budget, seed, max_preemptions, tick, start)
     else:
         found, tried = None, 0
+        engines = {"engine": engine} if policy == "random" and engine != "reference" else {}
         for tried, candidate in enumerate(_policies(scenario, policy, budget, seed, depth), start=1):
-            outcome = scenario.attempt(policy=candidate, trace=False)
+            outcome = scenario.attempt(policy=candidate, trace=False, **engines)
             tick(tried)
             if outcome is not None:
                 found = (outcome, candidate, tried)
