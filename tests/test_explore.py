@@ -85,6 +85,14 @@ def test_cli_explore_json_and_replay(capsys, tmp_path):
     assert main(["explore", "lost_update.fixed", "--budget", "20"]) == 0
 
 
+def test_cli_explore_on_the_compiled_engine(capsys):
+    assert main(["explore", "lost_update", "--engine", "compiled", "--json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["found"] and found["preemptions"] == 1
+    assert main(["explore", "lost_update.fixed", "--engine", "compiled", "--budget", "3000"]) == 0
+    assert "no failure in 3000 schedule(s)" in capsys.readouterr().out
+
+
 BAD = [
     ("unknown scenario", lambda: explore("nope"), InvalidArgument, "'nope'"),
     ("unknown policy", lambda: explore("lost_update", policy="dfs"), InvalidArgument, "'dfs'"),
