@@ -88,7 +88,9 @@ def holds_offer_of(src, slot_ptr, slots, v, u):
 
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
-                  "int32[:], int32, int32[:], int32[:], int32[:]")
+                  "int32[:], int32, int32[:], int32[:], int32[:]",
+        intended_races={"slots": "the weakest-offer prescan reads slots unlocked; the proposer re-checks "
+                                 "under the vertex lock (seed 003, Paper IV §3)"})
 def b_suitor_round(ptr, adj, weights, src, b, slot_ptr, slots, locks, made, queue, queued, next_queue, next_len,
                    in_next):
     """One round of parallel b-Suitor (seed 003, Paper IV §3; Khan et al. 2016, Alg. 2), a thread

@@ -52,6 +52,21 @@ def _sig(*types: str) -> str:
 # Seed 000: augmenting paths (APsB / APFB, Alg. 1) and their kernels
 # ==============================================================================================
 
+#: The races the BFS kernels intend (seed 000, §3: "the race conditions are benign").
+_BFS_RACES = {
+    "bfs_array": "several columns may visit one column in a level, all writing the same level",
+    "predecessor": "several columns may reach one row; any of them is a valid predecessor",
+    "rmatch": "a free row may be marked -2 by several columns (the same value) while others read it",
+    "flags": "flags: every writer writes 1",
+}
+#: The races the push-relabel kernels intend (seed 001, §III-B: concurrent pushes on one row leave one
+#: winner; the losers stay active, or INITKRNL rolls them back).
+_PUSH_RACES = {
+    "rmatch": "concurrent pushes on one row: the last write wins, the losers' columns stay active",
+    "psi_r": "a row relabelled by concurrent pushes; labels only grow and any winner's label is valid",
+}
+
+
 @kernel(signature=_sig(_A, _A, _A, _I, _I))
 def init_bfs_array(bfs_array, cmatch, root, nc, start_level):
     """INITBFSARRAY (seed 000, §3): free columns start the BFS at level L0, matched ones wait at L0 - 1.
@@ -69,7 +84,7 @@ def init_bfs_array(bfs_array, cmatch, root, nc, start_level):
         c += T.num_threads()
 
 
-@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _I))
+@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _I), intended_races=_BFS_RACES)
 def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flags, start_level):
     """GPUBFS (seed 000, Alg. 2): expand one BFS level from every column at ``bfs_level``.
 
@@ -96,7 +111,8 @@ def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flag
         c += T.num_threads()
 
 
-@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I))
+@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I), intended_races={
+    **_BFS_RACES, "root": "several columns may claim one column for their roots; any one is a valid root"})
 def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level,
               mark_end):
     """GPUBFS-WR (seed 000, Alg. 4): GPUBFS with the root array and early exit.
@@ -130,7 +146,10 @@ def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, r
         c += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I))
+@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I), intended_races={
+    "cmatch": "two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs the rest "
+              "(seed 000, Alg. 3 and §3)",
+    "rmatch": "a row read as -2 (path end) while another path re-matches it; FIXMATCHING repairs it"})
 def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
     """ALTERNATE (seed 000, Alg. 3): flip the edges of the augmenting paths found, from their free rows.
 
@@ -212,7 +231,10 @@ def init_relabel(rmatch, psi_r, psi_c, nr, nc, infinity):
         i += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A))
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A), intended_races={
+    "psi_c": "several rows label one column, always level + 1 (seed 001, Alg. 5)",
+    "psi_r": "several columns label one mate, always level + 2",
+    "added": "a flag: every writer writes 1"})
 def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, level, infinity, added):
     """G-GR-KRNL (seed 001, Alg. 5): one BFS level from the rows labelled ``level``.
 
@@ -234,7 +256,8 @@ def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, lev
         u += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A))
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A),
+        intended_races={**_PUSH_RACES, "active": "a flag: every writer writes 1"})
 def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinity, active):
     """G-PR-KRNL (seed 001, Alg. 6): a thread per column; each active column pushes once.
 
@@ -273,7 +296,7 @@ def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinit
         v += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A))
+@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A), intended_races={"active": "a flag: every writer writes 1"})
 def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
     """G-PR-INITKRNL (seed 001, Alg. 8): fix the active list, rolling back pushes that lost a race.
 
@@ -302,7 +325,7 @@ def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
         i += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I))
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I), intended_races=_PUSH_RACES)
 def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity):
     """G-PR-PUSHKRNL (seed 001, Alg. 9): push-relabel on the listed active columns only.
 

@@ -39,6 +39,11 @@ from .weighted_cpu import prepare_augmentation, unpad
 __all__ = ["atomic_flip", "flip_with", "lock_order", "next_vertex", "roma", "roma_block_phase", "roma_thread_phase"]
 
 
+#: ROMA's scans read the matching while other threads flip it (seed 002, Alg. 6 and 8); atomicFlip
+#: re-reads both edges under all four locks before it flips, so a stale read only costs a failed flip.
+_SCAN_RACES = {"mate": "the gain scan reads mates unlocked; atomicFlip re-checks them under the locks"}
+
+
 @device
 def next_vertex(p0, p1, p2, p3, after, descending):
     """The smallest of ``p0..p3`` above ``after`` (the largest below it when ``descending``)."""
@@ -129,7 +134,7 @@ def atomic_flip(mate, locks, a, b, u, mate_u, flips):
     flip_with(mate, locks, a, b, u, mate_u, flips, -1, 0, 1, 1)
 
 
-@kernel(signature="float64[:], int32[:], int32[:], int32, float64, int32[:]")
+@kernel(signature="float64[:], int32[:], int32[:], int32, float64, int32[:]", intended_races=_SCAN_RACES)
 def roma_thread_phase(w, mate, locks, n, threshold, flips):
     """A parallel ROMA phase, a thread per matching edge (seed 002, Alg. 6 with augLocks = Alg. 5 + Alg. 7).
 
@@ -163,7 +168,7 @@ def roma_thread_phase(w, mate, locks, n, threshold, flips):
         u += T.num_threads()
 
 
-@kernel(signature="float64[:], int32[:], int32[:], int32, float64, int32[:]")
+@kernel(signature="float64[:], int32[:], int32[:], int32, float64, int32[:]", intended_races=_SCAN_RACES)
 def roma_block_phase(w, mate, locks, n, threshold, flips):
     """A parallel ROMA phase, a block per matching edge (seed 002, Alg. 8).
 

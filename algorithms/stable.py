@@ -45,6 +45,11 @@ __all__ = [
 STABLE_ALGORITHMS = ("gs", "mw", "gs-rounds", "mw-gpu")
 
 
+#: A man reads a woman's held proposal unlocked to skip hopeless proposals; the CAS that proposes
+#: fails if it changed, and he reads again (seed 003, Paper IV §4).
+_PROPOSAL_RACES = {"held": "read unlocked to skip a hopeless proposal; the proposing CAS fails on a stale read"}
+
+
 @device
 def next_candidate(men_ptr, men_list, men_rank, slot_ptr, held, man, j):
     """The first position ``>= j`` in ``man``'s list whose woman would take him now (nextCandidate,
@@ -92,7 +97,8 @@ def propose_to(held, slot_ptr, w, offer, low, empty):
     return outcome
 
 
-@kernel(signature="int32[:], int32[:], int32[:], int32[:], int64[:], int32[:], int32, int64, int64")
+@kernel(signature="int32[:], int32[:], int32[:], int32[:], int64[:], int32[:], int32, int64, int64",
+        intended_races=_PROPOSAL_RACES)
 def mcvitie_wilson_gpu(men_ptr, men_list, men_rank, slot_ptr, held, man_next, n_men, low, empty):
     """McVitie-Wilson, a thread per man, CAS on each woman's suitor (seed 003, Paper IV §4, the CUDA version).
 
@@ -125,7 +131,7 @@ def mcvitie_wilson_gpu(men_ptr, men_list, men_rank, slot_ptr, held, man_next, n_
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int64[:], int32[:], int32[:], int32, int32[:], "
-                  "int32[:], int64, int64")
+                  "int32[:], int64, int64", intended_races=_PROPOSAL_RACES)
 def gale_shapley_round(men_ptr, men_list, men_rank, slot_ptr, held, man_next, free, n_free, rejected, n_rejected,
                        low, empty):
     """One round of Gale-Shapley (seed 003, Paper IV §2): every free man proposes until a woman holds him.

@@ -43,6 +43,11 @@ __all__ = [
     "suitor_thread_per_vertex", "warp_best_entry",
 ]
 
+#: Suitor reads a neighbour's best offer without a lock and proposes with a CAS that fails if it
+#: changed (Paper I, Alg. 4): a stale read costs a retry.
+_SUITOR_RACES = {"ws": "offers are read unlocked; the CAS that proposes fails on a stale read and the thread retries"}
+
+
 @device
 def offer_beats(weights, src, held, w, u):
     """1 when the offer ``(w, u)`` beats the held offer ``held`` (a CSR entry, -1 for none), else 0.
@@ -132,7 +137,7 @@ SUITOR_VARIANTS = {"nosync": 0, "syncnolb": 1, "synclb": 2, "hybrid": 3}
 SUITOR_MAX_BLOCK = 256
 
 
-@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32")
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32", intended_races=_SUITOR_RACES)
 def suitor_thread_per_vertex(ptr, adj, weights, src, ws, n):
     """Suitor with a thread per vertex (seed 003, Paper I, Alg. 3): propose, and carry on for whoever was displaced."""
     u = T.gtid()
@@ -149,7 +154,8 @@ def suitor_thread_per_vertex(ptr, adj, weights, src, ws, n):
         u += T.num_threads()
 
 
-@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32, int32, int32, int32")
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32, int32, int32, int32",
+        intended_races=_SUITOR_RACES)
 def gpu_suitor(ptr, adj, weights, src, ws, n, per_warp, variant, balance_rounds):
     """GPU-Suitor (seed 003, Paper I, Alg. 4): a warp per chunk of ``per_warp`` vertices (at most 32).
 
@@ -262,7 +268,7 @@ def ld_candidates(ptr, adj, weights, mate, candidate, n):
         s += T.num_threads()
 
 
-@kernel(signature="int32[:], int32[:], int32, int32[:]")
+@kernel(signature="int32[:], int32[:], int32, int32[:]", intended_races={"matched": "a flag: every writer writes 1"})
 def ld_match(mate, candidate, n, matched):
     """ProcessVertex, second half (Alg. 2 lines 9–12): two vertices pointing at each other form a
     locally-dominant edge and match.  Each vertex writes only its own ``mate``: no race."""

@@ -277,6 +277,8 @@ class CheckedProxy(ArrayProxy):
             weak.atomic_end(sim.current, self, index, old, new)
         if self.checked:
             sim.race_atomic(self, index, operation, operation != "atomic_load", sys._getframe(2))
+        elif sim.races is not None:  # not checked (an intended race), but still a synchronising atomic
+            sim.races.atomic(sim.current, self, index)
         if sim.tracing:
             sim.record(operation, self, index, old if new == old else (old, new), sys._getframe(2))
         if weak is not None and weak.n_pending:
