@@ -15,7 +15,10 @@ divergence, deadlock, livelock) the launch is replayed there at once and raises 
 It covers sequentially consistent memory, independent warps and no race detection, for kernels
 without warp collectives, on launches of at most :data:`MAX_THREADS` threads.  The first launch of a
 kernel compiles it (a few seconds; the machine code is cached on disk, under ``$GPUSIM_CACHE`` or
-``~/.cache/gpusim``, for the next process).  ``engine="auto"`` uses it where it can and the reference elsewhere.
+``~/.cache/gpusim``, for the next process).  Arithmetic is numba's: integers are 64-bit and wrap, where
+the reference simulator computes with Python's unbounded integers (both store to arrays as the dtype
+says); a kernel that overflows 64 bits is wrong on a GPU anyway.  ``engine="auto"`` uses it where it
+can and the reference elsewhere.
 
 >>> import numpy as np
 >>> from gpusim import Device

@@ -71,7 +71,6 @@ class Lowered:
 
     source: str
     shared: list[tuple[int, str]] = field(default_factory=list)
-    barriers: int = 0
 
 
 def lower(kernel: Kernel, arrays: dict[str, str]) -> Lowered:
@@ -88,7 +87,7 @@ def lower(kernel: Kernel, arrays: dict[str, str]) -> Lowered:
     module = ast.Module(body=body + [_parse_stmt("yield EXIT")], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module))
     source = "\n".join(head + ["    " + line for line in text.splitlines()])
-    return Lowered(source, lowering.shared, lowering.barrier_count)
+    return Lowered(source, lowering.shared)
 
 
 @dataclass
@@ -100,7 +99,6 @@ class _Scope:
     masked: set[str]
     prefix: str
     renamed: dict[str, str] = field(default_factory=dict)
-    locals: set[str] = field(default_factory=set)
 
 
 class _Lowering:
@@ -108,13 +106,9 @@ class _Lowering:
         self.kernel = kernel
         self.counter = itertools.count(1)
         self.shared: list[tuple[int, str]] = []
-        self.barrier_sites: dict[tuple[str, int], int] = {}
+        self.barrier_sites: dict[str, int] = {}  # "file.py:line" -> barrier number, as the reference names them
         self.inlined = itertools.count(1)
         self.dtypes: dict[str, str] = {}  # array (lowered name) -> NumPy dtype name
-
-    @property
-    def barrier_count(self) -> int:
-        return len(self.barrier_sites)
 
     def fresh(self, kind: str) -> str:
         return f"_q_{kind}{next(self.counter)}"
@@ -203,6 +197,10 @@ class _Lowering:
             raise Unsupported(self.where(call, scope, f"T.{kind}'s dtype must be T.i32, T.f64, ..."))
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise Unsupported(self.where(call, scope, f"T.{kind} size {size!r} (a positive integer constant)"))
+        if kind == "shared_array" and scope.prefix:
+            # The reference simulator keys a shared array by its declaring line: every call site of the
+            # helper would share it, where inlining gives each its own.
+            raise Unsupported(self.where(call, scope, "a shared array declared in a @device function"))
         local = self.local(name, scope)
         scope.arrays.add(local)
         scope.masked.add(local)
@@ -368,8 +366,7 @@ class _Lowering:
         if name == "threadfence":
             return [_parse_stmt("yield POINT")], ast.Constant(0)
         if name == "syncthreads":
-            site = (scope.prefix, node.lineno, node.col_offset)
-            number = self.barrier_sites.setdefault(site, len(self.barrier_sites))
+            number = self.barrier_sites.setdefault(_file_line(scope.fn, node), len(self.barrier_sites))
             return [_parse_stmt("yield POINT"), _parse_stmt(f"yield BARRIER + {number}")], ast.Constant(0)
         if name in _COLLECTIVES:
             raise Unsupported(self.where(node, scope, f"warp collectives (T.{name})"))
