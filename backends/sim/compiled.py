@@ -63,6 +63,17 @@ import numpy as np
 CACHE = {{cache}}
 POINT, EXIT, FAIL, BARRIER = {POINT}, {EXIT}, {FAIL}, {BARRIER}
 OK, BROKE, FULL = {_OK}, {_BROKE}, {_FULL}
+
+
+@numba.njit(cache=CACHE)
+def _leave(runnable, position, count, thread):
+    # take thread out of the runnable set (the last one fills its place); the new count
+    k = position[thread]
+    count -= 1
+    last = runnable[count]
+    runnable[k] = last
+    position[last] = k
+    return count
 """
 
 _SCHEDULER = '''
@@ -140,11 +151,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits{params}):
             continue
         if code == EXIT:
             status[cur] = 3
-            k = position[cur]
-            nr -= 1
-            last = runnable[nr]
-            runnable[k] = last
-            position[last] = k
+            nr = _leave(runnable, position, nr, cur)
             finished += 1
             _q_st[1] = step
             b = cur // _q_block
@@ -183,11 +190,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits{params}):
             waiting[b, nwait[b]] = cur
             nwait[b] += 1
             status[cur] = 2
-            k = position[cur]
-            nr -= 1
-            last = runnable[nr]
-            runnable[k] = last
-            position[last] = k
+            nr = _leave(runnable, position, nr, cur)
             if nr == 0:
                 result = BROKE
                 break
