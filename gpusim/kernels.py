@@ -199,12 +199,15 @@ def bind(
     language: types.ModuleType,
     wrap_device: Callable[[types.FunctionType], Any] = lambda f: f,
     _cache: dict | None = None,
+    clone: Callable[[types.FunctionType, dict], types.FunctionType] | None = None,
 ) -> types.FunctionType:
     """Clone ``compiled.fn`` with ``T`` bound to ``language``.
 
     Every ``@device`` function the clone refers to by a global name is bound the same way and
     passed through ``wrap_device`` (the numba backend compiles it as an inlined device function;
-    the simulator uses the plain clone).  Clones are memoised per call through ``_cache``.
+    the simulator uses the plain clone).  ``clone(fn, namespace)`` makes each clone (default: the
+    same code with the new globals; the lockstep warp mode rewrites the source).  Clones are
+    memoised per call through ``_cache``.
     """
     cache = {} if _cache is None else _cache
     if id(compiled) in cache:
@@ -212,17 +215,22 @@ def bind(
     fn = compiled.fn
     namespace = dict(fn.__globals__)
     namespace["T"] = language
-    clone = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
-    clone.__qualname__ = fn.__qualname__
-    clone.__module__ = fn.__module__
-    clone.__doc__ = fn.__doc__
-    clone.__wrapped__ = fn  # type: ignore[attr-defined]  (inspect.getsource finds the real source)
-    cache[id(compiled)] = clone
+    made = cache[id(compiled)] = (clone or _same_code)(fn, namespace)
     for name in _global_names(fn.__code__):
         value = fn.__globals__.get(name)
         if isinstance(value, DeviceFunction):
-            namespace[name] = wrap_device(bind(value, language, wrap_device, cache))
-    return clone
+            namespace[name] = wrap_device(bind(value, language, wrap_device, cache, clone))
+    return made
+
+
+def _same_code(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
+    """``fn``'s code with other globals."""
+    made = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    made.__qualname__ = fn.__qualname__
+    made.__module__ = fn.__module__
+    made.__doc__ = fn.__doc__
+    made.__wrapped__ = fn  # type: ignore[attr-defined]  (inspect.getsource finds the real source)
+    return made
 
 
 def _global_names(code: types.CodeType) -> set[str]:

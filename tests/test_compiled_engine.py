@@ -192,3 +192,13 @@ def test_explore_on_the_compiled_engine_finds_shrinks_and_replays():
     assert found.found and found.failure.kind == "invariant" and found.failure.preemptions == 1
     assert replay(found.failure.replay_token).trace == found.failure.trace
     assert not explore("lost_update.fixed", budget=2000, engine="compiled", shrink=False).found
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_overlapping_arrays_are_refused_by_both_engines(engine):
+    from gpusim.backends.sim import SimArray
+
+    memory = np.zeros(8, np.int32)
+    dev = Device("sim", engine=engine, trace=False)
+    with pytest.raises(InvalidArgument, match="argument 'flags' overlaps argument 'values'"):
+        dev.launch(mixed, 1, 2, (SimArray(memory[:4]), dev.zeros(6, np.int32), SimArray(memory[2:]), 1))

@@ -175,6 +175,7 @@ class SimBackend:
             memory=memory, warps=warps, races=races, memory_seed=memory_seed,
             intended_races=frozenset(getattr(kernel, "intended_races", {})),
         )
+        _check_distinct(kernel, args)
         proxies: list[tuple[ArrayProxy, SimArray]] = []
         sim.args = tuple(_kernel_argument(sim, name, value, proxies)
                          for name, value in zip(kernel.params, args, strict=True))
@@ -263,8 +264,6 @@ def _kernel_argument(sim: Simulator, name: str, value, proxies: list):
         for proxy, array in proxies:
             if array is value:
                 return proxy
-            if np.shares_memory(array.data, value.data):
-                raise InvalidArgument(f"argument {name!r} overlaps argument {proxy.name!r} without being it")
         proxy = sim.proxy_class(sim, name, "global", value.data.tolist(), value.data.dtype)
         proxies.append((proxy, value))
         return proxy

@@ -33,7 +33,7 @@ import types
 from greenlet import getcurrent
 
 from gpusim.errors import GpusimError, KernelSyntaxError
-from gpusim.kernels import DeviceFunction, _global_names
+from gpusim.kernels import bind
 from gpusim.language import WARP_SIZE
 
 __all__ = ["HOOKS", "Lockstep", "lockstep_bind"]
@@ -130,6 +130,7 @@ class _Reconvergence(ast.NodeTransformer):
 
 
 def _transform(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
+    namespace[_HOOKS_NAME] = HOOKS
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
@@ -147,21 +148,9 @@ def _transform(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
     return clone
 
 
-def lockstep_bind(compiled, language: types.ModuleType, _cache: dict | None = None) -> types.FunctionType:
+def lockstep_bind(compiled, language: types.ModuleType) -> types.FunctionType:
     """Like :func:`gpusim.kernels.bind`, with the reconvergence hooks inserted (recursively into helpers)."""
-    cache = {} if _cache is None else _cache
-    if id(compiled) in cache:
-        return cache[id(compiled)]
-    fn = compiled.fn
-    namespace = dict(fn.__globals__)
-    namespace["T"] = language
-    namespace[_HOOKS_NAME] = HOOKS
-    clone = cache[id(compiled)] = _transform(fn, namespace)
-    for name in _global_names(fn.__code__):
-        value = fn.__globals__.get(name)
-        if isinstance(value, DeviceFunction):
-            namespace[name] = lockstep_bind(value, language, cache)
-    return clone
+    return bind(compiled, language, clone=_transform)
 
 
 # -- the SIMT stack ---------------------------------------------------------------------------------------

@@ -166,18 +166,7 @@ class ArrayProxy:
         old = items[index]
         if old is None:
             self._uninitialised(index, depth=3)
-        if operation == "atomic_add":
-            new = self.coerce(old + value)
-        elif operation == "atomic_cas":
-            new = value if old == self.coerce(expected) else old
-        elif operation == "atomic_exch":
-            new = value
-        elif operation == "atomic_min":
-            new = value if value < old else old
-        elif operation == "atomic_max":
-            new = value if value > old else old
-        else:  # atomic_load
-            new = old
+        new = _atomic_result(operation, old, value, expected, self.coerce)
         if new != old:
             items[index] = new
             sim.progress = sim.step
@@ -287,7 +276,7 @@ class CheckedProxy(ArrayProxy):
 
 
 def _atomic_result(operation: str, old, value, expected, coerce):
-    """The value an atomic leaves in memory (as in :meth:`ArrayProxy.atomic`)."""
+    """The value an atomic leaves in memory."""
     if operation == "atomic_add":
         return coerce(old + value)
     if operation == "atomic_cas":
