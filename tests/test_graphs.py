@@ -23,19 +23,18 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph, WeightedGraph, example_path, load_graph
 from gpusim.strategies import bipartite_graphs, weighted_graphs
 
-DATA = Path(__file__).parents[2] / "shared" / "data"
+DATA = Path(__file__).parent / "data"
 MATRICES = DATA / "matrices"
-needs_data = pytest.mark.skipif(not MATRICES.is_dir(), reason=f"test matrices not found at {MATRICES}")
 
 
 def _readme_table() -> dict[str, tuple[int, int, str, int]]:
-    """file -> (rows, cols, symmetry, max matching), parsed from shared/data/README.md."""
+    """file -> (rows, cols, symmetry, max matching), parsed from tests/data/README.md."""
     rows = re.findall(r"^\| `([^`]+)` \| (\d+) × (\d+) \| \d+ \| coordinate \w+ (\w+) \| (\d+) \|$",
                       (DATA / "README.md").read_text(), flags=re.M)
     return {f: (int(r), int(c), sym, int(mm)) for f, r, c, sym, mm in rows}
 
 
-TABLE = _readme_table() if MATRICES.is_dir() else {}
+TABLE = _readme_table()
 
 
 def bip_edges(g: BipartiteGraph) -> set[tuple[int, int]]:
@@ -185,7 +184,6 @@ def test_weighted_matrix_market_general_file_symmetrised_by_max():
     assert wgt_edges(g) == {(0, 1): 4.0, (0, 2): 2.0}
 
 
-@needs_data
 def test_west0067_as_weighted_matches_dense_oracle():
     a = np.abs(scipy.io.mmread(MATRICES / "west0067.mtx").toarray())
     np.fill_diagonal(a, 0.0)
@@ -230,15 +228,13 @@ def test_large_build_matches_scipy():
 
 
 # ---------------------------------------------------------------------------------------------
-# The bundled matrices (shared/data) and the package's examples
+# The test matrices (tests/data) and the package's examples
 
 
-@needs_data
 def test_readme_table_lists_every_matrix():
     assert sorted(TABLE) == sorted(p.name for p in MATRICES.glob("*.mtx"))
 
 
-@needs_data
 @pytest.mark.parametrize("name", sorted(TABLE))
 def test_bundled_matrix_loads_as_bipartite_with_table_max_matching(name):
     rows, cols, _, max_matching = TABLE[name]
@@ -250,7 +246,6 @@ def test_bundled_matrix_loads_as_bipartite_with_table_max_matching(name):
     assert (maximum_bipartite_matching(g.to_scipy(), perm_type="column") >= 0).sum() == max_matching
 
 
-@needs_data
 @pytest.mark.parametrize("name", sorted(n for n, row in TABLE.items() if row[2] == "symmetric"))
 def test_symmetric_matrix_loads_as_weighted(name):
     a = abs(sp.csr_array(scipy.io.mmread(MATRICES / name)))
@@ -266,7 +261,7 @@ def test_symmetric_matrix_loads_as_weighted(name):
 def test_examples_are_installed(name):
     path = example_path(name)
     assert path.is_file() and path.name == name and example_path(path.stem) == path
-    if MATRICES.is_dir() and name.endswith(".mtx"):
+    if name.endswith(".mtx"):
         assert path.read_bytes() == (MATRICES / name).read_bytes()
 
 
