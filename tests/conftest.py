@@ -31,3 +31,34 @@ def backend(request) -> str:
         if not ok:
             pytest.skip(f"{name} unavailable: {why}")
     return name
+
+
+# ----------------------------------------------------------------------------------------------
+# `pytest -m quick`: a representative subset in under 2 minutes on 2 cores — every layer (language,
+# simulator, explorer, inputs, CLI) and every algorithm family — marked here, in one place, rather
+# than test by test.  Whole modules, less their `slow` tests, plus named tests of the heavy modules.
+
+QUICK_MODULES = {
+    "test_language.py", "test_simulator.py", "test_foundation_kernels.py", "test_race_detector.py",
+    "test_weak_memory.py", "test_validation.py", "test_graphs.py", "test_generators.py", "test_preferences.py",
+    "test_strategies.py", "test_explore.py", "test_lockstep.py", "test_b_suitor.py", "test_bipartite_cpu.py",
+    "test_stable.py", "test_stable_cli.py", "test_cli.py", "test_cli_errors.py", "test_pairs_are_edges.py",
+}
+QUICK_TESTS = (
+    "test_bipartite.py::test_maximum_and_certified_under_any_schedule",
+    "test_weighted.py::test_on_every_backend",
+    "test_weighted.py::test_suitor_without_cas_loses_a_proposal",
+    "test_roma.py::test_on_every_backend",
+    "test_roma.py::test_bad_input",
+    "test_zoo.py::test_the_broken_twin_is_found_and_shrunk[lost_update]",
+    "test_headless_compile.py::test_compiles_for_numba",
+    "test_compiled_engine.py::test_every_construct_replays_exactly_on_the_reference",
+    "test_zoo.py::test_every_entry_documents_its_source_and_fix",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        in_module = item.path.name in QUICK_MODULES and "slow" not in item.keywords
+        if in_module or any(f"{item.path.name}::{item.name}".startswith(t) for t in QUICK_TESTS):
+            item.add_marker(pytest.mark.quick)

@@ -29,7 +29,7 @@ MATRICES = DATA / "matrices"
 
 def _readme_table() -> dict[str, tuple[int, int, str, int]]:
     """file -> (rows, cols, symmetry, max matching), parsed from tests/data/README.md."""
-    rows = re.findall(r"^\| `([^`]+)` \| (\d+) × (\d+) \| \d+ \| coordinate \w+ (\w+) \| (\d+) \|$",
+    rows = re.findall(r"^\| `([^`]+)` \| (\d+) × (\d+) \| \d+ \| coordinate \w+ (\w+) \| (\d+) \|",
                       (DATA / "README.md").read_text(), flags=re.M)
     return {f: (int(r), int(c), sym, int(mm)) for f, r, c, sym, mm in rows}
 
