@@ -8,9 +8,9 @@ result is the greedy b-matching (:func:`gpusim.algorithms.weighted_cpu.greedy_b_
 whatever the order — and so whatever the schedule.
 
 The GPU version runs in rounds, a thread per queued vertex.  Replacing the weakest of ``b(v)``
-slots is not one word, so each vertex has a lock (a CAS spin lock, released after a
-``threadfence``, as :func:`gpusim.algorithms.roma.atomic_flip`); displaced vertices go to the
-next round's queue, once each.  Offers are CSR entries, as in :mod:`gpusim.algorithms.weighted`.
+slots is not one word, so each vertex has a lock (a CAS lock between two fences, taken
+and released in one loop iteration so that lockstep warps cannot deadlock on it); displaced
+vertices go to the next round's queue, once each.  Offers are CSR entries, as in :mod:`gpusim.algorithms.weighted`.
 
 References
 ----------
@@ -38,7 +38,7 @@ from .common import fill, grid_for
 from .weighted import _prepare, offer_beats
 from .weighted_cpu import BMatchingResult, _b_result, _check_b
 
-__all__ = ["b_suitor", "b_suitor_round", "slot_holding", "weakest_offer"]
+__all__ = ["b_suitor", "b_suitor_round", "offer_under_lock", "slot_holding", "weakest_offer"]
 
 
 @device
@@ -87,6 +87,24 @@ def holds_offer_of(src, slot_ptr, slots, v, u):
     return found
 
 
+@device
+def offer_under_lock(weights, src, slot_ptr, slots, made, next_queue, next_len, in_next, u, v, entry, w):
+    """With ``v``'s lock held: put ``u``'s offer ``entry`` (weight ``w``) in place of ``v``'s weakest if
+    it still beats it and ``v`` holds no offer of ``u``; the suitor it displaces goes to the next round's queue.
+    """
+    slot = slot_holding(slot_ptr, slots, v, weakest_offer(weights, src, slot_ptr, slots, v))
+    held = slots[slot]
+    if holds_offer_of(src, slot_ptr, slots, v, u) == 0:
+        if offer_beats(weights, src, held, w, u) == 1:
+            slots[slot] = entry
+            T.atomic_add(made, u, 1)
+            if held >= 0:
+                loser = src[held]
+                T.atomic_add(made, loser, -1)
+                if T.atomic_cas(in_next, loser, 0, 1) == 0:
+                    next_queue[T.atomic_add(next_len, 0, 1)] = loser
+
+
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
                   "int32[:], int32, int32[:], int32[:], int32[:]",
         intended_races={"slots": "the weakest-offer prescan reads slots unlocked; the proposer re-checks "
@@ -99,7 +117,10 @@ def b_suitor_round(ptr, adj, weights, src, b, slot_ptr, slots, locks, made, queu
     Vertex ``u`` proposes while fewer than ``b[u]`` of its offers are held (``made[u]``): it
     picks its best neighbour ``v`` that would take the offer — read without the lock, as the
     paper does, since a vertex only becomes harder to please — locks ``v``, checks again, puts
-    the offer in ``v``'s weakest slot, and queues the suitor it displaced for the next round.
+    the offer in ``v``'s weakest slot, and queues the suitor it displaced for the next round
+    (:func:`offer_under_lock`).  The lock is taken, used and released in one iteration of the
+    loop that tries it, so a lane of a lockstep warp (pre-Volta, as the paper's K40) never holds
+    it while the warp follows the lanes still spinning on it.
     """
     i = T.gtid()
     while i < queued:
@@ -122,22 +143,15 @@ def b_suitor_round(ptr, adj, weights, src, b, slot_ptr, slots, locks, made, queu
             if best < 0:
                 searching = 0
             else:
-                while T.atomic_cas(locks, best_v, 0, 1) != 0:
-                    pass
-                T.threadfence()  # acquire: the slots read below must not be stale copies from the scan above
-                slot = slot_holding(slot_ptr, slots, best_v, weakest_offer(weights, src, slot_ptr, slots, best_v))
-                held = slots[slot]
-                if holds_offer_of(src, slot_ptr, slots, best_v, u) == 0:
-                    if offer_beats(weights, src, held, best_w, u) == 1:
-                        slots[slot] = best
-                        T.atomic_add(made, u, 1)
-                        if held >= 0:
-                            loser = src[held]
-                            T.atomic_add(made, loser, -1)
-                            if T.atomic_cas(in_next, loser, 0, 1) == 0:
-                                next_queue[T.atomic_add(next_len, 0, 1)] = loser
-                T.threadfence()
-                T.atomic_exch(locks, best_v, 0)
+                done = 0
+                while done == 0:
+                    if T.atomic_cas(locks, best_v, 0, 1) == 0:
+                        T.threadfence()  # acquire: the slots read below must not be stale copies from the scan above
+                        offer_under_lock(weights, src, slot_ptr, slots, made, next_queue, next_len, in_next, u,
+                                         best_v, best, best_w)
+                        T.threadfence()  # release: the new offer is visible before the lock opens
+                        T.atomic_exch(locks, best_v, 0)
+                        done = 1
         i += T.num_threads()
 
 

@@ -91,7 +91,8 @@ def flip_with(mate, locks, a, b, u, mate_u, flips, first, descending, check, fen
     Takes the four endpoints' locks in :func:`lock_order`, one CAS each, and gives up (releasing
     what it holds) at the first lock already taken.  Holding all four, it checks (``check``)
     that ``u``'s and ``x``'s edges are still as read, flips, fences (``fence``), counts the flip
-    and unlocks.
+    and unlocks.  It never waits for a lock, so lockstep warps (pre-Volta) cannot deadlock on these
+    locks.
     """
     x = min(a, b)
     y = max(a, b)

@@ -76,7 +76,8 @@ def propose_to(held, slot_ptr, w, offer, low, empty):
     Returns the man displaced, -1 when a slot was free, or -2 when every offer she holds is
     better (the proposer moves on).  The worst slot is found from atomic loads and the CAS
     expects exactly the value seen: it succeeds only if that slot still holds it, and then every
-    other slot holds an offer at least as good (offers only improve).
+    other slot holds an offer at least as good (offers only improve).  The loop holds no lock: a
+    lane whose CAS fails retries against the offer that beat it, so lockstep warps cannot deadlock here.
     """
     outcome = -3
     while outcome == -3:

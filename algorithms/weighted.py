@@ -116,7 +116,8 @@ def propose(ws, weights, src, partner, entry, current):
     lock replaced by a CAS loop on ``ws[partner]``).
 
     Returns the suitor it displaced, -1 when ``partner`` had none, or -2 when ``partner`` already
-    holds a better offer (the proposer must search again).
+    holds a better offer (the proposer must search again).  The loop holds no lock: a lane whose
+    CAS fails retries against the offer that beat it, so lockstep warps cannot deadlock here.
     """
     outcome = -3
     w = weights[entry]
