@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -60,6 +61,9 @@ class SimBackend:
         times faster on 32 threads, replayable on the reference; it needs ``policy="random"``,
         ``trace=False`` and the default modes, and refuses a kernel it cannot lower, saying why.  ``"auto"``: the
         compiled engine where it applies, the reference elsewhere.
+    progress:
+        Called with each finished launch's :class:`Run` (a progress bar's hook: ``run.steps``
+        scheduling points); ``None`` (default) for none.
 
     >>> SimBackend(memory="weak", races="report").memory
     'weak'
@@ -71,7 +75,8 @@ class SimBackend:
                  trace: bool = True, max_steps: int = Limits.max_steps,
                  livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
                  resident_threads: int = Limits.resident_threads, memory: str = "sc",
-                 warps: str = "independent", races: str = "off", engine: str = "reference"):
+                 warps: str = "independent", races: str = "off", engine: str = "reference",
+                 progress: Callable[[Run], None] | None = None):
         if not isinstance(trace, bool):
             raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
         check_modes(memory, warps, races)
@@ -89,6 +94,9 @@ class SimBackend:
             why = self._compiled_refused()
             if why:
                 raise InvalidArgument(f"engine='compiled' {why}")
+        if progress is not None and not callable(progress):
+            raise InvalidArgumentType(f"progress must be a function of the finished Run, got {progress!r}")
+        self.progress = progress
         self.runs: list[Run] = []
         self._steps_so_far = 0
         self._bound: dict[tuple, object] = {}
@@ -158,6 +166,8 @@ class SimBackend:
         self.policy.finish(launch_index, run.steps)
         self.runs.append(run)
         self._steps_so_far += run.steps
+        if self.progress is not None:
+            self.progress(run)
         return run
 
     def _launch_reference(self, kernel: Kernel, grid: int, block: int, args: tuple, policy: Policy) -> Run:
@@ -215,6 +225,8 @@ class SimBackend:
         policy.finish(len(self.runs), sim.step)
         self.runs.append(run)
         self._steps_so_far += sim.step
+        if self.progress is not None:
+            self.progress(run)
         _note_for_hypothesis(f"after launch {len(self.runs)} ({run.kernel}): replay with "
                              f"Device('sim', schedule={{token!r}})", self)
 
