@@ -138,6 +138,9 @@ def _one_line(message: str) -> str:
 def report_failure(options: argparse.Namespace, error: BaseException, debug: bool) -> int:
     """Print ``error`` as one line on stderr (and in the ``--json`` document); return the exit status."""
     status, message = classify(error)
+    source = getattr(options, "file", None)
+    if isinstance(error, UnicodeDecodeError) and source:
+        message = f"{source!r}: {message}"
     if debug:
         traceback.print_exception(error, file=sys.stderr)
     if getattr(options, "json", False):

@@ -154,8 +154,7 @@ def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: s
         for r, c in zip(rows, cols, strict=True):
             axes.plot([0, 1], [y_row[r], y_col[c]], color="0.8", linewidth=0.8, zorder=1)
         for r in matched:
-            axes.plot([0, 1], [y_row[r], y_col[row_match[r]]], color="tab:red", linewidth=2, zorder=2,
-                      label="matched" if r == matched[0] else None)
+            axes.plot([0, 1], [y_row[r], y_col[row_match[r]]], color="tab:red", linewidth=2, zorder=2)
         axes.scatter(np.zeros(graph.n_rows), y_row, color="tab:blue", zorder=3)
         axes.scatter(np.ones(graph.n_cols), y_col, color="tab:green", zorder=3)
         labels = height <= 40
@@ -166,10 +165,10 @@ def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: s
             axes.annotate(f"{right} {vertex}", (1, y), textcoords="offset points", xytext=(6, 0), ha="left",
                           va="center", fontsize=7)
         axes.set_xlim(-0.45, 1.45)
-        axes.set_xticks([0, 1], [f"{left}s", f"{right}s"])
+        plural = {"man": "men", "woman": "women"}
+        axes.set_xticks([0, 1], [plural.get(left, left + "s"), plural.get(right, right + "s")])
         axes.set_yticks([])
-        if matched.size:
-            axes.legend(loc="lower center", fontsize=7, bbox_to_anchor=(0.5, -0.02 - 0.6 / height))
+        axes.set_xlabel("red: matched pairs; grey: the other edges", fontsize=8)
     else:
         figure, axes = plt.subplots(figsize=(6, 6))
         marker = max(0.05, min(4.0, 4000.0 / max(1, rows.size)))
