@@ -95,7 +95,9 @@ def example_or_file(options: argparse.Namespace, suffix: str) -> str:
     from gpusim.graphs import example_path
 
     names = sorted(path.stem for path in example_path("karate").parent.glob(f"*{suffix}"))
-    if (options.file is None) == (options.example is None):
+    if options.file is not None and options.example is not None:
+        raise InvalidArgument(f"give a FILE or --example NAME, not both ({options.file!r} and {options.example!r})")
+    if options.file is None and options.example is None:
         raise InvalidArgument(f"give either a FILE or --example NAME (one of {', '.join(names)})")
     if options.file is not None:
         return input_file(options.file)

@@ -42,13 +42,13 @@ def check_picture_path(path: str, option: str = "--png") -> None:
     gpusim.errors.InvalidArgument: --png '/nonexistent/x.png': no folder '/nonexistent' to write it in
     """
     target = Path(path)
+    if target.is_dir():
+        raise InvalidArgument(f"{option} {path!r} is a folder, not a file")
     suffix = target.suffix.lower().lstrip(".")
     if suffix not in PICTURE_FORMATS:
         raise InvalidArgument(f"{option} {path!r}: cannot draw a {('.' + suffix) if suffix else 'suffix-less'} "
                               f"file; name it .png, .svg or .pdf")
     folder = target.parent
-    if target.is_dir():
-        raise InvalidArgument(f"{option} {path!r} is a folder, not a file")
     if not folder.is_dir():
         raise InvalidArgument(f"{option} {path!r}: no folder {str(folder)!r} to write it in")
     if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
