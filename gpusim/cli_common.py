@@ -67,11 +67,12 @@ def simulator_progress(options: argparse.Namespace, description: str):
     bar = tqdm(desc=description, unit="point", unit_scale=True, disable=progress_disabled(options), leave=False)
     kernels = 0
 
-    def on_launch(run) -> None:
+    def on_launch(points: int, launch_finished: bool) -> None:
         nonlocal kernels
-        kernels += 1
-        bar.set_postfix(kernels=kernels, refresh=False)
-        bar.update(run.steps)
+        if launch_finished:
+            kernels += 1
+            bar.set_postfix(kernels=kernels, refresh=False)
+        bar.update(points)
 
     return bar, on_launch
 

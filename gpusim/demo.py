@@ -77,10 +77,10 @@ def check_demo_sizes(threads: int, block: int) -> None:
 
 
 def find_lost_update(threads: int = 64, block: int = 32, seed: int = 0, policy: str = "random",
-                     max_schedules: int = 100, progress: Callable[[Run], None] | None = None) -> LostUpdate:
+                     max_schedules: int = 100, progress: Callable[[int, bool], None] | None = None) -> LostUpdate:
     """Run :func:`racy_count` under seeds ``seed, seed + 1, ...`` until an update is lost.
 
-    ``progress`` is called with each finished launch (see ``Device("sim", progress=...)``).
+    ``progress`` is the simulator's progress hook (see ``Device("sim", progress=...)``).
     """
     check_demo_sizes(threads, block)
     if isinstance(max_schedules, bool) or not isinstance(max_schedules, int) or max_schedules < 1:

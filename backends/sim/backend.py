@@ -62,8 +62,9 @@ class SimBackend:
         ``trace=False`` and the default modes, and refuses a kernel it cannot lower, saying why.  ``"auto"``: the
         compiled engine where it applies, the reference elsewhere.
     progress:
-        Called with each finished launch's :class:`Run` (a progress bar's hook: ``run.steps``
-        scheduling points); ``None`` (default) for none.
+        A progress bar's hook, ``progress(points, launch_finished)``: called every few hundred
+        scheduling points of a launch with the points since its last call, and when a launch ends
+        (``launch_finished=True``); ``None`` (default) for none.
 
     >>> SimBackend(memory="weak", races="report").memory
     'weak'
@@ -76,7 +77,7 @@ class SimBackend:
                  livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
                  resident_threads: int = Limits.resident_threads, memory: str = "sc",
                  warps: str = "independent", races: str = "off", engine: str = "reference",
-                 progress: Callable[[Run], None] | None = None):
+                 progress: Callable[[int, bool], None] | None = None):
         if not isinstance(trace, bool):
             raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
         check_modes(memory, warps, races)
@@ -95,7 +96,7 @@ class SimBackend:
             if why:
                 raise InvalidArgument(f"engine='compiled' {why}")
         if progress is not None and not callable(progress):
-            raise InvalidArgumentType(f"progress must be a function of the finished Run, got {progress!r}")
+            raise InvalidArgumentType(f"progress must be a function (points, launch_finished), got {progress!r}")
         self.progress = progress
         self.runs: list[Run] = []
         self._steps_so_far = 0
@@ -167,7 +168,7 @@ class SimBackend:
         self.runs.append(run)
         self._steps_so_far += run.steps
         if self.progress is not None:
-            self.progress(run)
+            self.progress(run.steps, True)
         return run
 
     def _launch_reference(self, kernel: Kernel, grid: int, block: int, args: tuple, policy: Policy) -> Run:
@@ -185,6 +186,8 @@ class SimBackend:
             memory=memory, warps=warps, races=races, memory_seed=memory_seed,
             intended_races=frozenset(getattr(kernel, "intended_races", {})),
         )
+        if self.progress is not None:
+            sim.on_steps = lambda: self._report_steps(sim, False)
         _check_distinct(kernel, args)
         proxies: list[tuple[ArrayProxy, SimArray]] = []
         sim.args = tuple(_kernel_argument(sim, name, value, proxies)
@@ -225,10 +228,16 @@ class SimBackend:
         policy.finish(len(self.runs), sim.step)
         self.runs.append(run)
         self._steps_so_far += sim.step
-        if self.progress is not None:
-            self.progress(run)
+        self._report_steps(sim, True)
         _note_for_hypothesis(f"after launch {len(self.runs)} ({run.kernel}): replay with "
                              f"Device('sim', schedule={{token!r}})", self)
+
+
+    def _report_steps(self, sim: Simulator, finished: bool) -> None:
+        """Tell the progress hook (if any) the points ``sim`` ran since it was last told."""
+        if self.progress is not None:
+            self.progress(sim.step - sim.steps_reported, finished)
+            sim.steps_reported = sim.step
 
 
 def _lockstep_bind(kernel: Kernel):
