@@ -139,11 +139,13 @@ def _zoo(options: argparse.Namespace) -> int:
         start = time.perf_counter()
         broken = explore(entry.broken, entry.policy, options.budget, options.seed,
                          engine=_zoo_engine(options.engine, entry.policy),
-                         progress=lambda done, name=entry.broken: bar.set_postfix(scenario=name, schedules=done))
+                         progress=lambda done, name=entry.name: bar.set_postfix(entry=name, twin="broken",
+                                                                                schedules=done))
         seconds = time.perf_counter() - start
         fixed = explore(entry.fixed, "random", options.fixed_budget, options.seed, shrink=False,
                         engine=_zoo_engine(options.engine, "random"),
-                        progress=lambda done, name=entry.fixed: bar.set_postfix(scenario=name, schedules=done))
+                        progress=lambda done, name=entry.name: bar.set_postfix(entry=name, twin="fixed",
+                                                                               schedules=done))
         rows.append({
             **entry.to_dict(), "found": broken.found, "schedules": broken.schedules if broken.found else None,
             "seconds": seconds, "preemptions": broken.failure.preemptions if broken.found else None,

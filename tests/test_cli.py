@@ -125,7 +125,8 @@ def test_the_simulator_progress_hook_counts_every_point_and_every_launch():
     from gpusim.device import Device
 
     calls = []
-    dev = Device("sim", policy="random", seed=1, trace=False, progress=lambda points, done: calls.append((points, done)))
+    dev = Device("sim", policy="random", seed=1, trace=False,
+                 progress=lambda points, done: calls.append((points, done)))
     a = dev.zeros(600, np.int32)
     for _ in range(2):
         dev.launch(memory_bound, grid=3, block=200, args=(a, 600, 5))
