@@ -220,10 +220,10 @@ def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = 
             axes.plot(*zip(layout[u], layout[v], strict=True), color="tab:red", linewidth=3, zorder=2,
                       label="matched edge" if number == 0 else None)
         xy = np.array([layout[vertex] for vertex in range(graph.n)]).reshape(-1, 2)
-        axes.scatter(xy[:, 0], xy[:, 1], s=60, color="tab:blue", edgecolors="white", zorder=3)
+        axes.scatter(xy[:, 0], xy[:, 1], s=120, color="tab:blue", edgecolors="white", zorder=3)
         if graph.n <= 60:
             for vertex, (x, y) in enumerate(xy):
-                axes.annotate(str(vertex), (x, y), ha="center", va="center", fontsize=6, color="white", zorder=4)
+                axes.annotate(str(vertex), (x, y), ha="center", va="center", fontsize=7, color="white", zorder=4)
         axes.set_axis_off()
         if pairs.size:
             axes.legend(loc="upper right", fontsize=8)
