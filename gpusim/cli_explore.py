@@ -91,12 +91,12 @@ def _explore(options: argparse.Namespace) -> int:
             bound = (f"; PCT guarantee per run >= {result.probability_bound:.3g}" if result.probability_bound else "")
             print(f"{result.scenario}: no failure in {result.schedules} schedule(s) of {result.policy}"
                   + (" (every schedule within the bound)" if result.exhausted else "") + bound)
+            if options.png:
+                print(f"no failure, so nothing drawn to {options.png}")
         else:
             print(failure.report() + "\n")
 
     draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
-    if options.png and failure is None and not options.json:
-        print(f"no failure, so nothing drawn to {options.png}")
     return emit(options, 1 if failure else 0, show_text, draw)
 
 
