@@ -6,6 +6,8 @@ or ``--json``; ``--example NAME`` takes a bundled matrix instead of a file.
 ``gpusim demo`` finds a lost update in a racy counter on the simulator and shows the
 interleaving, its replay token and (``--png``) a swimlane picture; ``gpusim demo --replay TOKEN``
 replays it.  ``gpusim bench sim`` measures the simulator against numba's CUDA simulator.
+Errors are one line on stderr, exit status 2 for bad usage and 1 for a failed run
+(:mod:`gpusim.cli_common`); ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
