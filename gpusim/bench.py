@@ -26,9 +26,14 @@ from collections.abc import Iterable
 import numpy as np
 
 from gpusim import T, kernel
-from gpusim.device import Device
+from gpusim.backends.sim.scheduler import Limits
+from gpusim.device import MAX_BLOCK, Device
+from gpusim.errors import GpusimInternalError, InvalidArgument
 
-__all__ = ["WORKLOADS", "barrier_bound", "memory_bound", "numba_cudasim_throughput", "sim_throughput"]
+__all__ = ["POLICIES", "WORKLOADS", "barrier_bound", "check_workload", "memory_bound", "numba_cudasim_throughput",
+           "sim_throughput"]
+
+POLICIES = ("sequential", "pct", "random", "round_robin")
 
 
 @kernel(signature="int32[:], int32, int32")
@@ -51,16 +56,44 @@ def barrier_bound(a, n, rounds):
 
 
 WORKLOADS = {"memory": memory_bound, "barrier": barrier_bound}
+_POINTS_PER_ROUND = {"memory": 2, "barrier": 3}  # a load and a store (and a barrier) per round and thread
+
+
+def check_workload(threads: int, ops: int, block: int, workload: str) -> None:
+    """Refuse a benchmark the simulator cannot run: a size that is not a positive integer, fewer than two
+    ops (one load-store pair), a block beyond the device's limit, or more scheduling points than one
+    launch may take (``Limits.max_steps``, the simulator's budget).
+
+    >>> check_workload(100_000_000, 100, 256, "memory")
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: threads=100000000 × ops=100 is 10000000000 scheduling points, more than ...
+    """
+    if workload not in WORKLOADS:
+        raise InvalidArgument(f"workload={workload!r} is not one of {sorted(WORKLOADS)}")
+    for name, value in (("threads", threads), ("ops", ops), ("block", block)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")
+    if ops < 2:
+        raise InvalidArgument(f"ops={ops}: a thread needs at least 2 ops (one load and one store)")
+    if block > MAX_BLOCK:
+        raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
+    steps = threads * _POINTS_PER_ROUND[workload] * (ops // 2)
+    if steps > Limits.max_steps:
+        raise InvalidArgument(f"threads={threads} × ops={ops} is {steps} scheduling points, more than one simulator "
+                              f"launch may take (max_steps={Limits.max_steps}); lower --threads or --ops")
 
 
 def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
-                   policies: Iterable[str] = ("sequential", "pct", "random", "round_robin"),
+                   policies: Iterable[str] = POLICIES,
                    traces: Iterable[bool] = (False, True), repeats: int = 3, workload: str = "memory") -> list[dict]:
     """Scheduling points per second of the gpusim simulator, per policy and tracing mode (best of ``repeats``).
 
     Points are counted as loads and stores only (``2 × ops/2`` per thread), as for numba's simulator,
-    although gpusim also counts each ``syncthreads`` as a scheduling point.
+    although gpusim also counts each ``syncthreads`` as a scheduling point.  Sizes are checked by
+    :func:`check_workload`.
     """
+    check_workload(threads, ops, block, workload)
     rows = []
     for policy in policies:
         for trace in traces:
@@ -72,7 +105,8 @@ def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                 dev.launch(WORKLOADS[workload], grid=-(-threads // block), block=block,
                            args=(a, threads, ops // 2))
                 best = min(best, time.perf_counter() - start)
-                assert (dev.to_host(a) == ops // 2).all()
+                if not (dev.to_host(a) == ops // 2).all():
+                    raise GpusimInternalError(f"the {workload} workload counted wrong: {dev.to_host(a)[:8]} ...")
             points = threads * 2 * (ops // 2)
             rows.append({"simulator": "gpusim", "workload": workload, "policy": policy, "trace": trace,
                          "threads": threads, "points": points, "seconds": best, "points_per_second": points / best})
@@ -113,6 +147,7 @@ print(json.dumps({"seconds": seconds, "points": threads * 2 * (ops // 2)}))
 def numba_cudasim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                              workload: str = "memory") -> dict | None:
     """The same workload on numba's CUDA simulator; ``None`` when numba is not installed."""
+    check_workload(threads, ops, block, workload)
     environment = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     try:
         done = subprocess.run([sys.executable, "-c", _CUDASIM_SCRIPT, str(threads), str(ops), str(block), workload],

@@ -11,12 +11,16 @@ import argparse
 import json
 import time
 
+from gpusim.cli_common import check_picture_option, emit, progress_disabled
+from gpusim.errors import InvalidArgument
+
 __all__ = ["register_explore"]
 
 
-def register_explore(commands) -> None:
-    """Add the ``explore`` subcommand to ``gpusim``'s subparsers."""
-    explore = commands.add_parser("explore", help="find a concurrency bug by exploring schedules; --zoo runs them all")
+def register_explore(commands, common: argparse.ArgumentParser) -> None:
+    """Add the ``explore`` subcommand to ``gpusim``'s subparsers (``common``: the shared options)."""
+    explore = commands.add_parser("explore", parents=[common],
+                                  help="find a concurrency bug by exploring schedules; --zoo runs them all")
     explore.add_argument("scenario", nargs="?", help="a scenario (zoo entry) name, e.g. lost_update; --list shows all")
     explore.add_argument("--policy", default="random", help="random, pct, systematic or hypothesis (default random)")
     explore.add_argument("--budget", type=int, default=1000, help="schedules to try (default 1000)")
@@ -35,17 +39,31 @@ def register_explore(commands) -> None:
     explore.set_defaults(run=_explore)
 
 
-def _bar(total: int, label: str, quiet: bool):
+def _bar(total: int, label: str, options: argparse.Namespace):
     from tqdm import tqdm
 
-    bar = tqdm(total=total, desc=label, unit="schedule", disable=quiet, leave=False)
+    bar = tqdm(total=total, desc=label, unit="schedule", disable=progress_disabled(options), leave=False)
     return bar, (lambda done: bar.update(done - bar.n))
 
 
+def _check_modes(options: argparse.Namespace) -> None:
+    """One of SCENARIO, --zoo, --replay, --list; --png only where there is a run to draw, writable."""
+    given = [name for name, value in (("SCENARIO", options.scenario), ("--zoo", options.zoo),
+                                      ("--replay", options.replay), ("--list", options.list)) if value]
+    if len(given) != 1:
+        raise InvalidArgument("give one of SCENARIO, --zoo, --replay TOKEN or --list"
+                              + (f", not {' and '.join(given)}" if given else ""))
+    if options.png and (options.zoo or options.list):
+        raise InvalidArgument(f"--png {options.png!r}: {given[0]} draws no picture (give a SCENARIO or --replay)")
+    if options.zoo and options.fixed_budget < 1:  # explore() checks it too, but only after the first entry ran
+        raise InvalidArgument(f"fixed_budget must be >= 1, got fixed_budget={options.fixed_budget}")
+    check_picture_option(options)
+
+
 def _explore(options: argparse.Namespace) -> int:
-    from gpusim.errors import InvalidArgument
     from gpusim.explore import explore, replay, scenario_names
 
+    _check_modes(options)
     if options.list:
         from gpusim.zoo import ZOO
 
@@ -58,46 +76,48 @@ def _explore(options: argparse.Namespace) -> int:
     if options.zoo:
         return _zoo(options)
     if options.replay:
-        again = replay(options.replay)
-        picture = _picture(options.png, again.trace, f"replay of {again.scenario}: {again.kind}")
-        if options.json:
-            print(json.dumps({"scenario": again.scenario, "kind": again.kind, "message": again.message,
-                              "token": again.token, "events": len(again.trace), "picture": picture}))
-        else:
-            from gpusim.backends.sim import format_events
-            from gpusim.explore import interleaving
-
-            print(f"{again.scenario}: {again.kind or 'passed'}" + (f"\n{again.message}" if again.message else ""))
-            print(format_events(interleaving(again.trace), None))
-        return 1 if again.kind else 0
-    if options.scenario is None:
-        raise InvalidArgument("give a SCENARIO, --zoo, --replay TOKEN or --list")
-    bar, tick = _bar(options.budget, f"explore {options.scenario}", options.json)
-    result = explore(options.scenario, options.policy, options.budget, options.seed, depth=options.depth,
-                     max_preemptions=options.max_preemptions, engine=options.engine, progress=tick)
-    bar.close()
+        return _replay(options, replay(options.replay))
+    bar, tick = _bar(options.budget, f"explore {options.scenario}", options)
+    try:
+        result = explore(options.scenario, options.policy, options.budget, options.seed, depth=options.depth,
+                         max_preemptions=options.max_preemptions, engine=options.engine, progress=tick)
+    finally:
+        bar.close()
     failure = result.failure
-    picture = failure.picture(options.png) if failure is not None and options.png else None
-    if options.json:
-        print(json.dumps({**result.to_dict(), "picture": picture}, default=str))
-        return 1 if failure else 0
-    if failure is None:
-        bound = (f"; PCT guarantee per run >= {result.probability_bound:.3g}" if result.probability_bound else "")
-        print(f"{result.scenario}: no failure in {result.schedules} schedule(s) of {result.policy}"
-              + (" (every schedule within the bound)" if result.exhausted else "") + bound)
-        return 0
-    print(failure.report())
-    if picture:
-        print(f"\nswimlanes drawn to {picture}")
-    return 1
+    options.record.update({**result.to_dict(), "picture": None})
+
+    def show_text() -> None:
+        if failure is None:
+            bound = (f"; PCT guarantee per run >= {result.probability_bound:.3g}" if result.probability_bound else "")
+            print(f"{result.scenario}: no failure in {result.schedules} schedule(s) of {result.policy}"
+                  + (" (every schedule within the bound)" if result.exhausted else "") + bound)
+            if options.png:
+                print(f"no failure, so nothing drawn to {options.png}")
+        else:
+            print(failure.report() + "\n")
+
+    draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
+    return emit(options, 1 if failure else 0, show_text, draw)
 
 
-def _picture(path, trace, title):
-    if not path:
-        return None
-    from gpusim.plots import swimlanes
+def _replay(options: argparse.Namespace, again) -> int:
+    """``--replay NAME@TOKEN``: the replayed run's outcome and interleaving (and swimlanes with ``--png``)."""
+    options.record.update({"scenario": again.scenario, "kind": again.kind, "message": again.message,
+                           "token": again.token, "events": len(again.trace), "picture": None})
 
-    return swimlanes(trace, path, title=title)
+    def show_text() -> None:
+        from gpusim.backends.sim import format_events
+        from gpusim.explore import interleaving
+
+        print(f"{again.scenario}: {again.kind or 'passed'}" + (f"\n{again.message}" if again.message else ""))
+        print(format_events(interleaving(again.trace), None))
+
+    def draw() -> str:
+        from gpusim.plots import swimlanes
+
+        return swimlanes(again.trace, options.png, title=f"replay of {again.scenario}: {again.kind}")
+
+    return emit(options, 1 if again.kind else 0, show_text, draw if options.png else None)
 
 
 def _zoo_engine(engine: str, policy: str) -> str:
@@ -113,13 +133,19 @@ def _zoo(options: argparse.Namespace) -> int:
     from gpusim.zoo import ZOO
 
     rows = []
-    for entry in tqdm(list(ZOO.values()), desc="gpusim explore --zoo", unit="entry", disable=options.json):
+    bar = tqdm(list(ZOO.values()), desc="gpusim explore --zoo", unit="entry", disable=progress_disabled(options),
+               leave=False)
+    for entry in bar:
         start = time.perf_counter()
         broken = explore(entry.broken, entry.policy, options.budget, options.seed,
-                         engine=_zoo_engine(options.engine, entry.policy))
+                         engine=_zoo_engine(options.engine, entry.policy),
+                         progress=lambda done, name=entry.name: bar.set_postfix(entry=name, twin="broken",
+                                                                                schedules=done))
         seconds = time.perf_counter() - start
         fixed = explore(entry.fixed, "random", options.fixed_budget, options.seed, shrink=False,
-                        engine=_zoo_engine(options.engine, "random"))
+                        engine=_zoo_engine(options.engine, "random"),
+                        progress=lambda done, name=entry.name: bar.set_postfix(entry=name, twin="fixed",
+                                                                               schedules=done))
         rows.append({
             **entry.to_dict(), "found": broken.found, "schedules": broken.schedules if broken.found else None,
             "seconds": seconds, "preemptions": broken.failure.preemptions if broken.found else None,

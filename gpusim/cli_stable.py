@@ -9,16 +9,16 @@ Gale-Shapley's (the man-optimal stable matching, seed 003 Paper IV §2).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-import time
+
+from gpusim.cli_common import check_picture_option, emit, example_or_file, progress_wanted, simulator_progress
 
 __all__ = ["register_stable"]
 
 
-def register_stable(commands) -> None:
-    """Add the ``stable`` subcommand to the ``gpusim`` parser's ``commands``."""
-    stable = commands.add_parser("stable", help="stable marriage of a JSON preference file (seed 003, Paper IV)")
+def register_stable(commands, common: argparse.ArgumentParser) -> None:
+    """Add the ``stable`` subcommand to the ``gpusim`` parser's ``commands`` (``common``: the shared options)."""
+    stable = commands.add_parser("stable", parents=[common],
+                                 help="stable marriage of a JSON preference file (seed 003, Paper IV)")
     stable.add_argument("file", nargs="?", help='JSON {"men": [[woman ids, best first], ...], "women": [...]}')
     stable.add_argument("--example", metavar="NAME", help="a bundled instance instead: marriage, marriage-hard")
     stable.add_argument("--algorithm", default="mw-gpu",
@@ -28,36 +28,45 @@ def register_stable(commands) -> None:
                         help="each woman may take up to B men (hospitals/residents); default 1")
     stable.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     stable.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
-    stable.add_argument("--png", metavar="FILE", help="also draw the matching (PNG or SVG)")
+    stable.add_argument("--png", metavar="FILE", help="also draw the matching, men and women (PNG, SVG or PDF)")
     stable.add_argument("--json", action="store_true", help="print one JSON object")
-    stable.add_argument("--no-progress", action="store_true", help="no progress bar")
     stable.set_defaults(run=_stable)
 
 
 def _stable(options: argparse.Namespace) -> int:
+    import time
+
     from gpusim.algorithms.common import resolve_backend
     from gpusim.algorithms.stable import STABLE_ALGORITHMS, stable_marriage
-    from gpusim.algorithms.stable_cpu import gale_shapley
+    from gpusim.algorithms.stable_cpu import capacity_array, gale_shapley
     from gpusim.device import Device
     from gpusim.errors import InvalidArgument
-    from gpusim.graphs import example_path
     from gpusim.preferences import PreferenceInstance
 
-    if (options.file is None) == (options.example is None):
-        raise InvalidArgument("give either a FILE or --example NAME (marriage or marriage-hard)")
     if options.algorithm not in STABLE_ALGORITHMS:
         raise InvalidArgument(f"--algorithm {options.algorithm!r} is not one of {', '.join(STABLE_ALGORITHMS)}")
-    source = options.file or str(example_path(options.example))
+    source = example_or_file(options, ".json")
+    check_picture_option(options)
+    if options.backend != "auto":
+        resolve_backend(options.backend, 0)  # an unknown backend, refused before the file is read
     instance = PreferenceInstance.from_json(source)
+    capacity_array(instance, options.capacity)  # bad capacities refused before the GPU backends are probed
     extra = {"capacities": options.capacity}
-    reason = None
+    reason, bar = None, None
     if options.algorithm in ("gs-rounds", "mw-gpu"):
         chosen, reason = resolve_backend(options.backend, int(instance.men_list.size))
         if chosen == "sim":
-            extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False)
-        extra["progress"] = not options.no_progress and not options.json and sys.stderr.isatty()
+            bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
+            extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False,
+                                     progress=on_launch)
+        else:
+            extra["progress"] = progress_wanted(options)
     start = time.perf_counter()
-    result = stable_marriage(instance, options.algorithm, options.backend, **extra)
+    try:
+        result = stable_marriage(instance, options.algorithm, options.backend, **extra)
+    finally:
+        if bar is not None:
+            bar.close()
     seconds = time.perf_counter() - start  # the algorithm alone; the checks below run after
     if reason is not None:
         result.stats["chosen"] = reason
@@ -67,31 +76,31 @@ def _stable(options: argparse.Namespace) -> int:
     certified = valid and not blocking and same_as_gs
     certificate = ("no blocking pair (checked from the lists as given)" + (
         "" if options.algorithm == "gs" else "; equal to sequential Gale-Shapley, the man-optimal stable matching"))
-    picture = None
-    if options.png:
+    options.record.update({
+        "file": source, "algorithm": options.algorithm, "backend": result.backend,
+        "chosen": result.stats.get("chosen"), "n_men": instance.n_men, "n_women": instance.n_women,
+        "size": result.size, "valid": valid, "certified": certified, "certificate": certificate,
+        "blocking_pairs": blocking, "seconds": seconds, "matching": result.wife.tolist(),
+        "proposals": result.proposals, "picture": None,
+        "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
+    })
+
+    def show_text() -> None:
+        print(f"{source}: {instance.n_men} men, {instance.n_women} women, "
+              f"{int(instance.men_list.size)} mutually acceptable pairs")
+        print(f"{options.algorithm} on {result.backend} ({result.stats.get('chosen')})")
+        print(f"{result.size} of {instance.n_men} men married, {result.proposals} proposals; "
+              + (f"certified: {certificate}" if certified else f"NOT certified: blocking pairs {blocking[:5]}, "
+                 f"equal to Gale-Shapley: {same_as_gs}") + f"; {seconds:.3f} s")
+        shown = [f"{m}-{w}" for m, w in enumerate(result.wife.tolist()) if w >= 0]
+        print("man-woman pairs: " + " ".join(shown[:20])
+              + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
+
+    def draw() -> str:
         from gpusim.plots import bipartite_matching_picture
 
-        picture = bipartite_matching_picture(
-            instance.acceptable_graph(), result.wife, options.png,
+        return bipartite_matching_picture(
+            instance.acceptable_graph(), result.wife, options.png, sides=("man", "woman"),
             title=f"{options.algorithm} on {result.backend}: {result.size} of {instance.n_men} men married")
-    if options.json:
-        print(json.dumps({
-            "file": source, "algorithm": options.algorithm, "backend": result.backend,
-            "chosen": result.stats.get("chosen"), "n_men": instance.n_men, "n_women": instance.n_women,
-            "size": result.size, "valid": valid, "certified": certified, "certificate": certificate,
-            "blocking_pairs": blocking, "seconds": seconds, "matching": result.wife.tolist(),
-            "proposals": result.proposals, "picture": picture,
-            "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
-        }, default=str))
-        return 0 if certified else 1
-    print(f"{source}: {instance.n_men} men, {instance.n_women} women, "
-          f"{int(instance.men_list.size)} mutually acceptable pairs")
-    print(f"{options.algorithm} on {result.backend} ({result.stats.get('chosen')})")
-    print(f"{result.size} of {instance.n_men} men married, {result.proposals} proposals; "
-          + (f"certified: {certificate}" if certified else f"NOT certified: blocking pairs {blocking[:5]}, "
-             f"equal to Gale-Shapley: {same_as_gs}") + f"; {seconds:.3f} s")
-    shown = [f"{m}-{w}" for m, w in enumerate(result.wife.tolist()) if w >= 0]
-    print("man-woman pairs: " + " ".join(shown[:20]) + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
-    if picture:
-        print(f"drawn to {picture}")
-    return 0 if certified else 1
+
+    return emit(options, 0 if certified else 1, show_text, draw if options.png else None)

@@ -17,16 +17,18 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from gpusim import T, kernel
 from gpusim.backends.sim import Run, TraceEvent
+from gpusim.backends.sim.scheduler import Limits
 from gpusim.device import Device
 from gpusim.errors import InvalidArgument
 
-__all__ = ["LostUpdate", "find_lost_update", "racy_count"]
+__all__ = ["LostUpdate", "check_demo_sizes", "find_lost_update", "racy_count"]
 
 
 @kernel(signature="int32[:], int32")
@@ -50,16 +52,41 @@ class LostUpdate:
     collision: list[TraceEvent]  # load A, load B (same value), then both stores
 
 
-def find_lost_update(threads: int = 64, block: int = 32, seed: int = 0, policy: str = "random",
-                     max_schedules: int = 100) -> LostUpdate:
-    """Run :func:`racy_count` under seeds ``seed, seed + 1, ...`` until an update is lost."""
-    for name, value in (("threads", threads), ("block", block), ("max_schedules", max_schedules)):
+def check_demo_sizes(threads: int, block: int) -> None:
+    """Refuse ``threads`` and ``block`` that :func:`racy_count` cannot run with: not positive, fewer than two
+    threads, a block beyond the device's limit, or more scheduling points (two per thread) than one
+    simulator launch may take (``Limits.max_steps``).
+
+    >>> check_demo_sizes(100_000_000, 32)
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: threads=100000000 needs 200000000 scheduling points, more than ...
+    """
+    from gpusim.device import MAX_BLOCK
+
+    for name, value in (("threads", threads), ("block", block)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")
     if threads < 2:
         raise InvalidArgument(f"a lost update needs at least 2 threads, got threads={threads}")
+    if block > MAX_BLOCK:
+        raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
+    if 2 * threads > Limits.max_steps:
+        raise InvalidArgument(f"threads={threads} needs {2 * threads} scheduling points, more than one simulator "
+                              f"launch may take (max_steps={Limits.max_steps})")
+
+
+def find_lost_update(threads: int = 64, block: int = 32, seed: int = 0, policy: str = "random",
+                     max_schedules: int = 100, progress: Callable[[int, bool], None] | None = None) -> LostUpdate:
+    """Run :func:`racy_count` under seeds ``seed, seed + 1, ...`` until an update is lost.
+
+    ``progress`` is the simulator's progress hook (see ``Device("sim", progress=...)``).
+    """
+    check_demo_sizes(threads, block)
+    if isinstance(max_schedules, bool) or not isinstance(max_schedules, int) or max_schedules < 1:
+        raise InvalidArgument(f"max_schedules must be a positive integer, got max_schedules={max_schedules!r}")
     for attempt in range(max_schedules):
-        dev = Device("sim", policy=policy, seed=seed + attempt)
+        dev = Device("sim", policy=policy, seed=seed + attempt, progress=progress)
         counter = dev.zeros(1, np.int32)
         run = dev.launch(racy_count, grid=-(-threads // block), block=block, args=(counter, threads))
         total = int(dev.to_host(counter)[0])

@@ -17,13 +17,57 @@ True
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from gpusim.backends.sim import TraceEvent
+from gpusim.errors import InvalidArgument
 
-__all__ = ["bipartite_matching_picture", "swimlanes"]
+__all__ = ["PICTURE_FORMATS", "bipartite_matching_picture", "check_picture_path", "swimlanes",
+           "weighted_matching_picture"]
+
+PICTURE_FORMATS = ("png", "svg", "pdf")
+
+
+def check_picture_path(path: str, option: str = "--png") -> None:
+    """Refuse, before any work, a picture path that cannot be written: a format other than
+    :data:`PICTURE_FORMATS`, a directory, a missing or read-only folder.
+
+    >>> check_picture_path("/nonexistent/x.png")
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: --png '/nonexistent/x.png': no folder '/nonexistent' to write it in
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise InvalidArgument(f"{option} {path!r} is a folder, not a file")
+    suffix = target.suffix.lower().lstrip(".")
+    if suffix not in PICTURE_FORMATS:
+        raise InvalidArgument(f"{option} {path!r}: cannot draw a {('.' + suffix) if suffix else 'suffix-less'} "
+                              f"file; name it .png, .svg or .pdf")
+    folder = target.parent
+    if not folder.is_dir():
+        raise InvalidArgument(f"{option} {path!r}: no folder {str(folder)!r} to write it in")
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise InvalidArgument(f"{option} {path!r}: not allowed to write there")
+
+
+def _save(figure, path: str) -> str:
+    """Save ``figure`` to ``path`` whole or not at all (through a temporary file in the same folder)."""
+    import matplotlib.pyplot as plt
+
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        figure.savefig(partial, dpi=120, format=target.suffix.lower().lstrip(".") or "png")
+        os.replace(partial, target)
+    finally:
+        plt.close(figure)
+        partial.unlink(missing_ok=True)
+    return path
 
 _STYLE = {  # operation -> (marker, colour)
     "load": ("o", "tab:blue"),
@@ -83,38 +127,48 @@ def swimlanes(events: Sequence[TraceEvent], path: str, highlight: Sequence[Trace
     if seen_labels:
         axes.legend(loc="upper right", fontsize=7, ncols=min(5, len(seen_labels)))
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return _save(figure, path)
 
 
 def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: str = "",
-                               max_drawn_vertices: int = 80) -> str:
+                               max_drawn_vertices: int = 80, sides: tuple[str, str] = ("row", "column")) -> str:
     """Draw a bipartite matching into ``path``; return ``path``.
 
-    Small graphs are drawn as two columns of vertices (rows left, columns right) with the matched
-    edges in red; larger ones as the matrix's sparsity pattern with the matched entries in red.
+    Small graphs are drawn as two columns of labelled vertices (``sides[0]`` left, ``sides[1]``
+    right, e.g. ``("man", "woman")``) with the matched edges in red; larger ones as the matrix's
+    sparsity pattern with the matched entries in red.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    left, right = sides
     rows, cols = graph.edges()
     matched = np.flatnonzero(row_match >= 0)
     if graph.n_rows + graph.n_cols <= max_drawn_vertices:
         height = max(graph.n_rows, graph.n_cols, 1)
-        figure, axes = plt.subplots(figsize=(5, 1 + 0.25 * height))
+        figure, axes = plt.subplots(figsize=(5.5, 1.2 + 0.3 * height))
         y_row = np.linspace(height - 1, 0, graph.n_rows) if graph.n_rows > 1 else np.zeros(graph.n_rows)
         y_col = np.linspace(height - 1, 0, graph.n_cols) if graph.n_cols > 1 else np.zeros(graph.n_cols)
         for r, c in zip(rows, cols, strict=True):
             axes.plot([0, 1], [y_row[r], y_col[c]], color="0.8", linewidth=0.8, zorder=1)
         for r in matched:
             axes.plot([0, 1], [y_row[r], y_col[row_match[r]]], color="tab:red", linewidth=2, zorder=2)
-        axes.scatter(np.zeros(graph.n_rows), y_row, color="tab:blue", zorder=3, label="rows")
-        axes.scatter(np.ones(graph.n_cols), y_col, color="tab:green", zorder=3, label="columns")
-        axes.set_xticks([0, 1], ["rows", "columns"])
+        axes.scatter(np.zeros(graph.n_rows), y_row, color="tab:blue", zorder=3)
+        axes.scatter(np.ones(graph.n_cols), y_col, color="tab:green", zorder=3)
+        labels = height <= 40
+        for vertex, y in enumerate(y_row if labels else ()):
+            axes.annotate(f"{left} {vertex}", (0, y), textcoords="offset points", xytext=(-6, 0), ha="right",
+                          va="center", fontsize=7)
+        for vertex, y in enumerate(y_col if labels else ()):
+            axes.annotate(f"{right} {vertex}", (1, y), textcoords="offset points", xytext=(6, 0), ha="left",
+                          va="center", fontsize=7)
+        axes.set_xlim(-0.45, 1.45)
+        plural = {"man": "men", "woman": "women"}
+        axes.set_xticks([0, 1], [plural.get(left, left + "s"), plural.get(right, right + "s")])
         axes.set_yticks([])
+        axes.set_xlabel("red: matched pairs; grey: the other edges", fontsize=8)
     else:
         figure, axes = plt.subplots(figsize=(6, 6))
         marker = max(0.05, min(4.0, 4000.0 / max(1, rows.size)))
@@ -123,11 +177,67 @@ def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: s
                      label="matched")
         axes.set_xlim(-0.5, graph.n_cols - 0.5)
         axes.set_ylim(graph.n_rows - 0.5, -0.5)
-        axes.set_xlabel("column")
-        axes.set_ylabel("row")
+        axes.set_xlabel(right)
+        axes.set_ylabel(left)
         axes.legend(loc="upper right", fontsize=7, markerscale=4)
     axes.set_title(title or f"matching of size {matched.size}")
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
+    return _save(figure, path)
+
+
+def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = "",
+                              max_drawn_vertices: int = 300) -> str:
+    """Draw a weighted graph with the matched edges ``pairs`` (a ``k × 2`` array) highlighted; return ``path``.
+
+    Graphs of up to ``max_drawn_vertices`` vertices are drawn as a node-link picture (a seeded spring
+    layout, edge width by weight, matched edges thick and red); larger ones as the adjacency
+    matrix's pattern with the matched entries in red.
+
+    >>> import os, tempfile
+    >>> from gpusim.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 5.0, 1.0])
+    >>> out = os.path.join(tempfile.mkdtemp(), "w.png")
+    >>> weighted_matching_picture(g, np.array([[1, 2]]), out) == out
+    True
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    us, vs, weights = graph.edges()
+    pairs = np.asarray(pairs, np.int64).reshape(-1, 2)
+    if graph.n <= max_drawn_vertices:
+        import networkx as nx
+
+        figure, axes = plt.subplots(figsize=(7, 7))
+        layout = nx.spring_layout(graph.to_networkx(), seed=1)
+        heaviest = float(np.abs(weights).max()) if weights.size else 1.0
+        for u, v, w in zip(us.tolist(), vs.tolist(), weights.tolist(), strict=True):
+            axes.plot(*zip(layout[u], layout[v], strict=True), color="0.75",
+                      linewidth=0.4 + 1.6 * abs(w) / (heaviest or 1.0), zorder=1)
+        for number, (u, v) in enumerate(pairs.tolist()):
+            axes.plot(*zip(layout[u], layout[v], strict=True), color="tab:red", linewidth=3, zorder=2,
+                      label="matched edge" if number == 0 else None)
+        xy = np.array([layout[vertex] for vertex in range(graph.n)]).reshape(-1, 2)
+        axes.scatter(xy[:, 0], xy[:, 1], s=120, color="tab:blue", edgecolors="white", zorder=3)
+        if graph.n <= 60:
+            for vertex, (x, y) in enumerate(xy):
+                axes.annotate(str(vertex), (x, y), ha="center", va="center", fontsize=7, color="white", zorder=4)
+        axes.set_axis_off()
+        if pairs.size:
+            axes.legend(loc="upper right", fontsize=8)
+    else:
+        figure, axes = plt.subplots(figsize=(6, 6))
+        marker = max(0.05, min(4.0, 4000.0 / max(1, us.size)))
+        axes.scatter(np.r_[us, vs], np.r_[vs, us], s=marker, color="0.6", marker="s", linewidths=0, label="edge")
+        axes.scatter(np.r_[pairs[:, 0], pairs[:, 1]], np.r_[pairs[:, 1], pairs[:, 0]], s=marker * 4,
+                     color="tab:red", marker="s", linewidths=0, label="matched")
+        axes.set_xlim(-0.5, graph.n - 0.5)
+        axes.set_ylim(graph.n - 0.5, -0.5)
+        axes.set_xlabel("vertex")
+        axes.set_ylabel("vertex")
+        axes.legend(loc="upper right", fontsize=7, markerscale=4)
+    axes.set_title(title or f"matching of {len(pairs)} edges")
+    figure.tight_layout()
+    return _save(figure, path)

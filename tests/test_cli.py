@@ -116,3 +116,20 @@ def test_match_weighted_json(capsys, algorithm):
     if algorithm in ("suitor", "ld", "greedy"):
         greedy = weighted_cpu.greedy(WeightedGraph.from_matrix_market(example_path("karate")))
         assert out["matching"] == greedy.mate.tolist() and out["weight"] == pytest.approx(greedy.weight)
+
+
+def test_the_simulator_progress_hook_counts_every_point_and_every_launch():
+    import numpy as np
+
+    from gpusim.bench import memory_bound
+    from gpusim.device import Device
+
+    calls = []
+    dev = Device("sim", policy="random", seed=1, trace=False,
+                 progress=lambda points, done: calls.append((points, done)))
+    a = dev.zeros(600, np.int32)
+    for _ in range(2):
+        dev.launch(memory_bound, grid=3, block=200, args=(a, 600, 5))
+    assert sum(points for points, _ in calls) == 2 * 600 * 2 * 5  # a load and a store per round and thread
+    assert [done for _, done in calls].count(True) == 2 and calls[-1][1]
+    assert len(calls) > 2  # updated during the launches too, not only at their ends

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -60,6 +61,10 @@ class SimBackend:
         times faster on 32 threads, replayable on the reference; it needs ``policy="random"``,
         ``trace=False`` and the default modes, and refuses a kernel it cannot lower, saying why.  ``"auto"``: the
         compiled engine where it applies, the reference elsewhere.
+    progress:
+        A progress bar's hook, ``progress(points, launch_finished)``: called every few hundred
+        scheduling points of a launch with the points since its last call, and when a launch ends
+        (``launch_finished=True``); ``None`` (default) for none.
 
     >>> SimBackend(memory="weak", races="report").memory
     'weak'
@@ -71,7 +76,8 @@ class SimBackend:
                  trace: bool = True, max_steps: int = Limits.max_steps,
                  livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
                  resident_threads: int = Limits.resident_threads, memory: str = "sc",
-                 warps: str = "independent", races: str = "off", engine: str = "reference"):
+                 warps: str = "independent", races: str = "off", engine: str = "reference",
+                 progress: Callable[[int, bool], None] | None = None):
         if not isinstance(trace, bool):
             raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
         check_modes(memory, warps, races)
@@ -89,6 +95,9 @@ class SimBackend:
             why = self._compiled_refused()
             if why:
                 raise InvalidArgument(f"engine='compiled' {why}")
+        if progress is not None and not callable(progress):
+            raise InvalidArgumentType(f"progress must be a function (points, launch_finished), got {progress!r}")
+        self.progress = progress
         self.runs: list[Run] = []
         self._steps_so_far = 0
         self._bound: dict[tuple, object] = {}
@@ -158,6 +167,8 @@ class SimBackend:
         self.policy.finish(launch_index, run.steps)
         self.runs.append(run)
         self._steps_so_far += run.steps
+        if self.progress is not None:
+            self.progress(run.steps, True)
         return run
 
     def _launch_reference(self, kernel: Kernel, grid: int, block: int, args: tuple, policy: Policy) -> Run:
@@ -175,6 +186,8 @@ class SimBackend:
             memory=memory, warps=warps, races=races, memory_seed=memory_seed,
             intended_races=frozenset(getattr(kernel, "intended_races", {})),
         )
+        if self.progress is not None:
+            sim.on_steps = lambda: self._report_steps(sim, False)
         _check_distinct(kernel, args)
         proxies: list[tuple[ArrayProxy, SimArray]] = []
         sim.args = tuple(_kernel_argument(sim, name, value, proxies)
@@ -215,8 +228,16 @@ class SimBackend:
         policy.finish(len(self.runs), sim.step)
         self.runs.append(run)
         self._steps_so_far += sim.step
+        self._report_steps(sim, True)
         _note_for_hypothesis(f"after launch {len(self.runs)} ({run.kernel}): replay with "
                              f"Device('sim', schedule={{token!r}})", self)
+
+
+    def _report_steps(self, sim: Simulator, finished: bool) -> None:
+        """Tell the progress hook (if any) the points ``sim`` ran since it was last told."""
+        if self.progress is not None:
+            self.progress(sim.step - sim.steps_reported, finished)
+            sim.steps_reported = sim.step
 
 
 def _lockstep_bind(kernel: Kernel):

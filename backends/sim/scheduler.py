@@ -18,6 +18,7 @@ from __future__ import annotations
 import linecache
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from greenlet import greenlet
@@ -153,6 +154,8 @@ class Simulator:
         self.check_at = limits.spin_steps
         self.next_decision = 0
         self.progress = 0
+        self.on_steps: Callable[[], None] | None = None  # a progress hook, called at the periodic checks
+        self.steps_reported = 0
         self.preemptions = 0
         self.schedule: list[int] = []
         self.events: list[tuple] = []  # compact trace records, see trace.events_from_raw
@@ -456,6 +459,8 @@ class Simulator:
     def _periodic_checks(self, step: int, current: int) -> int:
         limits = self.limits
         self.check_at = step + limits.spin_steps
+        if self.on_steps is not None:
+            self.on_steps()
         if step >= limits.max_steps:
             raise Livelock(
                 f"Livelock: the launch of {self.kernel_name} ran {step} steps, the budget max_steps="

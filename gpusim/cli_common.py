@@ -1,0 +1,194 @@
+"""What every ``gpusim`` subcommand shares: one-line errors and exit statuses, input and output checks, progress.
+
+Exit status 0 is success, 1 a run that failed (a kernel bug found, a result not certified, a picture not
+written), 2 bad usage (a bad value, a missing file, conflicting options).  Every error is one line on
+stderr naming the offending value, never a traceback; ``--debug`` (or ``GPUSIM_DEBUG=1``) adds the
+traceback for bug reports.  With ``--json`` the output is one JSON document even when a step fails: the
+result so far (``options.record``) with an ``"error"`` field.
+
+>>> classify(InvalidArgument("b=-3 must be non-negative"))
+(2, 'b=-3 must be non-negative')
+>>> classify(FileNotFoundError(2, "No such file or directory", "nosuch.mtx"))
+(2, "cannot read 'nosuch.mtx': No such file or directory")
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from gpusim.errors import BackendUnavailable, GpusimInternalError, InvalidArgument, KernelBug
+
+__all__ = ["Parser", "check_picture_option", "classify", "common_options", "emit", "example_or_file",
+           "progress_disabled", "progress_wanted", "report_failure", "run_checked", "simulator_progress"]
+
+USAGE, FAILED = 2, 1
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line (``gpusim match: error: ...``), exit status 2."""
+
+    def error(self, message: str):
+        one_line = " ".join(message.split())
+        self.exit(USAGE, f"{self.prog}: error: {one_line} (see '{self.prog} --help')\n")
+
+
+def common_options() -> argparse.ArgumentParser:
+    """The options every subcommand takes: ``--debug``, ``--quiet``, ``--progress``."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an error (for a bug report); also GPUSIM_DEBUG=1")
+    common.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", default=False,
+                        help="no progress bar")
+    common.add_argument("--progress", action="store_true", default=False,
+                        help="a progress bar even when stderr is not a terminal")
+    return common
+
+
+def progress_disabled(options: argparse.Namespace) -> bool | None:
+    """tqdm's ``disable``: off with ``--quiet``, forced on with ``--progress``, else on when stderr is a terminal."""
+    if getattr(options, "quiet", False):
+        return True
+    return False if getattr(options, "progress", False) else None
+
+
+def simulator_progress(options: argparse.Namespace, description: str):
+    """A progress bar of simulator launches: scheduling points (their rate per second) and kernels done.
+
+    Returns ``(bar, on_launch)``; pass ``on_launch`` as ``Device("sim", progress=on_launch)``.
+    """
+    from tqdm import tqdm
+
+    bar = tqdm(desc=description, unit="point", unit_scale=True, disable=progress_disabled(options), leave=False)
+    kernels = 0
+
+    def on_launch(points: int, launch_finished: bool) -> None:
+        nonlocal kernels
+        if launch_finished:
+            kernels += 1
+            bar.set_postfix(kernels=kernels, refresh=False)
+        bar.update(points)
+
+    return bar, on_launch
+
+
+def input_file(path: str) -> str:
+    """``path`` if it names a readable, non-empty file; else a usage error naming it."""
+    target = Path(path)
+    if not target.exists():
+        raise InvalidArgument(f"no such file: {path!r}")
+    if target.is_dir():
+        raise InvalidArgument(f"{path!r} is a folder, not a file")
+    if not os.access(target, os.R_OK):
+        raise InvalidArgument(f"cannot read {path!r}: permission denied")
+    if target.stat().st_size == 0:
+        raise InvalidArgument(f"{path!r} is empty")
+    return path
+
+
+def example_or_file(options: argparse.Namespace, suffix: str) -> str:
+    """The input of ``FILE`` or ``--example NAME`` (exactly one), checked; the examples: bundled ``*suffix`` files."""
+    from gpusim.graphs import example_path
+
+    names = sorted(path.stem for path in example_path("karate").parent.glob(f"*{suffix}"))
+    if options.file is not None and options.example is not None:
+        raise InvalidArgument(f"give a FILE or --example NAME, not both ({options.file!r} and {options.example!r})")
+    if options.file is None and options.example is None:
+        raise InvalidArgument(f"give either a FILE or --example NAME (one of {', '.join(names)})")
+    if options.file is not None:
+        return input_file(options.file)
+    name = options.example.removesuffix(suffix)
+    if name not in names:
+        raise InvalidArgument(f"--example: no bundled example named {options.example!r} for this subcommand; "
+                              f"its examples are {', '.join(names)}")
+    return str(example_path(name + suffix))
+
+
+def classify(error: BaseException) -> tuple[int, str]:
+    """The exit status and one-line message for ``error``."""
+    if isinstance(error, KeyboardInterrupt):
+        return 130, "interrupted"
+    if isinstance(error, InvalidArgument):
+        status, message = USAGE, str(error)
+    elif isinstance(error, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
+        status, message = USAGE, f"cannot read {error.filename!r}: {error.strerror}"
+    elif isinstance(error, UnicodeDecodeError):
+        status, message = USAGE, f"the input is not text: {error.reason} at byte {error.start}"
+    elif isinstance(error, (KernelBug, BackendUnavailable)):
+        status, message = FAILED, str(error)
+    elif isinstance(error, MemoryError):
+        status, message = FAILED, f"out of memory{': ' + str(error) if str(error) else ''}"
+    elif isinstance(error, OSError):
+        status, message = FAILED, f"{error.strerror or error} ({error.filename!r})" if error.filename else str(error)
+    else:
+        kind = "internal error" if isinstance(error, GpusimInternalError) else type(error).__name__
+        return FAILED, (f"{kind}: {_one_line(str(error))} — this is a gpusim bug; rerun with --debug "
+                        "(or GPUSIM_DEBUG=1) for the traceback and report it")
+    return status, _one_line(message)
+
+
+def _one_line(message: str) -> str:
+    """The first line of ``message``, saying how many more there are (``--debug`` shows them)."""
+    lines = [line for line in message.strip().splitlines() if line.strip()] or ["(no message)"]
+    more = len(lines) - 1
+    return lines[0] + (f" [{more} more line(s) with --debug]" if more else "")
+
+
+def report_failure(options: argparse.Namespace, error: BaseException, debug: bool) -> int:
+    """Print ``error`` as one line on stderr (and in the ``--json`` document); return the exit status."""
+    status, message = classify(error)
+    source = getattr(options, "file", None)
+    if isinstance(error, UnicodeDecodeError) and source:
+        message = f"{source!r}: {message}"
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
+    if getattr(options, "json", False):
+        record: dict[str, Any] = getattr(options, "record", {})
+        print(json.dumps({**record, "error": message, "exit_status": status}, default=str))
+    print(f"gpusim: error: {message}", file=sys.stderr)
+    return status
+
+
+def run_checked(options: argparse.Namespace) -> int:
+    """Run the chosen subcommand; a failure becomes one line and an exit status."""
+    debug = getattr(options, "debug", False) or os.environ.get("GPUSIM_DEBUG", "") not in ("", "0")
+    options.record = {}
+    try:
+        return options.run(options)
+    except (Exception, KeyboardInterrupt) as error:
+        return report_failure(options, error, debug)
+
+
+def emit(options: argparse.Namespace, status: int, show_text, draw=None) -> int:
+    """Hand the result over, never losing it: text first, then the picture (``draw()`` returns its path);
+    with ``--json``, one document of ``options.record`` once the picture is drawn (a failure there still
+    prints the record, with an ``"error"`` field, from :func:`report_failure`)."""
+    if options.json:
+        if draw is not None:
+            options.record["picture"] = draw()
+        print(json.dumps(options.record, default=str))
+        return status
+    show_text()
+    sys.stdout.flush()
+    if draw is not None:
+        print(f"drawn to {draw()}")
+    return status
+
+
+def check_picture_option(options: argparse.Namespace) -> None:
+    """Refuse an unwritable ``--png`` path before any work starts."""
+    if getattr(options, "png", None):
+        from gpusim.plots import check_picture_path
+
+        check_picture_path(options.png)
+
+
+def progress_wanted(options: argparse.Namespace) -> bool:
+    """For a ``progress=True/False`` parameter: :func:`progress_disabled`, with the terminal test done here."""
+    disabled = progress_disabled(options)
+    return disabled is False or (disabled is None and sys.stderr.isatty())
