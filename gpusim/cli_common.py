@@ -119,7 +119,9 @@ def classify(error: BaseException) -> tuple[int, str]:
         status, message = USAGE, f"cannot read {error.filename!r}: {error.strerror}"
     elif isinstance(error, UnicodeDecodeError):
         status, message = USAGE, f"the input is not text: {error.reason} at byte {error.start}"
-    elif isinstance(error, (KernelBug, BackendUnavailable)):
+    elif isinstance(error, KernelBug):   # a finding, not a mistake: its trace and replay token in full
+        return FAILED, str(error).strip()
+    elif isinstance(error, BackendUnavailable):
         status, message = FAILED, str(error)
     elif isinstance(error, MemoryError):
         status, message = FAILED, f"out of memory{': ' + str(error) if str(error) else ''}"
