@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from gpusim.check import check_b_matching, check_weighted_matching
+from gpusim.check import check_b_matching, check_weighted_matching, checked_output
 from gpusim.complete_graphs import (
     _check_int,
     _check_mate,
@@ -593,17 +593,9 @@ def _edge_order(graph: WeightedGraph) -> tuple[np.ndarray, np.ndarray, np.ndarra
 def _result(graph: WeightedGraph, mate: np.ndarray, stats: dict) -> WeightedMatchingResult:
     """Validate the matching against ``graph`` (:func:`gpusim.check.check_weighted_matching`), count
     pairs and take the weight the validator recomputed from the graph's weights."""
-    weight = _validated(stats["algorithm"], graph, check_weighted_matching, graph, mate)
+    weight = checked_output(stats["algorithm"], graph, check_weighted_matching, graph, mate)
     stats = {"algorithm": stats["algorithm"], "size": int(np.count_nonzero(mate >= 0)) // 2, **stats}
     return WeightedMatchingResult(mate.astype(np.int32, copy=False), weight, stats)
-
-
-def _validated(algorithm: str, graph: Any, validator, *args) -> float:
-    """``validator(*args)``; an invalid result is a bug of ``algorithm``: ``GpusimInternalError``."""
-    try:
-        return validator(*args)
-    except InvalidArgument as problem:
-        raise GpusimInternalError(f"{algorithm} returned an invalid matching of {graph}: {problem}") from None
 
 
 def _check_b(graph: WeightedGraph, b: Any) -> np.ndarray:
@@ -657,7 +649,8 @@ def _b_result(graph: WeightedGraph, b: np.ndarray, a: np.ndarray, c: np.ndarray,
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         partners[ends, np.arange(ends.size) - starts[ends]] = others
     stats = {"algorithm": stats["algorithm"], "size": int(a.size), **stats}
-    return BMatchingResult(partners, _validated(stats["algorithm"], graph, check_b_matching, graph, partners, b), stats)
+    weight = checked_output(stats["algorithm"], graph, check_b_matching, graph, partners, b)
+    return BMatchingResult(partners, weight, stats)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1344,7 +1337,7 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
              "threshold": threshold, "seed": seed, "padded": padded}
     if name == "roma":
         stats["order"] = order
-    _validated(name, f"the {n} x {n} complete graph", check_weighted_matching, w[:n, :n], m)
+    checked_output(name, f"the {n} x {n} complete graph", check_weighted_matching, w[:n, :n], m)
     return WeightedMatchingResult(m, phase_weights[-1], stats)
 
 

@@ -38,11 +38,25 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph, WeightedGraph
 
 __all__ = ["blocking_pairs", "check_b_matching", "check_bipartite_matching", "check_weighted_matching",
-           "edge_positions", "konig_cover", "match_array", "verify_cover"]
+           "checked_output", "edge_positions", "konig_cover", "match_array", "verify_cover"]
+
+
+def checked_output(algorithm: str, source, validator, *args):
+    """``validator(*args)`` on an algorithm's own output: an invalid output is a bug of
+    ``algorithm``, so the validator's ``InvalidArgument`` becomes ``GpusimInternalError``
+    naming ``algorithm``, ``source`` (the input) and the fault.
+
+    >>> checked_output("hand", "a 2 x 2 matrix", match_array, "mate", [1, 0], 2, 2).tolist()
+    [1, 0]
+    """
+    try:
+        return validator(*args)
+    except InvalidArgument as problem:
+        raise GpusimInternalError(f"{algorithm} returned an invalid matching of {source}: {problem}") from None
 
 
 def match_array(name: str, values, length: int, bound: int, what: str = "vertex") -> np.ndarray:
