@@ -64,7 +64,7 @@ class CheckedResult(ABC):
         """Whether the result is a valid matching of its input (validated on first access)."""
         return self.problem is None
 
-    def validate(self):
+    def validate(self) -> CheckedResult:
         """Return ``self`` if valid; else raise ``GpusimInternalError`` naming the problem."""
         if self.problem is not None:
             raise GpusimInternalError(f"{self.algorithm} on {self.backend} returned an invalid result: {self.problem}")
