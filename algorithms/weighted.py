@@ -511,7 +511,8 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     perfect matching that are not edges of ``graph`` are then dropped (``stats["dropped"]``
     counts them): they weigh 0, so the result is a matching of ``graph`` with the same weight.
     The dense matrix takes ``8 n^2`` bytes; above ``max_memory`` bytes in all (default half the
-    memory available) the call refuses with ``InvalidArgument`` before allocating.
+    memory available) the call refuses with ``InvalidArgument`` before allocating, as
+    ``bsuitor`` does for its partners table (a row of ``min(b, degree)`` entries per vertex).
 
     Examples
     --------
@@ -542,8 +543,8 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
         from .b_suitor import b_suitor
 
         b = options.pop("b", 1)
-        found = (weighted_cpu.b_suitor(graph, b, **options) if chosen == "cpu"
-                 else b_suitor(graph, b, backend=chosen, **options))
+        found = (weighted_cpu.b_suitor(graph, b, max_memory=max_memory, **options) if chosen == "cpu"
+                 else b_suitor(graph, b, backend=chosen, max_memory=max_memory, **options))
         partners = found.partners
         single = partners.ndim == 2 and partners.shape[1] == 1
         mate = partners[:, 0] if single else np.full(graph.n, -1, np.int32)

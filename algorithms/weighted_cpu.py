@@ -598,7 +598,18 @@ def _result(graph: WeightedGraph, mate: np.ndarray, stats: dict) -> WeightedMatc
     return WeightedMatchingResult(mate.astype(np.int32, copy=False), weight, stats)
 
 
-def _check_b(graph: WeightedGraph, b: Any) -> np.ndarray:
+def _check_b(graph: WeightedGraph, b: Any, max_memory: int | None = None) -> np.ndarray:
+    """``b`` as an int64 array of length n: a non-negative integer, or one per vertex; refused when the
+    partners table (a row of ``max(min(b, degree))`` entries per vertex) would pass ``max_memory``."""
+    bb = _b_values(graph, b)
+    n = graph.n
+    width = int(np.max(np.minimum(bb, np.diff(graph.ptr)))) if n else 0
+    check_memory(8 * n * width, max_memory, f"the partners table of a b-matching ({n} vertices x {width} partners)",
+                 "choose a smaller b (a row per vertex holds min(b, degree) partners)")
+    return bb
+
+
+def _b_values(graph: WeightedGraph, b: Any) -> np.ndarray:
     """``b`` as an int64 array of length n: a non-negative integer, or one per vertex."""
     n = graph.n
     if isinstance(b, (bool, np.bool_)):
@@ -967,7 +978,7 @@ def exact_maximum_weight(graph: WeightedGraph) -> WeightedMatchingResult:
 # b-matching
 
 
-def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
+def greedy_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> BMatchingResult:
     """The greedy b-matching: heaviest edge first while both ends have room (1/2-approximation).
 
     Edges of positive weight are scanned in the order of :func:`greedy` (decreasing
@@ -979,6 +990,9 @@ def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
     graph : WeightedGraph
     b : int or array_like of int, length n
         The capacity of every vertex (a scalar), or of each; non-negative.
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the partners table would take more bytes (default
+        half the memory available).
 
     Returns
     -------
@@ -1016,7 +1030,7 @@ def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
     (0, 0)
     """
     graph = _check_graph(graph)
-    bb = _check_b(graph, b)
+    bb = _check_b(graph, b, max_memory)
     u, v, _, order = _edge_order(graph)
     deg = np.zeros(graph.n, np.int64)
     chosen = np.empty(order.shape[0], np.int64)
@@ -1025,7 +1039,7 @@ def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
     return _b_result(graph, bb, u[chosen], v[chosen], {"algorithm": "greedy_b_matching"})
 
 
-def b_suitor(graph: WeightedGraph, b: Any) -> BMatchingResult:
+def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> BMatchingResult:
     """b-Suitor, run sequentially: equal to :func:`greedy_b_matching` exactly.
 
     Every vertex ``v`` holds at most ``b[v]`` suitors, its best offers so far.  Each vertex
@@ -1040,6 +1054,9 @@ def b_suitor(graph: WeightedGraph, b: Any) -> BMatchingResult:
     graph : WeightedGraph
     b : int or array_like of int, length n
         The capacity of every vertex (a scalar), or of each; non-negative.
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the partners table would take more bytes (default
+        half the memory available).
 
     Returns
     -------
@@ -1084,7 +1101,7 @@ def b_suitor(graph: WeightedGraph, b: Any) -> BMatchingResult:
     [[]]
     """
     graph = _check_graph(graph)
-    bb = _check_b(graph, b)
+    bb = _check_b(graph, b, max_memory)
     n = graph.n
     ptr = graph.ptr.astype(np.int64)
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))

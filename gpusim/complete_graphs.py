@@ -116,7 +116,10 @@ def dense_bytes(n: int, copies: int = 1) -> int:
 
 
 def _gib(size: int) -> str:
-    return f"{size / 2**30:.3g} GiB" if size >= 2**30 else f"{size / 2**20:.3g} MiB"
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size} bytes"
 
 
 def check_memory(needed: int, max_memory: Any, what: str, alternative: str = SPARSE_ALTERNATIVE) -> None:

@@ -352,7 +352,9 @@ def test_a_200000_vertex_roma_is_refused_at_once():
     lambda: roma(np.zeros((40, 40)), backend="sim", max_memory=1000),
     lambda: weighted_cpu.roma(np.zeros((40, 40)), "i,i+1", max_memory=1000),
     lambda: weighted_cpu.start_matching(40, "gpa", np.zeros((40, 40)), max_memory=1000),
-], ids=["rama", "roma-graph", "roma-gpu-dense", "roma-cpu-dense", "start-gpa"])
+    lambda: maximum_weight_matching(KARATE, "bsuitor", "cpu", b=40, max_memory=1000),
+    lambda: gpu_b_suitor.b_suitor(KARATE, 40, backend="sim", max_memory=1000),
+], ids=["rama", "roma-graph", "roma-gpu-dense", "roma-cpu-dense", "start-gpa", "bsuitor-table", "gpu-bsuitor-table"])
 def test_every_dense_entry_point_has_a_memory_limit(call):
     with pytest.raises(InvalidArgument, match=r"more than the limit of .*max_memory"):
         call()
