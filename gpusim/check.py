@@ -42,7 +42,7 @@ from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentT
 from gpusim.graphs import BipartiteGraph, WeightedGraph
 
 __all__ = ["blocking_pairs", "check_b_matching", "check_bipartite_matching", "check_weighted_matching",
-           "checked_output", "edge_positions", "konig_cover", "match_array", "verify_cover"]
+           "check_mate", "checked_output", "edge_positions", "konig_cover", "match_array", "verify_cover"]
 
 
 def checked_output(algorithm: str, source, validator, *args):
@@ -148,6 +148,31 @@ def edge_positions(graph: WeightedGraph, u, v) -> np.ndarray:
     return np.where(keys[pos] == wanted, pos, -1)
 
 
+def check_mate(name: str, mate, n: int) -> np.ndarray:
+    """A matching on ``n`` vertices as an int64 array: each entry -1 or a partner id, no vertex
+    matched to itself, symmetric (``mate[mate[v]] == v``).  Raises ``InvalidArgument`` naming ``name``.
+
+    >>> check_mate("mate", [1, 0, -1], 3).tolist()
+    [1, 0, -1]
+    >>> check_mate("mate", [1, 2, 1], 3)
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: mate is not symmetric: mate[0]=1 but mate[1]=2
+    """
+    arr = match_array(name, mate, n, n)
+    loops = np.flatnonzero(arr == np.arange(n))
+    if loops.size:
+        i = int(loops[0])
+        raise InvalidArgument(f"{name}[{i}]={i}: a vertex cannot be matched to itself")
+    matched = np.flatnonzero(arr >= 0)
+    back = np.flatnonzero(arr[arr[matched]] != matched)
+    if back.size:
+        i = int(matched[back[0]])
+        j = int(arr[i])
+        raise InvalidArgument(f"{name} is not symmetric: {name}[{i}]={j} but {name}[{j}]={int(arr[j])}")
+    return arr
+
+
 def check_weighted_matching(graph, mate) -> float:
     """Raise ``InvalidArgument`` unless ``mate`` is a matching of ``graph``; return its weight.
 
@@ -171,16 +196,8 @@ def check_weighted_matching(graph, mate) -> float:
         raise InvalidArgumentType(f"graph must be a WeightedGraph or a dense weight matrix, got "
                                   f"{type(graph).__name__}")
     n = graph.shape[0] if dense else graph.n
-    mate = match_array("mate", mate, n, n)
+    mate = check_mate("mate", mate, n)
     matched = np.flatnonzero(mate >= 0)
-    loops = matched[mate[matched] == matched]
-    if loops.size:
-        raise InvalidArgument(f"mate[{int(loops[0])}]={int(loops[0])}: a vertex is matched to itself")
-    back = matched[mate[mate[matched]] != matched]
-    if back.size:
-        v = int(back[0])
-        raise InvalidArgument(f"mate is not symmetric: mate[{v}]={int(mate[v])} but "
-                              f"mate[{int(mate[v])}]={int(mate[mate[v]])}")
     first = matched[mate[matched] > matched]
     if dense:
         return math.fsum(graph[first, mate[first]].tolist())

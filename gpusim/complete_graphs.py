@@ -51,7 +51,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from gpusim.check import match_array
+from gpusim.check import check_mate as _check_mate
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
@@ -198,22 +198,6 @@ def _check_weight_matrix(name: str, weights: Any) -> np.ndarray:
         raise InvalidArgument(
             f"{name} is not symmetric: {name}[{i}, {j}]={arr[i, j].item()!r} but {name}[{j}, {i}]={arr[j, i].item()!r}"
         )
-    return arr
-
-
-def _check_mate(name: str, mate: Any, n: int) -> np.ndarray:
-    """A matching on ``n`` vertices as an int64 array: -1 or a partner id, symmetric, no self-match."""
-    arr = match_array(name, mate, n, n)
-    loops = np.flatnonzero(arr == np.arange(n))
-    if loops.size:
-        i = int(loops[0])
-        raise InvalidArgument(f"{name}[{i}]={i}: a vertex cannot be matched to itself")
-    matched = np.flatnonzero(arr >= 0)
-    back = np.flatnonzero(arr[arr[matched]] != matched)
-    if back.size:
-        i = int(matched[back[0]])
-        j = int(arr[i])
-        raise InvalidArgument(f"{name} is not symmetric: {name}[{i}]={j} but {name}[{j}]={int(arr[j])}")
     return arr
 
 
