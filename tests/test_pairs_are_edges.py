@@ -156,11 +156,13 @@ def test_sequential_references_pairs_are_edges(graph, b):
 
 @settings(max_examples=6, deadline=None)
 @pytest.mark.parametrize("backend", DEVICE_BACKENDS)
-@pytest.mark.parametrize("options", [{"algorithm": "suitor"}, {"algorithm": "suitor", "variant": "synclb"},
+@pytest.mark.parametrize("options", [{"algorithm": "suitor"}, {"algorithm": "suitor", "variant": "syncnolb"},
+                                     {"algorithm": "suitor", "variant": "synclb"},
                                      {"algorithm": "suitor", "variant": "hybrid", "vertices_per_warp": 2},
                                      {"algorithm": "suitor", "layout": "thread"}, {"algorithm": "ld"},
                                      {"algorithm": "bsuitor", "b": 2}],
-                         ids=["suitor", "suitor-synclb", "suitor-hybrid", "suitor-thread", "ld", "bsuitor"])
+                         ids=["suitor", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "suitor-thread", "ld",
+                              "bsuitor"])
 @given(graph=sparse_sim_graphs)
 def test_weighted_device_pairs_are_edges(backend, options, graph):
     options = dict(options)
@@ -219,6 +221,18 @@ def test_roma_on_a_graph_without_edges_matches_nothing(algorithm, backend):
         pytest.skip("rama is sequential: cpu only")
     found = maximum_weight_matching(WeightedGraph.from_edges([], [], [], n=3), algorithm, backend, pad=True)
     assert found.mate.tolist() == [-1, -1, -1] and found.size == 0 and found.weight == 0.0 and found.valid
+
+
+@pytest.mark.parametrize("algorithm", ["roma", "rama"])
+def test_cli_on_a_matrix_without_entries_matches_nothing(algorithm, tmp_path):
+    empty = tmp_path / "empty.mtx"
+    empty.write_text("%%MatrixMarket matrix coordinate real symmetric\n3 3 0\n")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        status = main(["match", str(empty), "--algorithm", algorithm, "--backend", "cpu", "--json"])
+    report = json.loads(out.getvalue())
+    assert status == 0 and report["valid"]
+    assert report["size"] == 0 and report["matching"] == [-1, -1, -1] and report["weight"] == 0.0
 
 
 def test_cli_roma_on_karate_returns_only_edges():
