@@ -38,7 +38,13 @@ from gpusim.preferences import PreferenceInstance
 from gpusim.results import BipartiteMatching
 from gpusim.strategies import bipartite_graphs, preference_instances, weighted_graphs
 
-DEVICE_BACKENDS = ["sim", pytest.param("numba", marks=pytest.mark.gpu), pytest.param("cupy", marks=pytest.mark.gpu)]
+
+def _on(backend: str, *more):
+    """Parameters for a run on ``backend``, marked ``gpu`` unless it is cpu or sim."""
+    return pytest.param(backend, *more, marks=() if backend in ("cpu", "sim") else pytest.mark.gpu)
+
+
+DEVICE_BACKENDS = [_on(name) for name in ("sim", "numba", "cupy")]
 ROMA_STARTS = ("i,i+1", "i,i+n/2", "shuffled", "greedy", "gpa")
 
 
@@ -214,11 +220,8 @@ def test_roma_device_on_karate(backend, variant):
     assert found.stats["dropped"] > 0 and found.valid  # ROMA's perfect matching pairs non-edges; they are gone
 
 
-@pytest.mark.parametrize("algorithm", ["roma", "rama"])
-@pytest.mark.parametrize("backend", ["cpu", "sim"])
+@pytest.mark.parametrize("algorithm, backend", [("roma", "cpu"), ("roma", "sim"), ("rama", "cpu")])
 def test_roma_on_a_graph_without_edges_matches_nothing(algorithm, backend):
-    if (algorithm, backend) == ("rama", "sim"):
-        pytest.skip("rama is sequential: cpu only")
     found = maximum_weight_matching(WeightedGraph.from_edges([], [], [], n=3), algorithm, backend, pad=True)
     assert found.mate.tolist() == [-1, -1, -1] and found.size == 0 and found.weight == 0.0 and found.valid
 
@@ -270,13 +273,14 @@ def test_bipartite_device_pairs_are_entries(backend, algorithm, graph):
 # -- stable marriage -----------------------------------------------------------------------------------
 
 
+STABLE_RUNS = [_on(backend, algorithm) for backend in ("cpu", "sim", "numba", "cupy") for algorithm in STABLE_ALGORITHMS
+               if backend == "cpu" or algorithm not in ("gs", "mw")]  # gs and mw are sequential: cpu only
+
+
 @settings(max_examples=8, deadline=None)
-@pytest.mark.parametrize("backend", ["cpu", *DEVICE_BACKENDS])
-@pytest.mark.parametrize("algorithm", STABLE_ALGORITHMS)
+@pytest.mark.parametrize("backend, algorithm", STABLE_RUNS)
 @given(instance=preference_instances(max_n=6), capacity=st.integers(1, 2))
 def test_stable_pairs_are_acceptable(backend, algorithm, instance, capacity):
-    if algorithm in ("gs", "mw") and backend != "cpu":
-        pytest.skip("gs and mw are sequential: cpu only")
     device = None if backend == "cpu" else _device(backend)
     found = stable_marriage(instance, algorithm, backend, capacities=capacity, device=device)
     assert_acceptable_marriage(instance, found.wife, [capacity] * instance.n_women)
