@@ -155,7 +155,8 @@ def b_suitor_round(ptr, adj, weights, src, b, slot_ptr, slots, locks, made, queu
         i += T.num_threads()
 
 
-def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None) -> BMatchingResult:
+def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None, max_memory: int | None = None
+             ) -> BMatchingResult:
     """b-Suitor on a GPU backend: the greedy b-matching (seed 003, Paper IV §3; Khan et al. 2016).
 
     Parameters
@@ -166,6 +167,9 @@ def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None) -
         The capacity of every vertex, or of each; non-negative.
     backend, device
         Where to run (``device`` wins).
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the partners table would take more bytes (default
+        half the memory available).
 
     Returns
     -------
@@ -182,7 +186,7 @@ def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None) -
     [[1, -1], [0, 2], [1, 3], [2, -1]]
     """
     dev, launch, src, ptr, adj, weights, src_dev = _prepare(graph, backend, device)
-    bb = _check_b(graph, b)
+    bb = _check_b(graph, b, max_memory)
     n = graph.n
     caps = np.minimum(bb, np.diff(graph.ptr)).astype(np.int32)
     slot_ptr = np.zeros(n + 1, np.int32)

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from gpusim.check import match_array
+from gpusim.check import check_bipartite_matching, checked_output, match_array
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.graphs import BipartiteGraph
 
@@ -431,6 +431,15 @@ def _size(row_match: np.ndarray) -> int:
     return int(np.count_nonzero(row_match >= 0))
 
 
+def _result(graph: BipartiteGraph, row_match: np.ndarray, col_match: np.ndarray, stats: dict) -> MatchingResult:
+    """The result, validated against ``graph`` (:func:`gpusim.check.check_bipartite_matching`: every pair an entry
+    of the matrix, both sides agreeing) and its size checked against the algorithm's count."""
+    size = checked_output(stats["algorithm"], graph, check_bipartite_matching, graph, row_match, col_match)
+    if size != stats["size"]:
+        raise GpusimInternalError(f"{stats['algorithm']} counted {stats['size']} pairs but matched {size} on {graph!r}")
+    return MatchingResult(row_match, col_match, stats)
+
+
 # ----------------------------------------------------------------------------------------------
 # Public functions
 
@@ -479,7 +488,7 @@ def cheap_matching(graph: BipartiteGraph) -> MatchingResult:
     row_match = np.full(graph.n_rows, -1, np.int32)
     col_match = np.full(graph.n_cols, -1, np.int32)
     size = int(_cheap(graph.col_ptr, graph.col_adj, row_match, col_match))
-    return MatchingResult(row_match, col_match, {"algorithm": "cheap", "size": size, "initial_size": 0})
+    return _result(graph, row_match, col_match, {"algorithm": "cheap", "size": size, "initial_size": 0})
 
 
 def hopcroft_karp(graph: BipartiteGraph, initial: Any = None) -> MatchingResult:
@@ -540,7 +549,7 @@ def hopcroft_karp(graph: BipartiteGraph, initial: Any = None) -> MatchingResult:
     phases, augmentations = _hopcroft_karp(graph.col_ptr, graph.col_adj, row_match, col_match)
     stats = {"algorithm": "hopcroft_karp", "size": initial_size + int(augmentations),
              "initial_size": initial_size, "phases": int(phases), "augmentations": int(augmentations)}
-    return MatchingResult(row_match, col_match, stats)
+    return _result(graph, row_match, col_match, stats)
 
 
 def pothen_fan(graph: BipartiteGraph, initial: Any = None, lookahead: bool = True,
@@ -611,7 +620,7 @@ def pothen_fan(graph: BipartiteGraph, initial: Any = None, lookahead: bool = Tru
                                         lookahead, fairness)
     stats = {"algorithm": "pothen_fan", "size": initial_size + int(augmentations),
              "initial_size": initial_size, "phases": int(phases), "augmentations": int(augmentations)}
-    return MatchingResult(row_match, col_match, stats)
+    return _result(graph, row_match, col_match, stats)
 
 
 def push_relabel(graph: BipartiteGraph, initial: Any = None, k: float = 0.5) -> MatchingResult:
@@ -698,4 +707,4 @@ def push_relabel(graph: BipartiteGraph, initial: Any = None, k: float = 0.5) -> 
     stats = {"algorithm": "push_relabel", "size": _size(row_match), "initial_size": initial_size,
              "pushes": int(pushes), "double_pushes": int(double_pushes), "relabels": int(pushes),
              "global_relabels": int(global_relabels)}
-    return MatchingResult(row_match, col_match, stats)
+    return _result(graph, row_match, col_match, stats)

@@ -238,13 +238,17 @@ ROMA_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
 
 def roma(weights, mate="i,i+1", *, backend: str = "auto", variant: str = "block", threshold: float = 1e-5,
          max_phases: int | None = None, pad: bool = False, seed: int = 0, device: Device | None = None,
-         check_invariants: bool = False) -> WeightedMatching:
+         check_invariants: bool = False, max_memory: int | None = None) -> WeightedMatching:
     """Parallel ROMA (seed 002, Alg. 9 with the phase of Alg. 6 or Alg. 8) on a GPU backend.
 
     Parameters
     ----------
     weights:
-        A symmetric non-negative ``n × n`` matrix: the complete graph.
+        A symmetric non-negative ``n × n`` matrix: the complete graph (seed 002's setting: every
+        pair of distinct vertices is an edge, those of weight 0 included, and the result is a
+        perfect matching of it).  For a sparse graph,
+        :func:`gpusim.algorithms.weighted.maximum_weight_matching` runs ROMA on its dense matrix
+        (non-edges weigh 0) and then drops the pairs that are not edges of the graph.
     mate:
         The start matching: a perfect matching array, or one of ``"i,i+1"``, ``"i,i+n/2"``,
         ``"shuffled"``, ``"greedy"``, ``"gpa"`` (:func:`~gpusim.algorithms.weighted_cpu.start_matching`).
@@ -261,6 +265,11 @@ def roma(weights, mate="i,i+1", *, backend: str = "auto", variant: str = "block"
         After every phase, check the matching is still perfect and its weight did not decrease,
         and that a phase without flips leaves no 4-cycle of gain above ``threshold`` (Lemma
         4.1.1); raise :class:`~gpusim.errors.InvariantViolation` otherwise.
+    max_memory:
+        Refuse (``InvalidArgument``, before allocating) when the padded copy and the device copy
+        of the matrix would take more bytes
+        (:func:`~gpusim.algorithms.weighted_cpu.augmentation_bytes`); default half the memory
+        available.
 
     Returns
     -------
@@ -281,7 +290,7 @@ def roma(weights, mate="i,i+1", *, backend: str = "auto", variant: str = "block"
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     w, start, n, padded, threshold, max_phases, _ = prepare_augmentation(weights, mate, threshold, max_phases, pad,
-                                                                         seed)
+                                                                         seed, max_memory, on_device=True)
     size = w.shape[0]
     dev = device if device is not None else Device(backend)
     launch = Launcher(dev)
@@ -314,7 +323,7 @@ def roma(weights, mate="i,i+1", *, backend: str = "auto", variant: str = "block"
     stats = {"variant": variant, "phases": len(flips_per_phase), "phase_weights": weights_after,
              "phase_flips": flips_per_phase, "threshold": threshold, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds)}
-    return WeightedMatching(unpad(final, n, padded), weights_after[-1], "roma", dev.backend, stats)
+    return WeightedMatching(unpad(final, n, padded), weights_after[-1], "roma", dev.backend, stats, w[:n, :n])
 
 
 def _weight(w: np.ndarray, mate: np.ndarray) -> float:

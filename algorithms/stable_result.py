@@ -18,11 +18,12 @@ import numpy as np
 
 from gpusim.check import blocking_pairs
 from gpusim.preferences import PreferenceInstance
+from gpusim.results import CheckedResult
 
 __all__ = ["StableMatching"]
 
 
-class StableMatching:
+class StableMatching(CheckedResult):
     """A stable marriage (or hospitals/residents assignment) with its checks on demand.
 
     Attributes
@@ -43,8 +44,11 @@ class StableMatching:
     blocking_pairs:
         ``(man, woman)`` pairs that block, found by :func:`gpusim.check.blocking_pairs` from the
         lists as given (raises ``InvalidArgument`` if the marriage is not even valid).
-    valid, stable:
-        A valid marriage; valid with no blocking pair.
+    valid, problem:
+        Every married pair ranks each other and no woman has more husbands than her capacity
+        (checked by :func:`gpusim.check.blocking_pairs`, lazily); else ``problem`` names the fault.
+    stable:
+        Valid, with no blocking pair.
     algorithm, backend, stats:
         What computed it; launches, rounds, seconds per phase.
     """
@@ -75,10 +79,8 @@ class StableMatching:
     def blocking_pairs(self) -> list[tuple[int, int]]:
         return blocking_pairs(self.instance, self.wife, self.capacities)
 
-    @cached_property
-    def valid(self) -> bool:
-        self.blocking_pairs  # noqa: B018 - raises if the marriage is invalid
-        return True
+    def _check(self) -> list[tuple[int, int]]:
+        return self.blocking_pairs
 
     @property
     def stable(self) -> bool:

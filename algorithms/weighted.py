@@ -26,14 +26,15 @@ Example
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
 from gpusim import T, device, kernel
+from gpusim.check import check_b_matching, check_weighted_matching, edge_positions
 from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
+from gpusim.results import CheckedResult
 
 from .common import Launcher, fill, grid_for
 
@@ -284,14 +285,71 @@ def ld_match(mate, candidate, n, matched):
         s += T.num_threads()
 
 
-class WeightedMatching(NamedTuple):
-    """A weighted matching: ``mate[v]`` is the mate of ``v`` or -1; ``weight`` the total; statistics."""
+class WeightedMatching(CheckedResult):
+    """A weighted matching (or b-matching) of the graph it was computed from, validated on demand.
 
-    mate: np.ndarray
-    weight: float
-    algorithm: str
-    backend: str
-    stats: dict
+    Attributes
+    ----------
+    mate:
+        ``mate[v]``: the mate of ``v`` or -1 (int32; all -1 for a b-matching with ``b > 1``).
+    weight:
+        The total weight the algorithm found.
+    algorithm, backend, stats:
+        What computed it; launches, rounds, seconds per phase.
+    graph:
+        The input: a :class:`~gpusim.graphs.WeightedGraph`, or the dense weight matrix of a
+        complete graph (:func:`gpusim.algorithms.roma.roma`).
+    partners, b:
+        For a b-matching: row ``v`` lists the partners of ``v`` (-1 padded), at most ``b``.
+    size:
+        Matched pairs.
+    valid, problem:
+        Every pair an edge of ``graph``, each vertex matched at most once (``b`` times), and
+        ``weight`` the sum of the input's weights of the pairs: checked, on first access, by
+        :func:`gpusim.check.check_weighted_matching` (:func:`~gpusim.check.check_b_matching`);
+        else ``problem`` names the first fault.
+
+    Examples
+    --------
+    >>> from gpusim.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
+    >>> WeightedMatching(np.array([-1, 2, 1]), 3.0, "hand", "cpu", {}, g).valid
+    True
+    >>> bad = WeightedMatching(np.array([2, -1, 0]), 0.0, "hand", "cpu", {}, g)
+    >>> bad.valid, bad.problem
+    (False, 'mate[0]=2: (0, 2) is not an edge of the input graph')
+    """
+
+    def __init__(self, mate: np.ndarray, weight: float, algorithm: str, backend: str, stats: dict,
+                 graph: WeightedGraph | np.ndarray, partners: np.ndarray | None = None, b=None):
+        self.mate = np.asarray(mate, np.int32)
+        self.weight = weight
+        self.algorithm = algorithm
+        self.backend = backend
+        self.stats = stats
+        self.graph = graph
+        self.partners = None if partners is None else np.asarray(partners, np.int32)
+        self.b = b
+
+    @property
+    def size(self) -> int:
+        if self.partners is not None:
+            return int(np.count_nonzero(self.partners >= 0)) // 2
+        return int(np.count_nonzero(self.mate >= 0)) // 2
+
+    def _check(self) -> float:
+        if self.partners is not None:
+            weight = check_b_matching(self.graph, self.partners, self.b)
+        else:
+            weight = check_weighted_matching(self.graph, self.mate)
+        if not math.isclose(weight, self.weight, rel_tol=1e-9, abs_tol=1e-12):
+            raise InvalidArgument(f"the weight is reported as {self.weight!r} but the pairs weigh {weight!r} "
+                                  "in the input")
+        return weight
+
+    def __repr__(self) -> str:
+        return (f"WeightedMatching(size={self.size}, weight={self.weight!r}, algorithm={self.algorithm!r}, "
+                f"backend={self.backend!r})")
 
 
 def _prepare(graph, backend, device):
@@ -315,7 +373,7 @@ def _from_offers(graph: WeightedGraph, held: np.ndarray, src: np.ndarray, algori
     held = np.asarray(held[:graph.n], np.int64)
     mate = np.where(held >= 0, src[np.maximum(held, 0)] if src.size else -1, -1).astype(np.int32)
     first = np.flatnonzero(mate > np.arange(graph.n))
-    return WeightedMatching(mate, math.fsum(graph.weights[held[first]].tolist()), algorithm, backend, stats)
+    return WeightedMatching(mate, math.fsum(graph.weights[held[first]].tolist()), algorithm, backend, stats, graph)
 
 
 def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp", variant: str = "nosync",
@@ -429,7 +487,7 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     # the CSR is sorted by (row, column): find each matched edge's weight by one search
     entries = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.ptr)) * n + graph.adj
     weight = math.fsum(graph.weights[np.searchsorted(entries, first * n + found[first])].tolist())
-    return WeightedMatching(found, weight, "ld", dev.backend, stats)
+    return WeightedMatching(found, weight, "ld", dev.backend, stats, graph)
 
 
 #: Every weighted-matching algorithm by its CLI name.
@@ -437,17 +495,25 @@ WEIGHTED_ALGORITHMS = ("suitor", "ld", "greedy", "pga", "gpa", "bsuitor", "roma"
 _GPU_WEIGHTED = ("suitor", "ld", "bsuitor", "roma")
 
 
-def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", backend: str = "auto",
-                            **options) -> WeightedMatching:
+def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", backend: str = "auto", *,
+                            max_memory: int | None = None, **options) -> WeightedMatching:
     """A half-approximate maximum-weight matching of ``graph`` by ``algorithm`` on ``backend``.
 
     ``suitor``, ``ld``, ``bsuitor`` (option ``b``, default 1) and ``roma`` run on the GPU
     backends (``sim``, ``numba``, ``cupy``) or, with ``backend="cpu"``, as their sequential
     references; ``greedy``, ``pga``, ``gpa`` and ``rama`` run on ``cpu``.  ``bsuitor`` puts its
-    b-matching in ``stats["partners"]`` (and, for ``b = 1``, in ``mate``).  ``roma`` and ``rama``
-    treat the graph as the complete graph of its dense weight matrix (missing edges weigh 0),
-    start from ``mate="i,i+1"`` unless told, and need an even ``n`` (or ``pad=True``).
-    ``stats["chosen"]`` says which backend ran and why.
+    b-matching in ``partners`` (and ``stats["partners"]``; for ``b = 1`` also in ``mate``).
+    ``stats["chosen"]`` says which backend ran and why.  The result validates itself against
+    ``graph`` on first use of ``valid`` (:class:`WeightedMatching`).
+
+    ``roma`` and ``rama`` are defined on complete graphs (seed 002): they run on the complete
+    graph of ``graph``'s dense weight matrix, where non-edges weigh 0, start from
+    ``mate="i,i+1"`` unless told, and need an even ``n`` (or ``pad=True``).  The pairs of that
+    perfect matching that are not edges of ``graph`` are then dropped (``stats["dropped"]``
+    counts them): they weigh 0, so the result is a matching of ``graph`` with the same weight.
+    The dense matrix takes ``8 n^2`` bytes; above ``max_memory`` bytes in all (default half the
+    memory available) the call refuses with ``InvalidArgument`` before allocating, as
+    ``bsuitor`` does for its partners table (a row of ``min(b, degree)`` entries per vertex).
 
     Examples
     --------
@@ -455,10 +521,12 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> maximum_weight_matching(g, "greedy", backend="cpu").weight
     3.0
+    >>> r = maximum_weight_matching(g, "roma", backend="cpu", mate="i,i+n/2")   # 0-2 and 1-3 are no edges
+    >>> r.mate.tolist(), r.weight, r.stats["dropped"], r.valid
+    ([-1, 2, 1, -1], 3.0, 1, True)
     """
     from . import weighted_cpu
     from .common import resolve_backend
-    from .roma import roma
 
     if not isinstance(graph, WeightedGraph):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
@@ -470,32 +538,59 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
         chosen, reason = "cpu", "a sequential reference runs on cpu"
     else:
         raise InvalidArgument(f"{algorithm!r} is a sequential reference: it runs on the cpu backend, not {backend!r}")
-    dense = algorithm in ("roma", "rama")
-    if dense:
-        weights = graph.to_scipy().toarray()
-        options.setdefault("mate", "i,i+1")
-    if algorithm == "bsuitor":
+    if algorithm in ("roma", "rama"):
+        result = _complete_graph_matching(graph, algorithm, chosen, max_memory, options)
+    elif algorithm == "bsuitor":
         from .b_suitor import b_suitor
 
         b = options.pop("b", 1)
-        found = (weighted_cpu.b_suitor(graph, b, **options) if chosen == "cpu"
-                 else b_suitor(graph, b, backend=chosen, **options))
+        found = (weighted_cpu.b_suitor(graph, b, max_memory=max_memory, **options) if chosen == "cpu"
+                 else b_suitor(graph, b, backend=chosen, max_memory=max_memory, **options))
         partners = found.partners
         single = partners.ndim == 2 and partners.shape[1] == 1
         mate = partners[:, 0] if single else np.full(graph.n, -1, np.int32)
-        result = WeightedMatching(mate.astype(np.int32), found.weight, algorithm, chosen,
-                                  dict(found.stats, partners=partners.tolist(), b=b))
+        result = WeightedMatching(mate, found.weight, algorithm, chosen, dict(found.stats, partners=partners.tolist(),
+                                  b=b), graph, partners, b)
     elif chosen != "cpu":
-        function = {"suitor": suitor, "ld": locally_dominant}.get(algorithm)
-        result = roma(weights, backend=chosen, **options) if dense else function(graph, backend=chosen, **options)
+        function = {"suitor": suitor, "ld": locally_dominant}[algorithm]
+        result = function(graph, backend=chosen, **options)
     else:
-        if dense:
-            mate = options.pop("mate")
-            reference = getattr(weighted_cpu, algorithm)(weights, mate, **options)
-        else:
-            name = {"ld": "locally_dominant", "pga": "path_growing"}.get(algorithm, algorithm)
-            reference = getattr(weighted_cpu, name)(graph, **options)
-        result = WeightedMatching(np.asarray(reference.mate, np.int32), reference.weight, algorithm, "cpu",
-                                  dict(reference.stats))
+        name = {"ld": "locally_dominant", "pga": "path_growing"}.get(algorithm, algorithm)
+        reference = getattr(weighted_cpu, name)(graph, **options)
+        result = WeightedMatching(reference.mate, reference.weight, algorithm, "cpu", dict(reference.stats), graph)
     result.stats["chosen"] = reason
     return result
+
+
+def _complete_graph_matching(graph: WeightedGraph, algorithm: str, chosen: str, max_memory: int | None,
+                             options: dict) -> WeightedMatching:
+    """ROMA or RAMA on the complete graph of ``graph``'s dense matrix, then only the pairs that are edges."""
+    from gpusim.complete_graphs import check_memory
+
+    from . import weighted_cpu
+    from .roma import roma
+
+    mate = options.pop("mate", "i,i+1")
+    n = graph.n
+    check_memory(weighted_cpu.augmentation_bytes(n, mate, chosen != "cpu"), max_memory,
+                 f"{algorithm} on {n} vertices: a dense {n} x {n} weight matrix (complete graphs only)")
+    weights = graph.to_scipy().toarray()
+    if chosen != "cpu":
+        found = roma(weights, mate, backend=chosen, max_memory=max_memory, **options)
+    else:
+        found = getattr(weighted_cpu, algorithm)(weights, mate, max_memory=max_memory, **options)
+    del weights
+    complete = np.asarray(found.mate, np.int32)
+    kept = _edges_only(graph, complete)
+    stats = dict(found.stats, dropped=int(np.count_nonzero(kept != complete)) // 2)
+    return WeightedMatching(kept, found.weight, algorithm, chosen, stats, graph)
+
+
+def _edges_only(graph: WeightedGraph, mate: np.ndarray) -> np.ndarray:
+    """``mate`` without the pairs that are not edges of ``graph`` (their vertices become unmatched)."""
+    kept = mate.copy()
+    first = np.flatnonzero(mate > np.arange(mate.size))
+    gone = first[edge_positions(graph, first, mate[first]) < 0]
+    kept[gone] = -1
+    kept[mate[gone]] = -1
+    return kept

@@ -50,7 +50,16 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from gpusim.complete_graphs import _check_int, _check_mate, _check_seed, _check_weight_matrix, _weight_of
+from gpusim.check import check_b_matching, check_weighted_matching, checked_output
+from gpusim.complete_graphs import (
+    _check_int,
+    _check_mate,
+    _check_seed,
+    _check_weight_matrix,
+    _weight_of,
+    check_memory,
+    dense_bytes,
+)
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
 
@@ -581,34 +590,26 @@ def _edge_order(graph: WeightedGraph) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return u, v, w, order
 
 
-def _graph_weight(graph: WeightedGraph, a: np.ndarray, c: np.ndarray) -> float:
-    """The weight of the edges ``{a[k], c[k]}``, summed exactly (``math.fsum``)."""
-    if a.size == 0:
-        return 0.0
-    lo = np.minimum(a, c).astype(np.int64)
-    hi = np.maximum(a, c).astype(np.int64)
-    n = graph.n
-    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.ptr))
-    keys = src * n + graph.adj  # sorted: rows in order, each row's ids increasing
-    pos = np.searchsorted(keys, lo * n + hi)
-    if np.any(pos >= keys.size) or np.any(keys[np.minimum(pos, keys.size - 1)] != lo * n + hi):
-        raise GpusimInternalError("a matched pair is not an edge of the graph")
-    return math.fsum(graph.weights[pos].tolist())
-
-
 def _result(graph: WeightedGraph, mate: np.ndarray, stats: dict) -> WeightedMatchingResult:
-    """Check symmetry (an internal invariant), count pairs and sum the weight."""
-    n = graph.n
-    matched = np.flatnonzero(mate >= 0)
-    if np.any(mate[mate[matched]] != matched) or np.any(mate[matched] == matched):
-        raise GpusimInternalError(f"{stats['algorithm']} returned an asymmetric matching on {graph!r}")
-    upper = matched[mate[matched] > matched]
-    stats = {"algorithm": stats["algorithm"], "size": int(upper.size), **stats}
-    weight = _graph_weight(graph, upper, mate[upper]) if n else 0.0
+    """Validate the matching against ``graph`` (:func:`gpusim.check.check_weighted_matching`), count
+    pairs and take the weight the validator recomputed from the graph's weights."""
+    weight = checked_output(stats["algorithm"], graph, check_weighted_matching, graph, mate)
+    stats = {"algorithm": stats["algorithm"], "size": int(np.count_nonzero(mate >= 0)) // 2, **stats}
     return WeightedMatchingResult(mate.astype(np.int32, copy=False), weight, stats)
 
 
-def _check_b(graph: WeightedGraph, b: Any) -> np.ndarray:
+def _check_b(graph: WeightedGraph, b: Any, max_memory: int | None = None) -> np.ndarray:
+    """``b`` as an int64 array of length n: a non-negative integer, or one per vertex; refused when the
+    partners table (a row of ``max(min(b, degree))`` entries per vertex) would pass ``max_memory``."""
+    bb = _b_values(graph, b)
+    n = graph.n
+    width = int(np.max(np.minimum(bb, np.diff(graph.ptr)))) if n else 0
+    check_memory(8 * n * width, max_memory, f"the partners table of a b-matching ({n} vertices x {width} partners)",
+                 "choose a smaller b (a row per vertex holds min(b, degree) partners)")
+    return bb
+
+
+def _b_values(graph: WeightedGraph, b: Any) -> np.ndarray:
     """``b`` as an int64 array of length n: a non-negative integer, or one per vertex."""
     n = graph.n
     if isinstance(b, (bool, np.bool_)):
@@ -659,7 +660,8 @@ def _b_result(graph: WeightedGraph, b: np.ndarray, a: np.ndarray, c: np.ndarray,
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         partners[ends, np.arange(ends.size) - starts[ends]] = others
     stats = {"algorithm": stats["algorithm"], "size": int(a.size), **stats}
-    return BMatchingResult(partners, _graph_weight(graph, a, c), stats)
+    weight = checked_output(stats["algorithm"], graph, check_b_matching, graph, partners, b)
+    return BMatchingResult(partners, weight, stats)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -976,7 +978,7 @@ def exact_maximum_weight(graph: WeightedGraph) -> WeightedMatchingResult:
 # b-matching
 
 
-def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
+def greedy_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> BMatchingResult:
     """The greedy b-matching: heaviest edge first while both ends have room (1/2-approximation).
 
     Edges of positive weight are scanned in the order of :func:`greedy` (decreasing
@@ -988,6 +990,9 @@ def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
     graph : WeightedGraph
     b : int or array_like of int, length n
         The capacity of every vertex (a scalar), or of each; non-negative.
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the partners table would take more bytes (default
+        half the memory available).
 
     Returns
     -------
@@ -1025,7 +1030,7 @@ def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
     (0, 0)
     """
     graph = _check_graph(graph)
-    bb = _check_b(graph, b)
+    bb = _check_b(graph, b, max_memory)
     u, v, _, order = _edge_order(graph)
     deg = np.zeros(graph.n, np.int64)
     chosen = np.empty(order.shape[0], np.int64)
@@ -1034,7 +1039,7 @@ def greedy_b_matching(graph: WeightedGraph, b: Any) -> BMatchingResult:
     return _b_result(graph, bb, u[chosen], v[chosen], {"algorithm": "greedy_b_matching"})
 
 
-def b_suitor(graph: WeightedGraph, b: Any) -> BMatchingResult:
+def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> BMatchingResult:
     """b-Suitor, run sequentially: equal to :func:`greedy_b_matching` exactly.
 
     Every vertex ``v`` holds at most ``b[v]`` suitors, its best offers so far.  Each vertex
@@ -1049,6 +1054,9 @@ def b_suitor(graph: WeightedGraph, b: Any) -> BMatchingResult:
     graph : WeightedGraph
     b : int or array_like of int, length n
         The capacity of every vertex (a scalar), or of each; non-negative.
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the partners table would take more bytes (default
+        half the memory available).
 
     Returns
     -------
@@ -1093,7 +1101,7 @@ def b_suitor(graph: WeightedGraph, b: Any) -> BMatchingResult:
     [[]]
     """
     graph = _check_graph(graph)
-    bb = _check_b(graph, b)
+    bb = _check_b(graph, b, max_memory)
     n = graph.n
     ptr = graph.ptr.astype(np.int64)
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
@@ -1145,7 +1153,8 @@ def _complete(mate: np.ndarray) -> np.ndarray:
     return mate
 
 
-def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0) -> np.ndarray:
+def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0, *, max_memory: int | None = None
+                   ) -> np.ndarray:
     """A perfect start matching for :func:`rama` and :func:`roma`, as seed 002 builds them.
 
     ==============  ======================================================================
@@ -1172,6 +1181,9 @@ def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0) -> np.
         Symmetric non-negative weights; required by ``"greedy"`` and ``"gpa"``, checked when given.
     seed : int
         Seed for ``"shuffled"`` (default 0); ignored otherwise.
+    max_memory : int, optional
+        ``"greedy"`` and ``"gpa"`` refuse (``InvalidArgument``) when the complete graph's edge
+        list would take more bytes (default half the memory available).
 
     Returns
     -------
@@ -1218,6 +1230,9 @@ def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0) -> np.
             raise InvalidArgument(f"weights has shape {w.shape} but n={n}")
     if kind in ("greedy", "gpa") and w is None:
         raise InvalidArgument(f"kind={kind!r} needs the weights: start_matching(n, {kind!r}, weights)")
+    if kind in ("greedy", "gpa"):
+        check_memory(augmentation_bytes(n, kind) - augmentation_bytes(n, "i,i+1"), max_memory,
+                     f"start_matching({n}, {kind!r}): the complete graph's edge list")
     return _start(n, kind, w, seed)
 
 
@@ -1251,10 +1266,27 @@ class AugmentationInput(NamedTuple):
     seed: int
 
 
+def augmentation_bytes(n: int, mate: Any, on_device: bool = False) -> int:
+    """Bytes RAMA and ROMA allocate on ``n`` vertices, at most: the dense float64 matrix and its
+    padded copy, the GPU ROMA's device copy, and for a ``"greedy"`` or ``"gpa"`` start the
+    complete graph's edge list (about six matrices more).
+
+    >>> augmentation_bytes(200_000, "i,i+1") / 2**30
+    596.0464477539062
+    """
+    size = n + n % 2
+    start = 6 if isinstance(mate, str) and mate in ("greedy", "gpa") else 0
+    return dense_bytes(size, 2 + int(on_device) + start)
+
+
 def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any,
-                         seed: Any) -> AugmentationInput:
-    """Check the arguments of RAMA / ROMA (sequential or GPU), pad odd n, build the start matching."""
+                         seed: Any, max_memory: int | None = None, on_device: bool = False) -> AugmentationInput:
+    """Check the arguments of RAMA / ROMA (sequential or GPU), the memory they need against
+    ``max_memory`` (:func:`gpusim.complete_graphs.check_memory`), pad odd n, build the start matching."""
     w = _check_weight_matrix("weights", weights)
+    n = w.shape[0]
+    check_memory(augmentation_bytes(n, mate, on_device), max_memory,
+                 f"a 4-cycle augmentation (RAMA/ROMA) on {n} vertices, with its dense {n} x {n} weight matrix")
     pad = _check_pad(pad)
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)):
         raise InvalidArgumentType(f"threshold must be a real number, got threshold={threshold!r} "
@@ -1265,7 +1297,6 @@ def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: An
     if max_phases is not None:
         max_phases = _check_int("max_phases", max_phases, 0, None)
     seed = _check_seed(seed)
-    n = w.shape[0]
     padded = n % 2 == 1
     if padded and not pad:
         raise InvalidArgument(f"weights is {n} x {n} with n odd: a complete graph has a perfect matching only for "
@@ -1295,10 +1326,10 @@ def unpad(mate: np.ndarray, n: int, padded: bool) -> np.ndarray:
 
 
 def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any, seed: Any,
-                  order: str) -> WeightedMatchingResult:
-    """RAMA and ROMA: checks, padding, the phase loop and the stats."""
+                  order: str, max_memory: int | None) -> WeightedMatchingResult:
+    """RAMA and ROMA: checks, padding, the phase loop, the stats, the validation."""
     w, m, n, padded, threshold, max_phases, seed = prepare_augmentation(weights, mate, threshold, max_phases, pad,
-                                                                         seed)
+                                                                         seed, max_memory)
     size = w.shape[0]
     rng = np.random.default_rng(seed)
     phase_weights = [_weight_of(w, m)]
@@ -1323,11 +1354,12 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
              "threshold": threshold, "seed": seed, "padded": padded}
     if name == "roma":
         stats["order"] = order
+    checked_output(name, f"the {n} x {n} complete graph", check_weighted_matching, w[:n, :n], m)
     return WeightedMatchingResult(m, phase_weights[-1], stats)
 
 
 def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | None = None, *,
-         pad: bool = False, seed: int = 0) -> WeightedMatchingResult:
+         pad: bool = False, seed: int = 0, max_memory: int | None = None) -> WeightedMatchingResult:
     """RAMA with 4-cycle augmentation on a complete graph (seed 002, Alg. 2, 4 and 5).
 
     Each step augments a vertex ``u`` drawn uniformly at random (with replacement): among all
@@ -1353,6 +1385,10 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
         The vertex paired with the dummy gets ``mate = -1`` in the result.
     seed : int
         Seed of ``numpy.random.default_rng`` for the draws (and for ``mate="shuffled"``).
+    max_memory : int, optional
+        Refuse (``InvalidArgument``, before allocating) when the padded copy and the start
+        matching's temporaries (:func:`augmentation_bytes`) would take more bytes; default half
+        the memory available (:func:`gpusim.complete_graphs.check_memory`).
 
     Returns
     -------
@@ -1378,6 +1414,11 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
     weight (``fl(a + b) > fl(c + d)`` implies ``a + b > c + d``), so the phase weights, summed
     with ``math.fsum``, never decrease and the loop ends.
 
+    The input is a complete graph (seed 002's setting): every pair of distinct vertices is an
+    edge, those of weight 0 included, and the result is a perfect matching of it.  For a sparse
+    graph, :func:`gpusim.algorithms.weighted.maximum_weight_matching` runs RAMA on its dense
+    matrix (non-edges weigh 0) and then drops the pairs that are not edges of the graph.
+
     A perfect matching with no positive flip weighs at least *half* the optimum (an optimal edge
     ``{x, y}`` weighs at most ``w(x, mate[x]) + w(y, mate[y])``, else flipping those two matched
     edges would gain).  The 2/3 - epsilon guarantee of RAMA and ROMA is for general
@@ -1401,11 +1442,12 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
     >>> rama(np.zeros((0, 0)), []).mate.tolist()
     []
     """
-    return _augmentation("rama", weights, mate, threshold, max_phases, pad, seed, "random")
+    return _augmentation("rama", weights, mate, threshold, max_phases, pad, seed, "random", max_memory)
 
 
 def roma(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | None = None, *,
-         pad: bool = False, seed: int = 0, order: str = "random") -> WeightedMatchingResult:
+         pad: bool = False, seed: int = 0, order: str = "random", max_memory: int | None = None
+         ) -> WeightedMatchingResult:
     """ROMA with 4-cycle augmentation on a complete graph (seed 002, Alg. 3, 4 and 5).
 
     Each phase augments every vertex once (see :func:`rama` for one augmentation), in a fresh
@@ -1429,6 +1471,8 @@ def roma(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
         Seed of ``numpy.random.default_rng`` for the orders (and ``mate="shuffled"``).
     order : {"random", "fixed"}
         The order of the vertices within a phase.
+    max_memory : int, optional
+        As :func:`rama`.
 
     Returns
     -------
@@ -1463,4 +1507,4 @@ def roma(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
     """
     if not isinstance(order, str) or order not in ("random", "fixed"):
         raise InvalidArgument(f"order={order!r} must be 'random' or 'fixed'")
-    return _augmentation("roma", weights, mate, threshold, max_phases, pad, seed, order)
+    return _augmentation("roma", weights, mate, threshold, max_phases, pad, seed, order, max_memory)

@@ -1,5 +1,17 @@
 """Validators and certificates: what makes a result trustworthy without trusting the code.
 
+Every matching a gpusim algorithm returns is checked by one of the validators here, against the
+*input* it was computed from, never against the algorithm's own bookkeeping:
+
+* :func:`check_bipartite_matching`: bipartite matchings (every pair an entry of the matrix);
+* :func:`check_weighted_matching`: matchings of a :class:`~gpusim.graphs.WeightedGraph` (every
+  pair an edge of the graph) or of a complete graph given as a dense weight matrix;
+* :func:`check_b_matching`: b-matchings (every partner an edge, at most ``b(v)`` of them);
+* :func:`blocking_pairs`: stable marriages (every pair ranks each other, capacities kept).
+
+Each raises ``InvalidArgument`` naming the first problem, and the weighted ones return the weight
+recomputed from the input's weights.  Result objects (:mod:`gpusim.results`) call them lazily.
+
 A bipartite matching is *valid* when every matched pair is an edge and the row and column
 sides agree.  It is *maximum* when a vertex cover of the same size exists (König's theorem):
 :func:`konig_cover` builds one in O(m) from the matching alone, by a BFS along alternating paths
@@ -19,16 +31,32 @@ Example
 
 from __future__ import annotations
 
+import math
 import reprlib
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
+from gpusim.graphs import BipartiteGraph, WeightedGraph
 
-__all__ = ["blocking_pairs", "check_bipartite_matching", "konig_cover", "match_array", "verify_cover"]
+__all__ = ["blocking_pairs", "check_b_matching", "check_bipartite_matching", "check_weighted_matching",
+           "check_mate", "checked_output", "edge_positions", "konig_cover", "match_array", "verify_cover"]
+
+
+def checked_output(algorithm: str, source, validator, *args):
+    """``validator(*args)`` on an algorithm's own output: an invalid output is a bug of
+    ``algorithm``, so the validator's ``InvalidArgument`` becomes ``GpusimInternalError``
+    naming ``algorithm``, ``source`` (the input) and the fault.
+
+    >>> checked_output("hand", "a 2 x 2 matrix", match_array, "mate", [1, 0], 2, 2).tolist()
+    [1, 0]
+    """
+    try:
+        return validator(*args)
+    except InvalidArgument as problem:
+        raise GpusimInternalError(f"{algorithm} returned an invalid matching of {source}: {problem}") from None
 
 
 def match_array(name: str, values, length: int, bound: int, what: str = "vertex") -> np.ndarray:
@@ -95,6 +123,140 @@ def check_bipartite_matching(graph: BipartiteGraph, row_match: np.ndarray, col_m
             r = rows[np.flatnonzero(present == 0)[0]]
             raise InvalidArgument(f"row {r} is matched to column {row_match[r]}, but ({r}, {row_match[r]}) is no edge")
     return int(rows.size)
+
+
+# ----------------------------------------------------------------------------------------------
+# Weighted matchings and b-matchings (seeds 002, 003): every pair an edge of the input
+
+
+def edge_positions(graph: WeightedGraph, u, v) -> np.ndarray:
+    """The CSR entry of each edge ``{u[k], v[k]}`` of ``graph`` (in ``u[k]``'s list), -1 where none.
+
+    >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [5.0, 6.0])
+    >>> edge_positions(g, [1, 0], [2, 2]).tolist()
+    [2, -1]
+    """
+    u = np.asarray(u, np.int64)
+    v = np.asarray(v, np.int64)
+    n = graph.n
+    if u.size == 0 or graph.adj.size == 0:
+        return np.full(u.size, -1, np.int64)
+    # the CSR lists are sorted, so the keys owner * n + neighbour increase along the entries
+    keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.ptr)) * n + graph.adj
+    wanted = u * n + v
+    pos = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    return np.where(keys[pos] == wanted, pos, -1)
+
+
+def check_mate(name: str, mate, n: int) -> np.ndarray:
+    """A matching on ``n`` vertices as an int64 array: each entry -1 or a partner id, no vertex
+    matched to itself, symmetric (``mate[mate[v]] == v``).  Raises ``InvalidArgument`` naming ``name``.
+
+    >>> check_mate("mate", [1, 0, -1], 3).tolist()
+    [1, 0, -1]
+    >>> check_mate("mate", [1, 2, 1], 3)
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: mate is not symmetric: mate[0]=1 but mate[1]=2
+    """
+    arr = match_array(name, mate, n, n)
+    loops = np.flatnonzero(arr == np.arange(n))
+    if loops.size:
+        i = int(loops[0])
+        raise InvalidArgument(f"{name}[{i}]={i}: a vertex cannot be matched to itself")
+    matched = np.flatnonzero(arr >= 0)
+    back = np.flatnonzero(arr[arr[matched]] != matched)
+    if back.size:
+        i = int(matched[back[0]])
+        j = int(arr[i])
+        raise InvalidArgument(f"{name} is not symmetric: {name}[{i}]={j} but {name}[{j}]={int(arr[j])}")
+    return arr
+
+
+def check_weighted_matching(graph, mate) -> float:
+    """Raise ``InvalidArgument`` unless ``mate`` is a matching of ``graph``; return its weight.
+
+    ``graph`` is a :class:`~gpusim.graphs.WeightedGraph` (every pair must be one of its edges) or
+    a dense symmetric ``n x n`` weight matrix, the complete graph of seed 002 (every pair of
+    distinct vertices is an edge).  ``mate[v]`` is the partner of ``v`` or -1; it must be
+    symmetric.  The weight is recomputed from the input's weights (``math.fsum``).
+
+    >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [5.0, 6.0])
+    >>> check_weighted_matching(g, [-1, 2, 1])
+    6.0
+    >>> check_weighted_matching(g, [2, -1, 0])
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: mate[0]=2: (0, 2) is not an edge of the input graph
+    >>> check_weighted_matching(np.array([[0, 1], [1, 0]], float), [1, 0])
+    1.0
+    """
+    dense = isinstance(graph, np.ndarray)
+    if not dense and not isinstance(graph, WeightedGraph):
+        raise InvalidArgumentType(f"graph must be a WeightedGraph or a dense weight matrix, got "
+                                  f"{type(graph).__name__}")
+    n = graph.shape[0] if dense else graph.n
+    mate = check_mate("mate", mate, n)
+    matched = np.flatnonzero(mate >= 0)
+    first = matched[mate[matched] > matched]
+    if dense:
+        return math.fsum(graph[first, mate[first]].tolist())
+    pos = edge_positions(graph, first, mate[first])
+    missing = np.flatnonzero(pos < 0)
+    if missing.size:
+        v = int(first[missing[0]])
+        raise InvalidArgument(f"mate[{v}]={int(mate[v])}: ({v}, {int(mate[v])}) is not an edge of the input graph")
+    return math.fsum(graph.weights[pos].tolist())
+
+
+def check_b_matching(graph: WeightedGraph, partners, b) -> float:
+    """Raise ``InvalidArgument`` unless ``partners`` is a b-matching of ``graph``; return its weight.
+
+    Row ``v`` of ``partners`` lists the partners of ``v`` (-1 padding, any order): each must be
+    a neighbour of ``v`` in ``graph``, listed once, and list ``v`` back; at most ``b[v]`` of them
+    (``b`` an integer or one per vertex).  The weight is recomputed from the graph's weights.
+
+    >>> g = WeightedGraph.from_edges([0, 0], [1, 2], [1.0, 2.0])
+    >>> check_b_matching(g, [[1, 2], [0, -1], [0, -1]], 2)
+    3.0
+    >>> check_b_matching(g, [[1, 2], [0, -1], [0, -1]], 1)
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: vertex 0 has 2 partners but b[0]=1
+    """
+    if not isinstance(graph, WeightedGraph):
+        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
+    n = graph.n
+    table = np.asarray(partners)
+    if table.size == 0:
+        table = np.zeros((n, 0), np.int64)
+    if table.ndim != 2 or table.shape[0] != n:
+        raise InvalidArgument(f"partners has shape {table.shape}, expected ({n}, width)")
+    flat = match_array("partners", table.ravel(), table.size, n)
+    ends, slots = np.nonzero(flat.reshape(table.shape) >= 0)
+    others = flat.reshape(table.shape)[ends, slots]
+    caps = np.broadcast_to(np.asarray(b, np.int64), (n,))
+    counts = np.bincount(ends, minlength=n)
+    over = np.flatnonzero(counts > caps)
+    if over.size:
+        v = int(over[0])
+        raise InvalidArgument(f"vertex {v} has {int(counts[v])} partners but b[{v}]={int(caps[v])}")
+    keys = ends * max(n, 1) + others
+    order = np.sort(keys)
+    twice = order[1:][order[1:] == order[:-1]]
+    if twice.size:
+        raise InvalidArgument(f"vertex {int(twice[0] // n)} lists partner {int(twice[0] % n)} twice")
+    pos = edge_positions(graph, ends, others)
+    missing = np.flatnonzero(pos < 0)
+    if missing.size:
+        k = int(missing[0])
+        raise InvalidArgument(f"vertex {int(ends[k])} lists partner {int(others[k])}, but "
+                              f"({int(ends[k])}, {int(others[k])}) is not an edge of the input graph")
+    lonely = np.flatnonzero(~np.isin(others * max(n, 1) + ends, keys))
+    if lonely.size:
+        k = int(lonely[0])
+        raise InvalidArgument(f"vertex {int(ends[k])} lists partner {int(others[k])}, who does not list it back")
+    return math.fsum(graph.weights[pos[ends < others]].tolist())
 
 
 def konig_cover(graph: BipartiteGraph, row_match: np.ndarray, col_match: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

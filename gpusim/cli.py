@@ -26,6 +26,7 @@ from gpusim.cli_common import (
     common_options,
     emit,
     example_or_file,
+    memory_size,
     progress_disabled,
     progress_wanted,
     run_checked,
@@ -69,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     match.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
     match.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     match.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
+    match.add_argument("--max-memory", metavar="SIZE", type=memory_size, default=None,
+                       help="refuse dense algorithms (roma, rama; bsuitor's partners table) needing more than SIZE "
+                            "bytes (suffixes K, M, G, T; default half the memory available)")
     match.add_argument("--png", metavar="FILE", help="also draw the matching (PNG, SVG or PDF)")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.set_defaults(run=_match)
@@ -157,7 +161,7 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
             extra["progress"] = progress_wanted(options)
     result, seconds = _timed(bar, lambda: maximum_bipartite_matching(graph, options.algorithm, options.backend,
                                                                         **extra))
-    result.valid  # noqa: B018 - raises if the matching is invalid
+    result.validate()  # against the input graph: raises naming the first fault
     options.record.update({
         "file": source, "algorithm": result.algorithm, "backend": result.backend,
         "chosen": result.stats.get("chosen"), "n_rows": graph.n_rows, "n_cols": graph.n_cols,
@@ -192,17 +196,8 @@ def _weighted_checks(options: argparse.Namespace, graph, result) -> tuple[int, b
     from gpusim.algorithms import weighted_cpu
 
     mate = result.mate
-    if options.algorithm == "bsuitor":  # a b-matching: partners per vertex, each pair listed from both ends
-        partners = np.asarray(result.stats["partners"], np.int64).reshape(graph.n, -1)
-        ends, slots = np.nonzero(partners >= 0)
-        others = partners[ends, slots]
-        size = int(ends.size) // 2
-        valid = bool(np.array_equal(np.sort(ends * graph.n + others), np.sort(others * graph.n + ends))
-                     and (np.bincount(ends, minlength=graph.n) <= options.b).all())
-    else:
-        matched = np.flatnonzero(mate >= 0)
-        size = int(matched.size) // 2
-        valid = bool((mate[mate[matched]] == matched).all() and (mate[matched] != matched).all())
+    size = result.size  # pairs; a b-matching's are in result.partners
+    valid = result.valid  # every pair an edge of the input, each vertex at most once (b times), weight recomputed
     # The independent check: Suitor and LD must equal the sequential Greedy matching exactly; the other
     # half-approximations must reach half the optimum (NetworkX's exact matching, small graphs only).
     if options.algorithm in ("suitor", "ld"):
@@ -210,13 +205,14 @@ def _weighted_checks(options: argparse.Namespace, graph, result) -> tuple[int, b
         certified = mate.tolist() == weighted_cpu.greedy(graph).mate.tolist()
     elif options.algorithm == "bsuitor":
         certificate = f"equal to the sequential greedy b-matching (b = {options.b})"
-        certified = result.stats["partners"] == weighted_cpu.greedy_b_matching(graph, options.b).partners.tolist()
+        certified = result.partners.tolist() == weighted_cpu.greedy_b_matching(graph, options.b).partners.tolist()
     elif graph.n_edges <= 3000:
         optimum = weighted_cpu.exact_maximum_weight(graph).weight
         certificate = f"at least half the optimum {optimum:.6g} (NetworkX)"
         certified = result.weight >= optimum / 2 - 1e-9
     else:
         certificate, certified = "none (the exact oracle is too slow for this size)", False
+    certified = valid and certified  # a certificate is only claimed for a valid matching
     return size, valid, certificate, certified
 
 
@@ -224,7 +220,7 @@ def _weighted_pairs(options: argparse.Namespace, graph, result) -> tuple[list, n
     """The JSON ``"matching"`` (the mate of each vertex; for a b-matching the list of partners of each vertex)
     and the matched pairs ``u < v`` as a ``k × 2`` array."""
     if options.algorithm == "bsuitor":
-        partners = np.asarray(result.stats["partners"], np.int64).reshape(graph.n, -1)
+        partners = result.partners.astype(np.int64)
         matching = [[int(p) for p in row if p >= 0] for row in partners]
         ends, slots = np.nonzero(partners >= 0)
         others = partners[ends, slots]
@@ -253,6 +249,8 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
                          f"{options.algorithm} on the simulator")
     if options.algorithm in ("roma", "rama") and graph.n % 2:
         extra["pad"] = True
+    if options.max_memory is not None:
+        extra["max_memory"] = options.max_memory
     result, seconds = _timed(bar, lambda: maximum_weight_matching(graph, options.algorithm, options.backend,
                                                                      **extra))
     size, valid, certificate, certified = _weighted_checks(options, graph, result)

@@ -24,7 +24,7 @@ from typing import Any
 
 from gpusim.errors import BackendUnavailable, GpusimInternalError, InvalidArgument, KernelBug
 
-__all__ = ["Parser", "check_picture_option", "classify", "common_options", "emit", "example_or_file",
+__all__ = ["Parser", "check_picture_option", "classify", "common_options", "emit", "example_or_file", "memory_size",
            "progress_disabled", "progress_wanted", "report_failure", "run_checked", "simulator_progress"]
 
 USAGE, FAILED = 2, 1
@@ -194,3 +194,25 @@ def progress_wanted(options: argparse.Namespace) -> bool:
     """For a ``progress=True/False`` parameter: :func:`progress_disabled`, with the terminal test done here."""
     disabled = progress_disabled(options)
     return disabled is False or (disabled is None and sys.stderr.isatty())
+
+
+_MEMORY_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
+                 "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+
+
+def memory_size(text: str) -> int:
+    """A byte count from ``--max-memory``: a number with an optional binary suffix (``512M``, ``4GiB``).
+
+    >>> memory_size("4GiB"), memory_size("1.5k"), memory_size("1000")
+    (4294967296, 1536, 1000)
+    """
+    number = text.strip().rstrip("bBiIkKmMgGtT ")
+    unit = text.strip()[len(number):].strip().upper()
+    try:
+        value = float(number)
+    except ValueError:
+        value = float("nan")
+    if unit not in _MEMORY_UNITS or not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a memory size (bytes, or a number with K, M, G or T)")
+    return int(value * _MEMORY_UNITS[unit])
+

@@ -71,7 +71,7 @@ def _stable(options: argparse.Namespace) -> int:
     if reason is not None:
         result.stats["chosen"] = reason
     valid = result.valid
-    blocking = result.blocking_pairs
+    blocking = result.blocking_pairs if valid else []
     same_as_gs = result.wife.tolist() == gale_shapley(instance, options.capacity).wife.tolist()
     certified = valid and not blocking and same_as_gs
     certificate = ("no blocking pair (checked from the lists as given)" + (

@@ -19,6 +19,10 @@ bit for bit.  A matrix takes ``8 n^2`` bytes (n = 16384: 2 GiB).
 against an exact maximum-weight matching from NetworkX's blossom algorithm (the thesis used
 LEMON's); it is meant for small ``n`` (a few hundred vertices at most, see its Notes).
 
+A dense matrix costs ``8 n^2`` bytes, so everything that builds one first asks
+:func:`check_memory`: above ``max_memory`` (default :func:`default_memory_limit`, half the memory
+available) it refuses with a message naming the size, the limit and the sparse alternative.
+
 The checks of dense weight matrices and of matchings on them live here too;
 :mod:`gpusim.algorithms.weighted_cpu` (RAMA, ROMA) uses them.  Bad arguments raise
 :class:`~gpusim.errors.InvalidArgument` (or :class:`~gpusim.errors.InvalidArgumentType`) naming
@@ -39,6 +43,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 import reprlib
 from typing import Any
 
@@ -46,10 +51,17 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from gpusim.check import match_array
+from gpusim.check import check_mate as _check_mate
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
-__all__ = ["exponential", "gap_to_optimum", "geometric", "matching_weight", "uniform"]
+__all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
+           "matching_weight", "uniform"]
+
+#: What to generate instead of a large complete graph.
+_SPARSE_GENERATOR = "generate a sparse graph instead (gpusim.generators) and match it with a sparse algorithm"
+#: What to use instead of a dense complete-graph algorithm on a large sparse graph.
+SPARSE_ALTERNATIVE = ("use a sparse algorithm instead: maximum_weight_matching(graph, 'suitor') "
+                      "(--algorithm suitor), or ld, greedy, gpa")
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
@@ -69,6 +81,64 @@ def _check_int(name: str, value: Any, low: int = 0, high: int | None = _INT32_MA
 
 def _check_seed(seed: Any) -> int:
     return _check_int("seed", seed, 0, None)
+
+
+# ----------------------------------------------------------------------------------------------
+# Memory guards
+
+
+def default_memory_limit() -> int:
+    """Half the memory available now, in bytes (Linux's ``MemAvailable``, else ``os.sysconf``'s free pages).
+
+    >>> default_memory_limit() > 0
+    True
+    """
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024 // 2
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (AttributeError, ValueError, OSError):
+        return 4 * 2**30
+
+
+def dense_bytes(n: int, copies: int = 1) -> int:
+    """Bytes of ``copies`` dense float64 ``n x n`` matrices.
+
+    >>> dense_bytes(200_000) / 2**30
+    298.0232238769531
+    """
+    return 8 * int(n) * int(n) * int(copies)
+
+
+def _gib(size: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size} bytes"
+
+
+def check_memory(needed: int, max_memory: Any, what: str, alternative: str = SPARSE_ALTERNATIVE) -> None:
+    """Refuse, before allocating, a request of ``needed`` bytes above ``max_memory``.
+
+    ``max_memory`` is a byte count or ``None`` for :func:`default_memory_limit`.  The
+    ``InvalidArgument`` names ``what`` needs the memory, the size, the limit and ``alternative``.
+
+    >>> check_memory(dense_bytes(100), None, "a 100 x 100 matrix")
+    >>> check_memory(dense_bytes(200_000), 2**30, "roma on 200000 vertices")
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: roma on 200000 vertices needs about 298 GiB ...
+    """
+    limit = default_memory_limit() if max_memory is None else _check_int("max_memory", max_memory, 0, None)
+    if needed > limit:
+        origin = "max_memory" if max_memory is not None else "max_memory, by default half the memory available"
+        raise InvalidArgument(f"{what} needs about {_gib(needed)} ({needed} bytes), more than the limit of "
+                              f"{_gib(limit)} ({origin}); {alternative}")
 
 
 @numba.njit(parallel=True)
@@ -131,22 +201,6 @@ def _check_weight_matrix(name: str, weights: Any) -> np.ndarray:
     return arr
 
 
-def _check_mate(name: str, mate: Any, n: int) -> np.ndarray:
-    """A matching on ``n`` vertices as an int64 array: -1 or a partner id, symmetric, no self-match."""
-    arr = match_array(name, mate, n, n)
-    loops = np.flatnonzero(arr == np.arange(n))
-    if loops.size:
-        i = int(loops[0])
-        raise InvalidArgument(f"{name}[{i}]={i}: a vertex cannot be matched to itself")
-    matched = np.flatnonzero(arr >= 0)
-    back = np.flatnonzero(arr[arr[matched]] != matched)
-    if back.size:
-        i = int(matched[back[0]])
-        j = int(arr[i])
-        raise InvalidArgument(f"{name} is not symmetric: {name}[{i}]={j} but {name}[{j}]={int(arr[j])}")
-    return arr
-
-
 def matching_weight(weights: Any, mate: Any) -> float:
     """Total weight of a matching on a dense weight matrix, exactly rounded (``math.fsum``).
 
@@ -194,7 +248,7 @@ def _symmetric_upper(draws: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(upper + upper.T)
 
 
-def uniform(n: int, seed: int) -> np.ndarray:
+def uniform(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray:
     """Seed 002's *random weight graph*: a complete graph with weights uniform in [0, 1).
 
     Parameters
@@ -203,6 +257,9 @@ def uniform(n: int, seed: int) -> np.ndarray:
         Number of vertices, ``n >= 0``.
     seed : int
         Seed of ``numpy.random.default_rng``, ``>= 0``.
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the matrix and its temporaries would take more bytes
+        (default: half the memory available, see :func:`check_memory`).
 
     Returns
     -------
@@ -230,10 +287,12 @@ def uniform(n: int, seed: int) -> np.ndarray:
     """
     n = _check_int("n", n)
     rng = np.random.default_rng(_check_seed(seed))
+    check_memory(dense_bytes(n, 4), max_memory, f"uniform({n}): a dense {n} x {n} matrix and its temporaries",
+                 _SPARSE_GENERATOR)
     return _symmetric_upper(rng.random((n, n)))
 
 
-def exponential(n: int, seed: int, lam: float = 3.5) -> np.ndarray:
+def exponential(n: int, seed: int, lam: float = 3.5, *, max_memory: int | None = None) -> np.ndarray:
     """Seed 002's *exponential weight graph*: weights with density ``lam * exp(-lam * x)``.
 
     The thesis chose ``lam = 3.5`` "as this gives a max value of x that is close to 1": the
@@ -248,6 +307,9 @@ def exponential(n: int, seed: int, lam: float = 3.5) -> np.ndarray:
         Seed of ``numpy.random.default_rng``, ``>= 0``.
     lam : float
         The rate, positive and finite (default 3.5, the thesis's).
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the matrix and its temporaries would take more bytes
+        (default: half the memory available, see :func:`check_memory`).
 
     Returns
     -------
@@ -277,11 +339,13 @@ def exponential(n: int, seed: int, lam: float = 3.5) -> np.ndarray:
         raise InvalidArgumentType(f"lam must be a real number, got lam={lam!r} of type {type(lam).__name__}")
     if not (math.isfinite(lam) and lam > 0):
         raise InvalidArgument(f"lam={lam!r} must be positive and finite (the rate of the exponential distribution)")
+    check_memory(dense_bytes(n, 4), max_memory, f"exponential({n}): a dense {n} x {n} matrix and its temporaries",
+                 _SPARSE_GENERATOR)
     rng = np.random.default_rng(seed)
     return _symmetric_upper(rng.exponential(1.0 / float(lam), (n, n)))
 
 
-def geometric(n: int, seed: int) -> np.ndarray:
+def geometric(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray:
     """Seed 002's *geometric graph*: Euclidean distances between ``n`` random points of the unit square.
 
     Point ``i`` is ``rng.random((n, 2))[i]``, uniform in [0, 1)^2; the weight of ``{i, j}`` is the
@@ -295,6 +359,9 @@ def geometric(n: int, seed: int) -> np.ndarray:
         Number of vertices, ``n >= 0``.
     seed : int
         Seed of ``numpy.random.default_rng``, ``>= 0``.
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the matrix and its temporaries would take more bytes
+        (default: half the memory available, see :func:`check_memory`).
 
     Returns
     -------
@@ -322,6 +389,8 @@ def geometric(n: int, seed: int) -> np.ndarray:
     """
     n = _check_int("n", n)
     rng = np.random.default_rng(_check_seed(seed))
+    check_memory(dense_bytes(n, 5), max_memory, f"geometric({n}): a dense {n} x {n} matrix and its temporaries",
+                 _SPARSE_GENERATOR)
     points = rng.random((n, 2))
     dx = points[:, 0, None] - points[None, :, 0]
     dy = points[:, 1, None] - points[None, :, 1]

@@ -2,8 +2,14 @@
 
 Checking a result costs more than some algorithms (a König cover of a 10^7-edge graph takes
 about a second), so results check themselves when asked: ``result.valid`` and
-``result.certified`` run the independent checks of :mod:`gpusim.check` once and remember the
-answer.  Timings of algorithms therefore never include their certification.
+``result.certified`` run the independent checks of :mod:`gpusim.check` once, against the input
+the result was computed from, and remember the answer.  Timings of algorithms therefore never
+include their validation, and a GPU call never waits for it; the CLI and the tests always ask.
+
+Every result class derives from :class:`CheckedResult`: ``valid`` is True or False (never
+raises), ``problem`` says what is wrong, ``validate()`` raises
+:class:`~gpusim.errors.GpusimInternalError` naming it.  A result is only ``certified`` when it
+is valid and its certificate was checked.
 
 Example
 -------
@@ -17,17 +23,55 @@ Example
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from functools import cached_property
 
 import numpy as np
 
 from gpusim.check import check_bipartite_matching, konig_cover, verify_cover
+from gpusim.errors import GpusimInternalError, InvalidArgument
 from gpusim.graphs import BipartiteGraph
 
-__all__ = ["BipartiteMatching"]
+__all__ = ["BipartiteMatching", "CheckedResult"]
 
 
-class BipartiteMatching:
+class CheckedResult(ABC):
+    """A result that validates itself, once, against the input it was computed from.
+
+    Subclasses define ``_check()``, which calls the validator of :mod:`gpusim.check` for their
+    kind of matching (raising ``InvalidArgument`` naming the first problem), and have
+    ``algorithm`` and ``backend`` attributes.
+    """
+
+    algorithm: str
+    backend: str
+
+    @abstractmethod
+    def _check(self) -> object:
+        """Run this kind of result's validator of :mod:`gpusim.check` on the result and its input."""
+
+    @cached_property
+    def problem(self) -> str | None:
+        """What makes the result invalid (the validator's message), or None when it is valid."""
+        try:
+            self._check()
+        except InvalidArgument as error:
+            return str(error)
+        return None
+
+    @property
+    def valid(self) -> bool:
+        """Whether the result is a valid matching of its input (validated on first access)."""
+        return self.problem is None
+
+    def validate(self) -> CheckedResult:
+        """Return ``self`` if valid; else raise ``GpusimInternalError`` naming the problem."""
+        if self.problem is not None:
+            raise GpusimInternalError(f"{self.algorithm} on {self.backend} returned an invalid result: {self.problem}")
+        return self
+
+
+class BipartiteMatching(CheckedResult):
     """A maximum-cardinality bipartite matching, with its certificate on demand.
 
     Attributes
@@ -39,9 +83,9 @@ class BipartiteMatching:
         column ``c``; -1 when unmatched (as SciPy does).
     size:
         The number of matched rows.
-    valid:
-        Both sides agree and every pair is an edge (raises ``InvalidArgument`` naming the first
-        problem otherwise — an algorithm bug).
+    valid, problem:
+        Both sides agree and every pair is an edge of ``graph``
+        (:func:`gpusim.check.check_bipartite_matching`); else ``problem`` names the first fault.
     cover:
         ``(row_in_cover, col_in_cover)``: a König vertex cover built from the matching alone.
     certified:
@@ -65,10 +109,8 @@ class BipartiteMatching:
     def size(self) -> int:
         return int(np.count_nonzero(self.row_match >= 0))
 
-    @cached_property
-    def valid(self) -> bool:
-        check_bipartite_matching(self.graph, self.row_match, self.col_match)
-        return True
+    def _check(self) -> int:
+        return check_bipartite_matching(self.graph, self.row_match, self.col_match)
 
     @cached_property
     def cover(self) -> tuple[np.ndarray, np.ndarray]:
@@ -76,8 +118,10 @@ class BipartiteMatching:
 
     @cached_property
     def certified(self) -> bool:
+        if not self.valid:
+            return False
         row_cover, col_cover = self.cover
-        return (self.valid and verify_cover(self.graph, self.cover)
+        return (verify_cover(self.graph, self.cover)
                 and int(row_cover.sum() + col_cover.sum()) == self.size)
 
     def __repr__(self) -> str:
