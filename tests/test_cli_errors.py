@@ -25,6 +25,7 @@ _FILES = {
     "nan.mtx": b"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 nan\n2 1 1.0\n",
     "wide.mtx": b"%%MatrixMarket matrix coordinate real general\n2 3 1\n1 3 1.0\n",
     "good.mtx": b"%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2\n",
+    "vast.mtx": b"%%MatrixMarket matrix coordinate real symmetric\n200000 200000 1\n2 1 1.0\n",
     "empty.json": b"",
     "garbage.json": b"[1, 2",
     "binary.json": b"\xff\xfe\x00 not text",
@@ -59,6 +60,13 @@ CASES = [
     (["match", "--example", "karate", "--seed", "nan"], "'nan'"),
     (["match", "--example", "karate", "--backend", "sim", "--policy", "chaos"], "'chaos'"),
     (["match", "--example", "karate", "--frobnicate"], "--frobnicate"),
+    # match: memory (ROMA and RAMA densify to n x n; 200,000 vertices would need 298 GiB)
+    (["match", "{tmp}/vast.mtx", "--algorithm", "roma", "--backend", "cpu"], "--algorithm suitor"),
+    (["match", "{tmp}/vast.mtx", "--algorithm", "rama"], "GiB"),
+    (["match", "--example", "karate", "--algorithm", "roma", "--max-memory", "1K"], "1 KiB"),
+    (["match", "--example", "karate", "--algorithm", "roma", "--max-memory", "12X"], "'12X'"),
+    (["match", "--example", "karate", "--algorithm", "roma", "--max-memory", "-5"], "'-5'"),
+    (["match", "--example", "karate", "--algorithm", "roma", "--max-memory", "nan"], "'nan'"),
     # match: pictures
     (["match", "--example", "west0067", "--png", "/nonexistent/x.png"], "/nonexistent/x.png"),
     (["match", "--example", "karate", "--algorithm", "suitor", "--png", "/nonexistent/w.png"], "/nonexistent"),

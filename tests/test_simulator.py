@@ -14,6 +14,7 @@ from gpusim.errors import (
     BarrierDivergence,
     CollectiveDivergence,
     Deadlock,
+    InvalidArgument,
     KernelBug,
     Livelock,
     OutOfBounds,
@@ -251,3 +252,12 @@ def test_replay_round_trip_of_a_multi_launch_algorithm(seed, policy):
         second = algorithm(graph, device=replay, initial="empty")
         assert second.row_match.tolist() == first.row_match.tolist()
         assert [run.trace for run in replay.runs] == [run.trace for run in original.runs]
+
+
+def test_a_launch_larger_than_the_step_budget_is_refused_before_it_runs():
+    # every thread takes at least one step: 128 threads can never finish within 100 steps
+    dev = Device("sim", max_steps=100)
+    counter = dev.zeros(1, np.int32)
+    with pytest.raises(InvalidArgument, match=r"128 threads \(4 blocks of 32\).*max_steps=100"):
+        dev.launch(K.racy_count, grid=4, block=32, args=(counter, np.int32(128)))
+    assert dev.to_host(counter)[0] == 0 and dev.runs == []

@@ -125,6 +125,10 @@ class SimBackend:
         return encode_token([run.token_entry() for run in self.runs])
 
     def launch(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run:
+        if grid * block > self.limits.max_steps:  # each thread takes at least one step: it could only end in Livelock
+            raise InvalidArgument(
+                f"a launch of {grid * block} threads ({grid} blocks of {block}) cannot finish within the simulator's "
+                f"budget of max_steps={self.limits.max_steps} scheduling points; use a GPU or a cpu reference")
         if self.engine != "reference" and not self._compiled_refused():
             run = self._launch_compiled(kernel, grid, block, args)
             if run is not None:
