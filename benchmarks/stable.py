@@ -25,21 +25,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from gpusim.algorithms import stable
 from gpusim.algorithms.stable_cpu import gale_shapley, mcvitie_wilson
 from gpusim.backends import GPU_BACKENDS, gpu_status
+from timing import timed, validation_row
 
 from gpusim import Device
 from gpusim.preference_generators import easy_instance, hard_instance
-
-
-def timed(function):
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
 
 
 def rows_for(family: str, n: int, instance, backends: list[str]) -> list[dict]:
@@ -67,7 +61,8 @@ def rows_for(family: str, n: int, instance, backends: list[str]) -> list[dict]:
         for algorithm in ("mw-gpu", "gs-rounds"):
             seconds, result = timed(lambda: stable.stable_marriage(instance, algorithm, backend))  # noqa: B023
             add(algorithm, backend, seconds, result.stats["seconds"].get("proposals", 0.0), result)
-            rows[-1]["rounds"] = result.stats["rounds"]
+            rows[-1].update(rounds=result.stats["rounds"], **validation_row(result, seconds))
+            rows[-1]["ok"] = rows[-1]["ok"] and rows[-1]["valid"]
     return rows
 
 

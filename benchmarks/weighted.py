@@ -30,7 +30,6 @@ import argparse
 import json
 import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +39,7 @@ from gpusim.algorithms import weighted, weighted_cpu
 from gpusim.algorithms.b_suitor import b_suitor
 from gpusim.backends import GPU_BACKENDS, gpu_status
 from scipy.optimize import linear_sum_assignment
+from timing import timed, validation_row
 
 from gpusim import Device
 from gpusim.complete_graphs import exponential, geometric, uniform
@@ -57,12 +57,6 @@ def random_graph(n: int, m: int, seed: int) -> WeightedGraph:
     keys = keys[np.concatenate([[True], np.diff(keys) > 0])]
     keys = np.sort(keys[rng.permutation(keys.size)[:m]])
     return WeightedGraph.from_edges(keys // n, keys % n, rng.random(keys.size), n=n)
-
-
-def timed(function):
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
 
 
 def suitor_rows(name, graph, backends, with_networkx):
@@ -86,9 +80,10 @@ def suitor_rows(name, graph, backends, with_networkx):
         device = Device(backend)
         for label, call in gpu_programs:
             seconds, result = min((timed(lambda c=call, d=device: c(d)) for _ in range(2)), key=lambda pair: pair[0])
+            check = validation_row(result, seconds)
             rows.append({**base, "program": label, "backend": backend, "seconds": seconds,
-                         "device_seconds": sum(result.stats["seconds"].values()),
-                         "ok": result.mate.tolist() == expected})
+                         "device_seconds": sum(result.stats["seconds"].values()), **check,
+                         "ok": check["valid"] and result.mate.tolist() == expected})
     greedy_seconds = rows[0]["seconds"]
     for row in rows:
         row["speedup_vs_greedy"] = greedy_seconds / row["seconds"]
@@ -161,8 +156,10 @@ def roma_rows(n, backends):
             seconds, result = timed(lambda v=variant, d=device: roma_module.roma(weights, "i,i+1", variant=v, device=d))
             mate = result.mate
             perfect = bool((mate[mate] == np.arange(n)).all() and (mate != np.arange(n)).all())
+            check = validation_row(result, seconds)
             rows.append({**base, "program": f"roma {variant}", "backend": backend, "seconds": seconds,
-                         "device_seconds": sum(result.stats["seconds"].values()), "ok": perfect,
+                         "device_seconds": sum(result.stats["seconds"].values()), **check,
+                         "ok": perfect and check["valid"],
                          "weight": result.weight, "phases": result.stats["phases"],
                          "weight_vs_sequential": result.weight / reference.weight})
     for row in rows:
