@@ -27,7 +27,7 @@ import numpy as np
 
 from gpusim import T, kernel
 from gpusim.backends.sim.scheduler import Limits
-from gpusim.device import MAX_BLOCK, Device
+from gpusim.device import Device, check_block, check_positive_int
 from gpusim.errors import GpusimInternalError, InvalidArgument
 
 __all__ = ["POLICIES", "WORKLOADS", "barrier_bound", "check_workload", "memory_bound", "numba_cudasim_throughput",
@@ -71,13 +71,9 @@ def check_workload(threads: int, ops: int, block: int, workload: str) -> None:
     """
     if workload not in WORKLOADS:
         raise InvalidArgument(f"workload={workload!r} is not one of {sorted(WORKLOADS)}")
-    for name, value in (("threads", threads), ("ops", ops), ("block", block)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")
+    threads, ops, block = check_positive_int("threads", threads), check_positive_int("ops", ops), check_block(block)
     if ops < 2:
         raise InvalidArgument(f"ops={ops}: a thread needs at least 2 ops (one load and one store)")
-    if block > MAX_BLOCK:
-        raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
     steps = threads * _POINTS_PER_ROUND[workload] * (ops // 2)
     if steps > Limits.max_steps:
         raise InvalidArgument(f"threads={threads} × ops={ops} is {steps} scheduling points, more than one simulator "

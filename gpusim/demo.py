@@ -25,7 +25,7 @@ import numpy as np
 from gpusim import T, kernel
 from gpusim.backends.sim import Run, TraceEvent
 from gpusim.backends.sim.scheduler import Limits
-from gpusim.device import Device
+from gpusim.device import Device, check_block, check_positive_int
 from gpusim.errors import InvalidArgument
 
 __all__ = ["LostUpdate", "check_demo_sizes", "find_lost_update", "racy_count"]
@@ -62,15 +62,9 @@ def check_demo_sizes(threads: int, block: int) -> None:
     ...
     gpusim.errors.InvalidArgument: threads=100000000 needs 200000000 scheduling points, more than ...
     """
-    from gpusim.device import MAX_BLOCK
-
-    for name, value in (("threads", threads), ("block", block)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")
+    threads, block = check_positive_int("threads", threads), check_block(block)
     if threads < 2:
         raise InvalidArgument(f"a lost update needs at least 2 threads, got threads={threads}")
-    if block > MAX_BLOCK:
-        raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
     if 2 * threads > Limits.max_steps:
         raise InvalidArgument(f"threads={threads} needs {2 * threads} scheduling points, more than one simulator "
                               f"launch may take (max_steps={Limits.max_steps})")

@@ -127,10 +127,8 @@ class Device:
         """
         if not isinstance(kernel, Kernel):
             raise InvalidArgumentType(f"kernel must be a function decorated with @kernel, got {kernel!r}")
-        grid = _check_positive_int("grid", grid)
-        block = _check_positive_int("block", block)
-        if block > MAX_BLOCK:
-            raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
+        grid = check_positive_int("grid", grid)
+        block = check_block(block)
         if not isinstance(args, (tuple, list)):
             raise InvalidArgumentType(f"args must be a tuple of the kernel's arguments, got {args!r}")
         if len(args) != len(kernel.params):
@@ -197,7 +195,22 @@ def _check_length(n: Any) -> int:
     return int(n)
 
 
-def _check_positive_int(name: str, value: Any) -> int:
+def check_block(block: Any) -> int:
+    """``block`` as an int: a positive number of threads, at most :data:`MAX_BLOCK` (every backend's limit).
+
+    >>> check_block(2000)
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: block=2000 exceeds the 1024 threads a block may have
+    """
+    block = check_positive_int("block", block)
+    if block > MAX_BLOCK:
+        raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
+    return block
+
+
+def check_positive_int(name: str, value: Any) -> int:
+    """``value`` as an int, refused (naming ``name``) unless it is a positive integer."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
         raise InvalidArgumentType(f"{name} must be a positive integer (1-D launches), got {value!r}")
     if value < 1:
