@@ -258,7 +258,8 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     options.record.update({
         "file": source, "algorithm": options.algorithm, "backend": result.backend,
         "chosen": result.stats.get("chosen"), "n": graph.n, "n_edges": graph.n_edges,
-        "size": size, "weight": result.weight, "valid": valid, "certified": certified, "certificate": certificate,
+        "size": size, "weight": result.weight, "valid": valid, "problem": result.problem,
+        "certified": certified, "certificate": certificate,
         "seconds": seconds, "matching": matching, "picture": None,
         "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
     })
@@ -266,8 +267,9 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     def show_text() -> None:
         print(f"{source}: {graph.n} vertices, {graph.n_edges} edges")
         print(f"{options.algorithm} on {result.backend} ({result.stats.get('chosen')})")
-        print(f"matching of {size} edges, weight {result.weight:.6g}, "
-              + ("valid" if valid else "INVALID") + f"; certified: {certified} ({certificate}); {seconds:.3f} s")
+        verdict = "valid" if valid else f"INVALID ({result.problem})"
+        print(f"matching of {size} edges, weight {result.weight:.6g}, {verdict}; "
+              f"certified: {certified} ({certificate}); {seconds:.3f} s")
         shown = [f"{u}-{v}" for u, v in pairs.tolist()]
         print("matched edges: " + " ".join(shown[:20]) + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
 

@@ -79,7 +79,8 @@ def _stable(options: argparse.Namespace) -> int:
     options.record.update({
         "file": source, "algorithm": options.algorithm, "backend": result.backend,
         "chosen": result.stats.get("chosen"), "n_men": instance.n_men, "n_women": instance.n_women,
-        "size": result.size, "valid": valid, "certified": certified, "certificate": certificate,
+        "size": result.size, "valid": valid, "problem": result.problem,
+        "certified": certified, "certificate": certificate,
         "blocking_pairs": blocking, "seconds": seconds, "matching": result.wife.tolist(),
         "proposals": result.proposals, "picture": None,
         "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
@@ -90,8 +91,8 @@ def _stable(options: argparse.Namespace) -> int:
               f"{int(instance.men_list.size)} mutually acceptable pairs")
         print(f"{options.algorithm} on {result.backend} ({result.stats.get('chosen')})")
         print(f"{result.size} of {instance.n_men} men married, {result.proposals} proposals; "
-              + (f"certified: {certificate}" if certified else f"NOT certified: blocking pairs {blocking[:5]}, "
-                 f"equal to Gale-Shapley: {same_as_gs}") + f"; {seconds:.3f} s")
+              + (f"certified: {certificate}" if certified else f"NOT certified: {result.problem or 'valid'}, "
+                 f"blocking pairs {blocking[:5]}, equal to Gale-Shapley: {same_as_gs}") + f"; {seconds:.3f} s")
         shown = [f"{m}-{w}" for m, w in enumerate(result.wife.tolist()) if w >= 0]
         print("man-woman pairs: " + " ".join(shown[:20])
               + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
