@@ -54,10 +54,9 @@ intersphinx_mapping = {}  # CI builds offline: no inventories are fetched
 
 # -- doctests: every code block of the pages runs; output must match exactly -------------------------
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Code on a page runs from the repository root, as the pages tell readers to run it.
-doctest_global_setup = f"""
-import os
-os.chdir({REPOSITORY!r})
+# Code on a page runs in the directory sphinx-build was started from (tests/test_docs.py: a fresh
+# temporary one), so a page that relied on the repository root as its directory would fail there.
+doctest_global_setup = """
 __name__ = "__main__"   # code on a page runs as a script would: kernels are named __main__.<name>
 import numpy as np
 np.set_printoptions(legacy=False)

@@ -25,6 +25,8 @@ True
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import time
 import traceback
 from collections.abc import Iterable
@@ -87,14 +89,40 @@ def _check_backend(backend, allowed: tuple[str, ...]) -> str:
     return backend
 
 
-def _require(package: str, module: str) -> None:
+#: For each backend: the compiler's name, the module binding ``T`` to it, and the extra that installs it.
+_COMPILERS = {
+    "numba": ("numba-cuda", "gpusim.backends._numba_language", "gpusim[cuda]"),
+    "cupy": ("CuPy", "gpusim.backends._cupy_language", "gpusim[cupy]"),
+}
+
+
+def _installed_version(backend: str) -> str | None:
+    """The installed version of ``backend``'s compiler, ``None`` when it is not installed."""
+    if backend == "cupy":
+        from gpusim.backends.cupy import _cupy_version
+
+        return _cupy_version()
     try:
-        __import__(module)
-    except Exception as exc:
-        extra = "gpusim[cuda]" if package == "numba-cuda" else "gpusim[cupy]"
+        # numba alone is not enough: its own numba.cuda imports, then fails to compile anything
+        return importlib.metadata.version("numba-cuda")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _require(backend: str) -> None:
+    """Raise :class:`BackendUnavailable` unless ``backend``'s compiler is installed and imports."""
+    package, module, extra = _COMPILERS[backend]
+    version = _installed_version(backend)
+    if version is None:
         raise BackendUnavailable(
-            f"compiling for the GPU needs {package}, which failed to import ({type(exc).__name__}: {exc}); "
-            f"pip install '{extra}'"
+            f"compiling for {backend} needs {package}, which is not installed: pip install '{extra}'"
+        )
+    try:
+        importlib.import_module(module)
+    except Exception as exc:
+        raise BackendUnavailable(
+            f"compiling for {backend} needs {package}; {package} {version} is installed but failed to import "
+            f"({type(exc).__name__}: {exc}); pip install '{extra}' installs compatible versions"
         ) from exc
 
 
@@ -122,11 +150,11 @@ def transpile(kernel: Kernel, backend: str = "cupy", *, signature: str | None = 
     KernelSyntaxError
         cupyx refuses the kernel (the message names it and shows the offending line).
     BackendUnavailable
-        CuPy is not installed.
+        CuPy is not installed (the message says so, and what to install).
     """
     _check_backend(backend, ("cupy",))
     types_ = _types(kernel, signature)
-    _require("CuPy", "cupyx.jit")
+    _require("cupy")
     from gpusim.backends.cupy import transpile_kernel
 
     return transpile_kernel(kernel, types_).code
@@ -160,13 +188,13 @@ def compile_ptx(
     KernelSyntaxError
         The compiler refuses the kernel.
     BackendUnavailable
-        numba-cuda or CuPy (or NVRTC) is missing.
+        numba-cuda or CuPy (or NVRTC) is not installed (the message says so, and what to install).
     """
     _check_backend(backend, COMPILE_BACKENDS)
     cc = _check_cc(cc)
     types_ = _types(kernel, signature)
     if backend == "numba":
-        _require("numba-cuda", "numba.cuda")
+        _require("numba")
         from numba import cuda
 
         from gpusim.backends.numba import bind_kernel, numba_signature
@@ -180,7 +208,7 @@ def compile_ptx(
                 f"{type(exc).__name__}: {exc}"
             ) from exc
         return ptx
-    _require("CuPy", "cupyx.jit")
+    _require("cupy")
     ok, why = nvrtc_available()
     if not ok:
         raise BackendUnavailable(f"compiling cupyx's CUDA source to PTX needs NVRTC: {why}")
