@@ -35,8 +35,8 @@ from gpusim.device import Device
 from gpusim.errors import GpusimInternalError
 
 from .common import fill, grid_for
-from .weighted import _prepare, offer_beats
-from .weighted_cpu import BMatchingResult, _b_result, _check_b
+from .weighted_offers import offer_beats, upload_weighted_graph
+from .weighted_result import BMatchingResult, b_capacities, b_matching_result
 
 __all__ = ["b_suitor", "b_suitor_round", "offer_under_lock", "slot_holding", "weakest_offer"]
 
@@ -185,8 +185,8 @@ def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None, m
     >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
     [[1, -1], [0, 2], [1, 3], [2, -1]]
     """
-    dev, launch, src, ptr, adj, weights, src_dev = _prepare(graph, backend, device)
-    bb = _check_b(graph, b, max_memory)
+    dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
+    bb = b_capacities(graph, b, max_memory)
     n = graph.n
     caps = np.minimum(bb, np.diff(graph.ptr)).astype(np.int32)
     slot_ptr = np.zeros(n + 1, np.int32)
@@ -217,4 +217,4 @@ def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None, m
     keep = x < v
     stats = {"algorithm": "b_suitor", "backend": dev.backend, "rounds": rounds, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds)}
-    return _b_result(graph, bb, x[keep], v[keep], stats)
+    return b_matching_result(graph, bb, x[keep], v[keep], stats)

@@ -33,8 +33,8 @@ from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
 
 from .common import Launcher, fill, grid_for
-from .weighted import WeightedMatching
 from .weighted_cpu import prepare_augmentation, unpad
+from .weighted_result import WeightedMatching
 
 __all__ = ["atomic_flip", "flip_with", "lock_order", "next_vertex", "roma", "roma_block_phase", "roma_thread_phase"]
 

@@ -30,13 +30,18 @@ import math
 import numpy as np
 
 from gpusim import T, device, kernel
-from gpusim.check import check_b_matching, check_weighted_matching, edge_positions
+from gpusim.check import edge_positions
+from gpusim.complete_graphs import check_memory
 from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
-from gpusim.results import CheckedResult
 
-from .common import Launcher, fill, grid_for
+from . import weighted_cpu
+from .b_suitor import b_suitor
+from .common import fill, grid_for, resolve_backend
+from .roma import roma
+from .weighted_offers import offer_beats, upload_weighted_graph
+from .weighted_result import WeightedMatching
 
 __all__ = [
     "SUITOR_VARIANTS", "WEIGHTED_ALGORITHMS", "WeightedMatching", "best_entry", "gpu_suitor", "ld_candidates",
@@ -47,24 +52,6 @@ __all__ = [
 #: Suitor reads a neighbour's best offer without a lock and proposes with a CAS that fails if it
 #: changed (Paper I, Alg. 4): a stale read costs a retry.
 _SUITOR_RACES = {"ws": "offers are read unlocked; the CAS that proposes fails on a stale read and the thread retries"}
-
-
-@device
-def offer_beats(weights, src, held, w, u):
-    """1 when the offer ``(w, u)`` beats the held offer ``held`` (a CSR entry, -1 for none), else 0.
-
-    Offers compare by weight, ties to the larger proposer id: a fixed receiver's view of the
-    greedy order ``(w, max, min)`` (Alg. 3 line 14).
-    """
-    better = 0
-    if held < 0:
-        better = 1
-    elif w > weights[held]:
-        better = 1
-    elif w == weights[held]:
-        if u > src[held]:
-            better = 1
-    return better
 
 
 @device
@@ -285,87 +272,6 @@ def ld_match(mate, candidate, n, matched):
         s += T.num_threads()
 
 
-class WeightedMatching(CheckedResult):
-    """A weighted matching (or b-matching) of the graph it was computed from, validated on demand.
-
-    Attributes
-    ----------
-    mate:
-        ``mate[v]``: the mate of ``v`` or -1 (int32; all -1 for a b-matching with ``b > 1``).
-    weight:
-        The total weight the algorithm found.
-    algorithm, backend, stats:
-        What computed it; launches, rounds, seconds per phase.
-    graph:
-        The input: a :class:`~gpusim.graphs.WeightedGraph`, or the dense weight matrix of a
-        complete graph (:func:`gpusim.algorithms.roma.roma`).
-    partners, b:
-        For a b-matching: row ``v`` lists the partners of ``v`` (-1 padded), at most ``b``.
-    size:
-        Matched pairs.
-    valid, problem:
-        Every pair an edge of ``graph``, each vertex matched at most once (``b`` times), and
-        ``weight`` the sum of the input's weights of the pairs: checked, on first access, by
-        :func:`gpusim.check.check_weighted_matching` (:func:`~gpusim.check.check_b_matching`);
-        else ``problem`` names the first fault.
-
-    Examples
-    --------
-    >>> from gpusim.graphs import WeightedGraph
-    >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
-    >>> WeightedMatching(np.array([-1, 2, 1]), 3.0, "hand", "cpu", {}, g).valid
-    True
-    >>> bad = WeightedMatching(np.array([2, -1, 0]), 0.0, "hand", "cpu", {}, g)
-    >>> bad.valid, bad.problem
-    (False, 'mate[0]=2: (0, 2) is not an edge of the input graph')
-    """
-
-    def __init__(self, mate: np.ndarray, weight: float, algorithm: str, backend: str, stats: dict,
-                 graph: WeightedGraph | np.ndarray, partners: np.ndarray | None = None, b=None):
-        self.mate = np.asarray(mate, np.int32)
-        self.weight = weight
-        self.algorithm = algorithm
-        self.backend = backend
-        self.stats = stats
-        self.graph = graph
-        self.partners = None if partners is None else np.asarray(partners, np.int32)
-        self.b = b
-
-    @property
-    def size(self) -> int:
-        if self.partners is not None:
-            return int(np.count_nonzero(self.partners >= 0)) // 2
-        return int(np.count_nonzero(self.mate >= 0)) // 2
-
-    def _check(self) -> float:
-        if self.partners is not None:
-            weight = check_b_matching(self.graph, self.partners, self.b)
-        else:
-            weight = check_weighted_matching(self.graph, self.mate)
-        if not math.isclose(weight, self.weight, rel_tol=1e-9, abs_tol=1e-12):
-            raise InvalidArgument(f"the weight is reported as {self.weight!r} but the pairs weigh {weight!r} "
-                                  "in the input")
-        return weight
-
-    def __repr__(self) -> str:
-        return (f"WeightedMatching(size={self.size}, weight={self.weight!r}, algorithm={self.algorithm!r}, "
-                f"backend={self.backend!r})")
-
-
-def _prepare(graph, backend, device):
-    """Check the arguments; copy the CSR, its weights and each entry's owner (``src``) to the device."""
-    if not isinstance(graph, WeightedGraph):
-        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
-    if device is not None and not isinstance(device, Device):
-        raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
-    dev = device if device is not None else Device(backend)
-    src = np.repeat(np.arange(graph.n, dtype=np.int32), np.diff(graph.ptr))
-    empty = graph.adj.size == 0
-    arrays = [dev.array(graph.ptr)] + [dev.array(np.zeros(1, a.dtype) if empty else a)
-                                       for a in (graph.adj, graph.weights, src)]
-    return dev, Launcher(dev), src, *arrays
-
-
 def _from_offers(graph: WeightedGraph, held: np.ndarray, src: np.ndarray, algorithm: str, backend: str,
                  stats: dict) -> WeightedMatching:
     """The matching from the offers each vertex holds: ``held[v]`` is the entry ``j`` of its suitor's
@@ -433,7 +339,7 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
                                   + (f" (1 to {high})" if high is not None else " (>= 0)"))
     if block is not None and block % 32:
         raise InvalidArgument(f"block={block!r} must be a multiple of 32 (whole warps)")
-    dev, launch, src, ptr, adj, weights, src_dev = _prepare(graph, backend, device)
+    dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     n = graph.n
     ws = dev.full(max(n, 1), -1, np.int32)
     block = block or (64 if dev.backend == "sim" else 128)
@@ -465,7 +371,7 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     >>> locally_dominant(g, backend="sim").mate.tolist()
     [-1, 2, 1]
     """
-    dev, launch, _, ptr, adj, weights, _ = _prepare(graph, backend, device)
+    dev, launch, _, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
     n = graph.n
     mate = dev.full(max(n, 1), -1, np.int32)
     candidate = dev.full(max(n, 1), -1, np.int32)
@@ -525,9 +431,6 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     >>> r.mate.tolist(), r.weight, r.stats["dropped"], r.valid
     ([-1, 2, 1, -1], 3.0, 1, True)
     """
-    from . import weighted_cpu
-    from .common import resolve_backend
-
     if not isinstance(graph, WeightedGraph):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
     if algorithm not in WEIGHTED_ALGORITHMS:
@@ -541,8 +444,6 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     if algorithm in ("roma", "rama"):
         result = _complete_graph_matching(graph, algorithm, chosen, max_memory, options)
     elif algorithm == "bsuitor":
-        from .b_suitor import b_suitor
-
         b = options.pop("b", 1)
         found = (weighted_cpu.b_suitor(graph, b, max_memory=max_memory, **options) if chosen == "cpu"
                  else b_suitor(graph, b, backend=chosen, max_memory=max_memory, **options))
@@ -565,11 +466,6 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
 def _complete_graph_matching(graph: WeightedGraph, algorithm: str, chosen: str, max_memory: int | None,
                              options: dict) -> WeightedMatching:
     """ROMA or RAMA on the complete graph of ``graph``'s dense matrix, then only the pairs that are edges."""
-    from gpusim.complete_graphs import check_memory
-
-    from . import weighted_cpu
-    from .roma import roma
-
     mate = options.pop("mate", "i,i+1")
     n = graph.n
     check_memory(weighted_cpu.augmentation_bytes(n, mate, chosen != "cpu"), max_memory,

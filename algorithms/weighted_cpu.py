@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from gpusim.check import check_b_matching, check_weighted_matching, checked_output
+from gpusim.check import check_weighted_matching, checked_output
 from gpusim.complete_graphs import (
     _check_int,
     _check_mate,
@@ -62,6 +62,8 @@ from gpusim.complete_graphs import (
 )
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
+
+from .weighted_result import BMatchingResult, b_capacities, b_matching_result
 
 __all__ = [
     "BMatchingResult",
@@ -99,26 +101,6 @@ class WeightedMatchingResult(NamedTuple):
     """
 
     mate: np.ndarray
-    weight: float
-    stats: dict
-
-
-class BMatchingResult(NamedTuple):
-    """A b-matching, its weight, and the counters of the run that found it.
-
-    Attributes
-    ----------
-    partners : ndarray of int32, shape ``(n, width)``
-        Row ``v`` lists the partners of ``v`` in increasing id order, then ``-1`` padding.
-        ``width = max over v of min(b[v], degree(v))`` (0 for an empty graph), which depends only
-        on the graph and ``b``, so results of two algorithms compare with ``np.array_equal``.
-    weight : float
-        Total weight of the chosen edges (``math.fsum``).
-    stats : dict
-        ``"algorithm"``, ``"size"`` (number of chosen edges) and per-algorithm counters.
-    """
-
-    partners: np.ndarray
     weight: float
     stats: dict
 
@@ -598,72 +580,6 @@ def _result(graph: WeightedGraph, mate: np.ndarray, stats: dict) -> WeightedMatc
     return WeightedMatchingResult(mate.astype(np.int32, copy=False), weight, stats)
 
 
-def _check_b(graph: WeightedGraph, b: Any, max_memory: int | None = None) -> np.ndarray:
-    """``b`` as an int64 array of length n: a non-negative integer, or one per vertex; refused when the
-    partners table (a row of ``max(min(b, degree))`` entries per vertex) would pass ``max_memory``."""
-    bb = _b_values(graph, b)
-    n = graph.n
-    width = int(np.max(np.minimum(bb, np.diff(graph.ptr)))) if n else 0
-    check_memory(8 * n * width, max_memory, f"the partners table of a b-matching ({n} vertices x {width} partners)",
-                 "choose a smaller b (a row per vertex holds min(b, degree) partners)")
-    return bb
-
-
-def _b_values(graph: WeightedGraph, b: Any) -> np.ndarray:
-    """``b`` as an int64 array of length n: a non-negative integer, or one per vertex."""
-    n = graph.n
-    if isinstance(b, (bool, np.bool_)):
-        raise InvalidArgumentType(f"b must be a non-negative integer or an integer array, got b={b!r} (a bool)")
-    if isinstance(b, (int, np.integer)):
-        if b < 0:
-            raise InvalidArgument(f"b={int(b)} must be non-negative")
-        return np.full(n, min(int(b), 2**62), np.int64)
-    try:
-        arr = np.asarray(b)
-    except (TypeError, ValueError) as exc:
-        raise InvalidArgumentType(f"b must be an integer or a 1-D integer array, got {reprlib.repr(b)}: {exc}") from exc
-    if arr.ndim == 0:
-        raise InvalidArgumentType(f"b must be a non-negative integer or a 1-D array of integers, got b={b!r} "
-                                  f"of type {type(b).__name__}")
-    if arr.ndim != 1:
-        raise InvalidArgument(f"b must be an integer or a one-dimensional array, got shape {arr.shape}")
-    if arr.size == 0:
-        arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise InvalidArgumentType(f"b must hold integers, got dtype {arr.dtype}: {reprlib.repr(b)}")
-    if arr.shape[0] != n:
-        raise InvalidArgument(f"b has {arr.shape[0]} entries, expected one per vertex ({n})")
-    if arr.dtype.kind == "u":
-        arr = np.minimum(arr, np.uint64(2**62))
-    arr = arr.astype(np.int64)
-    neg = np.flatnonzero(arr < 0)
-    if neg.size:
-        i = int(neg[0])
-        raise InvalidArgument(f"b[{i}]={int(arr[i])} must be non-negative")
-    return arr
-
-
-def _b_result(graph: WeightedGraph, b: np.ndarray, a: np.ndarray, c: np.ndarray, stats: dict) -> BMatchingResult:
-    """Partners table (rows sorted, -1 padded) from the chosen edges ``{a[k], c[k]}``."""
-    n = graph.n
-    deg = np.diff(graph.ptr).astype(np.int64)
-    width = int(np.max(np.minimum(b, deg))) if n else 0
-    ends = np.concatenate([a, c]).astype(np.int64)
-    others = np.concatenate([c, a]).astype(np.int64)
-    order = np.lexsort((others, ends))
-    ends, others = ends[order], others[order]
-    counts = np.bincount(ends, minlength=n) if n else np.zeros(0, np.int64)
-    if np.any(counts > b):
-        raise GpusimInternalError(f"{stats['algorithm']} gave a vertex more than b partners on {graph!r}")
-    partners = np.full((n, width), -1, np.int32)
-    if ends.size:
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        partners[ends, np.arange(ends.size) - starts[ends]] = others
-    stats = {"algorithm": stats["algorithm"], "size": int(a.size), **stats}
-    weight = checked_output(stats["algorithm"], graph, check_b_matching, graph, partners, b)
-    return BMatchingResult(partners, weight, stats)
-
-
 # ----------------------------------------------------------------------------------------------
 # Half-approximations on general graphs
 
@@ -1030,13 +946,13 @@ def greedy_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = 
     (0, 0)
     """
     graph = _check_graph(graph)
-    bb = _check_b(graph, b, max_memory)
+    bb = b_capacities(graph, b, max_memory)
     u, v, _, order = _edge_order(graph)
     deg = np.zeros(graph.n, np.int64)
     chosen = np.empty(order.shape[0], np.int64)
     size = _greedy_b(u, v, order, bb, deg, chosen)
     chosen = chosen[:size]
-    return _b_result(graph, bb, u[chosen], v[chosen], {"algorithm": "greedy_b_matching"})
+    return b_matching_result(graph, bb, u[chosen], v[chosen], {"algorithm": "greedy_b_matching"})
 
 
 def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> BMatchingResult:
@@ -1101,7 +1017,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> 
     [[]]
     """
     graph = _check_graph(graph)
-    bb = _check_b(graph, b, max_memory)
+    bb = b_capacities(graph, b, max_memory)
     n = graph.n
     ptr = graph.ptr.astype(np.int64)
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
@@ -1125,7 +1041,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> 
     if not np.array_equal(fwd, bwd):
         raise GpusimInternalError(f"b_suitor ended with asymmetric suitor sets on {graph!r}")
     keep = x < v
-    return _b_result(graph, bb, x[keep], v[keep],
+    return b_matching_result(graph, bb, x[keep], v[keep],
                      {"algorithm": "b_suitor", "proposals": int(proposals), "displacements": int(displacements)})
 
 

@@ -236,14 +236,14 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     """``gpusim match`` for the weighted algorithms: the file is read as an undirected weighted graph."""
     from gpusim.algorithms.common import resolve_backend
     from gpusim.algorithms.weighted import maximum_weight_matching
-    from gpusim.algorithms.weighted_cpu import _check_b
+    from gpusim.algorithms.weighted_result import b_capacities
     from gpusim.graphs import WeightedGraph
 
     graph = WeightedGraph.from_matrix_market(source)
     extra, bar = {}, None
     if options.algorithm == "bsuitor":
         options.b = extra["b"] = 1 if options.b is None else options.b
-        _check_b(graph, options.b)  # the API's check, before the GPU backends are probed
+        b_capacities(graph, options.b)  # the API's check, before the GPU backends are probed
     if options.algorithm in ("suitor", "ld", "bsuitor", "roma"):
         bar = _simulator(options, resolve_backend(options.backend, graph.n_edges)[0], extra,
                          f"{options.algorithm} on the simulator")

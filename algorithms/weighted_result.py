@@ -1,0 +1,187 @@
+"""What the weighted-matching algorithms return, and the b-matching checks they share.
+
+:class:`WeightedMatching` is the result of every weighted algorithm (the GPU kernels, the sequential
+references through :func:`~gpusim.algorithms.weighted.maximum_weight_matching`, and ROMA), validated
+on demand; :class:`BMatchingResult` is what the b-matching algorithms (GPU and sequential) return, built
+by :func:`b_matching_result` from the chosen edges after :func:`b_capacities` checked ``b``.  The
+modules that compute them import from here, and none of them from another.
+
+Example
+-------
+>>> from gpusim.graphs import WeightedGraph
+>>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
+>>> b = b_capacities(g, 1)
+>>> found = b_matching_result(g, b, np.array([1]), np.array([2]), {"algorithm": "hand"})
+>>> found.partners.tolist(), found.weight
+([[-1], [2], [1]], 3.0)
+"""
+
+from __future__ import annotations
+
+import math
+import reprlib
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from gpusim.check import check_b_matching, check_weighted_matching, checked_output
+from gpusim.complete_graphs import check_memory
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
+from gpusim.graphs import WeightedGraph
+from gpusim.results import CheckedResult
+
+__all__ = ["BMatchingResult", "WeightedMatching", "b_capacities", "b_matching_result"]
+
+
+class WeightedMatching(CheckedResult):
+    """A weighted matching (or b-matching) of the graph it was computed from, validated on demand.
+
+    Attributes
+    ----------
+    mate:
+        ``mate[v]``: the mate of ``v`` or -1 (int32; all -1 for a b-matching with ``b > 1``).
+    weight:
+        The total weight the algorithm found.
+    algorithm, backend, stats:
+        What computed it; launches, rounds, seconds per phase.
+    graph:
+        The input: a :class:`~gpusim.graphs.WeightedGraph`, or the dense weight matrix of a
+        complete graph (:func:`gpusim.algorithms.roma.roma`).
+    partners, b:
+        For a b-matching: row ``v`` lists the partners of ``v`` (-1 padded), at most ``b``.
+    size:
+        Matched pairs.
+    valid, problem:
+        Every pair an edge of ``graph``, each vertex matched at most once (``b`` times), and
+        ``weight`` the sum of the input's weights of the pairs: checked, on first access, by
+        :func:`gpusim.check.check_weighted_matching` (:func:`~gpusim.check.check_b_matching`);
+        else ``problem`` names the first fault.
+
+    Examples
+    --------
+    >>> from gpusim.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
+    >>> WeightedMatching(np.array([-1, 2, 1]), 3.0, "hand", "cpu", {}, g).valid
+    True
+    >>> bad = WeightedMatching(np.array([2, -1, 0]), 0.0, "hand", "cpu", {}, g)
+    >>> bad.valid, bad.problem
+    (False, 'mate[0]=2: (0, 2) is not an edge of the input graph')
+    """
+
+    def __init__(self, mate: np.ndarray, weight: float, algorithm: str, backend: str, stats: dict,
+                 graph: WeightedGraph | np.ndarray, partners: np.ndarray | None = None, b=None):
+        self.mate = np.asarray(mate, np.int32)
+        self.weight = weight
+        self.algorithm = algorithm
+        self.backend = backend
+        self.stats = stats
+        self.graph = graph
+        self.partners = None if partners is None else np.asarray(partners, np.int32)
+        self.b = b
+
+    @property
+    def size(self) -> int:
+        if self.partners is not None:
+            return int(np.count_nonzero(self.partners >= 0)) // 2
+        return int(np.count_nonzero(self.mate >= 0)) // 2
+
+    def _check(self) -> float:
+        if self.partners is not None:
+            weight = check_b_matching(self.graph, self.partners, self.b)
+        else:
+            weight = check_weighted_matching(self.graph, self.mate)
+        if not math.isclose(weight, self.weight, rel_tol=1e-9, abs_tol=1e-12):
+            raise InvalidArgument(f"the weight is reported as {self.weight!r} but the pairs weigh {weight!r} "
+                                  "in the input")
+        return weight
+
+    def __repr__(self) -> str:
+        return (f"WeightedMatching(size={self.size}, weight={self.weight!r}, algorithm={self.algorithm!r}, "
+                f"backend={self.backend!r})")
+
+
+class BMatchingResult(NamedTuple):
+    """A b-matching, its weight, and the counters of the run that found it.
+
+    Attributes
+    ----------
+    partners : ndarray of int32, shape ``(n, width)``
+        Row ``v`` lists the partners of ``v`` in increasing id order, then ``-1`` padding.
+        ``width = max over v of min(b[v], degree(v))`` (0 for an empty graph), which depends only
+        on the graph and ``b``, so results of two algorithms compare with ``np.array_equal``.
+    weight : float
+        Total weight of the chosen edges (``math.fsum``).
+    stats : dict
+        ``"algorithm"``, ``"size"`` (number of chosen edges) and per-algorithm counters.
+    """
+
+    partners: np.ndarray
+    weight: float
+    stats: dict
+
+
+def b_capacities(graph: WeightedGraph, b: Any, max_memory: int | None = None) -> np.ndarray:
+    """``b`` as an int64 array of length n: a non-negative integer, or one per vertex; refused when the
+    partners table (a row of ``max(min(b, degree))`` entries per vertex) would pass ``max_memory``."""
+    bb = _b_values(graph, b)
+    n = graph.n
+    width = int(np.max(np.minimum(bb, np.diff(graph.ptr)))) if n else 0
+    check_memory(8 * n * width, max_memory, f"the partners table of a b-matching ({n} vertices x {width} partners)",
+                 "choose a smaller b (a row per vertex holds min(b, degree) partners)")
+    return bb
+
+
+def _b_values(graph: WeightedGraph, b: Any) -> np.ndarray:
+    """``b`` as an int64 array of length n: a non-negative integer, or one per vertex."""
+    n = graph.n
+    if isinstance(b, (bool, np.bool_)):
+        raise InvalidArgumentType(f"b must be a non-negative integer or an integer array, got b={b!r} (a bool)")
+    if isinstance(b, (int, np.integer)):
+        if b < 0:
+            raise InvalidArgument(f"b={int(b)} must be non-negative")
+        return np.full(n, min(int(b), 2**62), np.int64)
+    try:
+        arr = np.asarray(b)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentType(f"b must be an integer or a 1-D integer array, got {reprlib.repr(b)}: {exc}") from exc
+    if arr.ndim == 0:
+        raise InvalidArgumentType(f"b must be a non-negative integer or a 1-D array of integers, got b={b!r} "
+                                  f"of type {type(b).__name__}")
+    if arr.ndim != 1:
+        raise InvalidArgument(f"b must be an integer or a one-dimensional array, got shape {arr.shape}")
+    if arr.size == 0:
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InvalidArgumentType(f"b must hold integers, got dtype {arr.dtype}: {reprlib.repr(b)}")
+    if arr.shape[0] != n:
+        raise InvalidArgument(f"b has {arr.shape[0]} entries, expected one per vertex ({n})")
+    if arr.dtype.kind == "u":
+        arr = np.minimum(arr, np.uint64(2**62))
+    arr = arr.astype(np.int64)
+    neg = np.flatnonzero(arr < 0)
+    if neg.size:
+        i = int(neg[0])
+        raise InvalidArgument(f"b[{i}]={int(arr[i])} must be non-negative")
+    return arr
+
+
+def b_matching_result(graph: WeightedGraph, b: np.ndarray, a: np.ndarray, c: np.ndarray, stats: dict
+                      ) -> BMatchingResult:
+    """Partners table (rows sorted, -1 padded) from the chosen edges ``{a[k], c[k]}``."""
+    n = graph.n
+    deg = np.diff(graph.ptr).astype(np.int64)
+    width = int(np.max(np.minimum(b, deg))) if n else 0
+    ends = np.concatenate([a, c]).astype(np.int64)
+    others = np.concatenate([c, a]).astype(np.int64)
+    order = np.lexsort((others, ends))
+    ends, others = ends[order], others[order]
+    counts = np.bincount(ends, minlength=n) if n else np.zeros(0, np.int64)
+    if np.any(counts > b):
+        raise GpusimInternalError(f"{stats['algorithm']} gave a vertex more than b partners on {graph!r}")
+    partners = np.full((n, width), -1, np.int32)
+    if ends.size:
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        partners[ends, np.arange(ends.size) - starts[ends]] = others
+    stats = {"algorithm": stats["algorithm"], "size": int(a.size), **stats}
+    weight = checked_output(stats["algorithm"], graph, check_b_matching, graph, partners, b)
+    return BMatchingResult(partners, weight, stats)
