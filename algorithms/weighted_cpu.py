@@ -50,15 +50,14 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from gpusim.check import check_weighted_matching, checked_output
+from gpusim.check import check_mate, check_weighted_matching, checked_output
 from gpusim.complete_graphs import (
-    _check_int,
-    _check_mate,
-    _check_seed,
-    _check_weight_matrix,
-    _weight_of,
+    check_int,
     check_memory,
+    check_seed,
+    check_weight_matrix,
     dense_bytes,
+    dense_matching_weight,
 )
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.graphs import WeightedGraph
@@ -1132,16 +1131,16 @@ def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0, *, max
     >>> start_matching(0, "gpa", np.zeros((0, 0))).tolist()
     []
     """
-    n = _check_int("n", n)
+    n = check_int("n", n)
     if not isinstance(kind, str) or kind not in START_KINDS:
         raise InvalidArgument(f"kind={kind!r} is not one of {list(START_KINDS)!r}")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     if n % 2:
         raise InvalidArgument(f"n={n} is odd: a perfect matching needs an even number of vertices "
                               "(rama and roma take pad=True to add a zero-weight dummy vertex)")
     w = None
     if weights is not None:
-        w = _check_weight_matrix("weights", weights)
+        w = check_weight_matrix("weights", weights)
         if w.shape[0] != n:
             raise InvalidArgument(f"weights has shape {w.shape} but n={n}")
     if kind in ("greedy", "gpa") and w is None:
@@ -1199,7 +1198,7 @@ def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: An
                          seed: Any, max_memory: int | None = None, on_device: bool = False) -> AugmentationInput:
     """Check the arguments of RAMA / ROMA (sequential or GPU), the memory they need against
     ``max_memory`` (:func:`gpusim.complete_graphs.check_memory`), pad odd n, build the start matching."""
-    w = _check_weight_matrix("weights", weights)
+    w = check_weight_matrix("weights", weights)
     n = w.shape[0]
     check_memory(augmentation_bytes(n, mate, on_device), max_memory,
                  f"a 4-cycle augmentation (RAMA/ROMA) on {n} vertices, with its dense {n} x {n} weight matrix")
@@ -1211,8 +1210,8 @@ def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: An
     if not (math.isfinite(threshold) and threshold >= 0):
         raise InvalidArgument(f"threshold={threshold!r} must be finite and >= 0 (a flip must gain more than it)")
     if max_phases is not None:
-        max_phases = _check_int("max_phases", max_phases, 0, None)
-    seed = _check_seed(seed)
+        max_phases = check_int("max_phases", max_phases, 0, None)
+    seed = check_seed(seed)
     padded = n % 2 == 1
     if padded and not pad:
         raise InvalidArgument(f"weights is {n} x {n} with n odd: a complete graph has a perfect matching only for "
@@ -1225,7 +1224,7 @@ def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: An
             raise InvalidArgument(f"mate={mate!r} is neither a matching array nor one of {list(START_KINDS)!r}")
         start = _start(size, mate, w, seed).astype(np.int64)
     else:
-        given = _check_mate("mate", mate, n)
+        given = check_mate("mate", mate, n)
         start = np.full(size, -1, np.int64)
         start[:n] = given
         start = _complete(start)
@@ -1248,7 +1247,7 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
                                                                          seed, max_memory)
     size = w.shape[0]
     rng = np.random.default_rng(seed)
-    phase_weights = [_weight_of(w, m)]
+    phase_weights = [dense_matching_weight(w, m)]
     phase_swaps: list[int] = []
     converged = size == 0
     while not converged and (max_phases is None or len(phase_swaps) < max_phases):
@@ -1260,7 +1259,7 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
             visit = np.arange(size, dtype=np.int32)
         flips = int(_augment_phase(w, m, visit, threshold))
         phase_swaps.append(flips)
-        phase_weights.append(_weight_of(w, m))
+        phase_weights.append(dense_matching_weight(w, m))
         if flips == 0:
             # ROMA visited every vertex without a flip; RAMA's random draws may have missed one
             converged = name == "roma" or not _has_flip(w, m, threshold)

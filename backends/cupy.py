@@ -48,7 +48,8 @@ _COMPILED: dict[tuple, Any] = {}
 _COUNTS = {"compiled": 0}
 
 
-def _cupy_version() -> str | None:
+def cupy_version() -> str | None:
+    """The installed CuPy distribution's version (any of its CUDA builds), or None when none is installed."""
     for dist in ("cupy", "cupy-cuda12x", "cupy-cuda13x", "cupy-cuda11x"):
         try:
             return importlib.metadata.version(dist)
@@ -69,7 +70,7 @@ def availability() -> tuple[bool, str]:
     >>> isinstance(ok, bool) and isinstance(why, str)
     True
     """
-    version = _cupy_version()
+    version = cupy_version()
     if version is None:
         return False, f"CuPy is not installed; {_INSTALL}"
     try:
@@ -108,7 +109,7 @@ def _check_version() -> None:
     global _warned_version
     from gpusim.backends._cupy_shims import TESTED_CUPY_VERSIONS
 
-    version = _cupy_version()
+    version = cupy_version()
     if not _warned_version and version not in TESTED_CUPY_VERSIONS:
         _warned_version = True
         warnings.warn(

@@ -335,14 +335,14 @@ def _find_demo(options: argparse.Namespace) -> tuple:
 
 
 def _replay_demo(options: argparse.Namespace) -> tuple:
-    from gpusim.demo import _collision, racy_count
+    from gpusim.demo import collision, racy_count
     from gpusim.device import Device
 
     dev = Device("sim", schedule=options.replay)
     counter = dev.zeros(1, np.int32)
     run = dev.launch(racy_count, grid=-(-options.threads // options.block), block=options.block,
                      args=(counter, options.threads))
-    return int(dev.to_host(counter)[0]), run.trace, dev.token, None, 1, _collision(run.trace)
+    return int(dev.to_host(counter)[0]), run.trace, dev.token, None, 1, collision(run.trace)
 
 
 def _bench(options: argparse.Namespace) -> int:

@@ -99,9 +99,9 @@ _COMPILERS = {
 def _installed_version(backend: str) -> str | None:
     """The installed version of ``backend``'s compiler, ``None`` when it is not installed."""
     if backend == "cupy":
-        from gpusim.backends.cupy import _cupy_version
+        from gpusim.backends.cupy import cupy_version
 
-        return _cupy_version()
+        return cupy_version()
     try:
         # numba alone is not enough: its own numba.cuda imports, then fails to compile anything
         return importlib.metadata.version("numba-cuda")

@@ -51,7 +51,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from gpusim.check import check_mate as _check_mate
+from gpusim.check import check_mate
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
@@ -69,7 +69,8 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 # Argument checks (shared with gpusim.algorithms.weighted_cpu)
 
 
-def _check_int(name: str, value: Any, low: int = 0, high: int | None = _INT32_MAX) -> int:
+def check_int(name: str, value: Any, low: int = 0, high: int | None = _INT32_MAX) -> int:
+    """``value`` as an int in ``low..high`` (``high=None``: no upper bound), else an error naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r} of type {type(value).__name__}")
     value = int(value)
@@ -79,8 +80,9 @@ def _check_int(name: str, value: Any, low: int = 0, high: int | None = _INT32_MA
     return value
 
 
-def _check_seed(seed: Any) -> int:
-    return _check_int("seed", seed, 0, None)
+def check_seed(seed: Any) -> int:
+    """A seed: any non-negative integer."""
+    return check_int("seed", seed, 0, None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -134,7 +136,7 @@ def check_memory(needed: int, max_memory: Any, what: str, alternative: str = SPA
     ...
     gpusim.errors.InvalidArgument: roma on 200000 vertices needs about 298 GiB ...
     """
-    limit = default_memory_limit() if max_memory is None else _check_int("max_memory", max_memory, 0, None)
+    limit = default_memory_limit() if max_memory is None else check_int("max_memory", max_memory, 0, None)
     if needed > limit:
         origin = "max_memory" if max_memory is not None else "max_memory, by default half the memory available"
         raise InvalidArgument(f"{what} needs about {_gib(needed)} ({needed} bytes), more than the limit of "
@@ -161,7 +163,7 @@ def _valid_weight_tiles(a):  # pragma: no cover - compiled
     return ok.all()
 
 
-def _check_weight_matrix(name: str, weights: Any) -> np.ndarray:
+def check_weight_matrix(name: str, weights: Any) -> np.ndarray:
     """A dense weight matrix: 2-D, square, real, finite, non-negative, exactly symmetric.
 
     Returns it as a C-contiguous float64 array (the argument itself when it already is one, so
@@ -228,12 +230,13 @@ def matching_weight(weights: Any, mate: Any) -> float:
     >>> matching_weight(np.zeros((0, 0)), [])
     0.0
     """
-    w = _check_weight_matrix("weights", weights)
-    m = _check_mate("mate", mate, w.shape[0])
-    return _weight_of(w, m)
+    w = check_weight_matrix("weights", weights)
+    m = check_mate("mate", mate, w.shape[0])
+    return dense_matching_weight(w, m)
 
 
-def _weight_of(w: np.ndarray, mate: np.ndarray) -> float:
+def dense_matching_weight(w: np.ndarray, mate: np.ndarray) -> float:
+    """The weight of matching ``mate`` in the checked dense matrix ``w`` (:func:`matching_weight` checks first)."""
     u = np.flatnonzero(mate > np.arange(mate.shape[0]))
     return math.fsum(w[u, mate[u]].tolist())
 
@@ -285,8 +288,8 @@ def uniform(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray:
     >>> uniform(0, seed=7).shape
     (0, 0)
     """
-    n = _check_int("n", n)
-    rng = np.random.default_rng(_check_seed(seed))
+    n = check_int("n", n)
+    rng = np.random.default_rng(check_seed(seed))
     check_memory(dense_bytes(n, 4), max_memory, f"uniform({n}): a dense {n} x {n} matrix and its temporaries",
                  _SPARSE_GENERATOR)
     return _symmetric_upper(rng.random((n, n)))
@@ -333,8 +336,8 @@ def exponential(n: int, seed: int, lam: float = 3.5, *, max_memory: int | None =
     >>> exponential(0, seed=0, lam=1.0).shape
     (0, 0)
     """
-    n = _check_int("n", n)
-    seed = _check_seed(seed)
+    n = check_int("n", n)
+    seed = check_seed(seed)
     if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, (int, float, np.integer, np.floating)):
         raise InvalidArgumentType(f"lam must be a real number, got lam={lam!r} of type {type(lam).__name__}")
     if not (math.isfinite(lam) and lam > 0):
@@ -387,8 +390,8 @@ def geometric(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray
     >>> geometric(0, seed=0).shape
     (0, 0)
     """
-    n = _check_int("n", n)
-    rng = np.random.default_rng(_check_seed(seed))
+    n = check_int("n", n)
+    rng = np.random.default_rng(check_seed(seed))
     check_memory(dense_bytes(n, 5), max_memory, f"geometric({n}): a dense {n} x {n} matrix and its temporaries",
                  _SPARSE_GENERATOR)
     points = rng.random((n, 2))
@@ -465,9 +468,9 @@ def gap_to_optimum(weights: Any, mate: Any) -> float:
     >>> gap_to_optimum(np.zeros((0, 0)), [])
     0.0
     """
-    w = _check_weight_matrix("weights", weights)
-    m = _check_mate("mate", mate, w.shape[0])
-    got = _weight_of(w, m)
+    w = check_weight_matrix("weights", weights)
+    m = check_mate("mate", mate, w.shape[0])
+    got = dense_matching_weight(w, m)
     opt = _exact_weight(w)
     if opt <= 0:
         return 0.0

@@ -85,14 +85,14 @@ def find_lost_update(threads: int = 64, block: int = 32, seed: int = 0, policy: 
         run = dev.launch(racy_count, grid=-(-threads // block), block=block, args=(counter, threads))
         total = int(dev.to_host(counter)[0])
         if total < threads:
-            return LostUpdate(threads, total, seed + attempt, attempt + 1, run, dev.token, _collision(run.trace))
+            return LostUpdate(threads, total, seed + attempt, attempt + 1, run, dev.token, collision(run.trace))
     raise InvalidArgument(
         f"no lost update in {max_schedules} schedules of policy {policy!r} (the sequential policy never "
         f"loses one); try policy='random'"
     )
 
 
-def _collision(trace: list[TraceEvent]) -> list[TraceEvent]:
+def collision(trace: list[TraceEvent]) -> list[TraceEvent]:
     """Two loads of the same value by different threads, each followed by that thread's store."""
     loads_by_value: dict[object, TraceEvent] = {}
     for event in trace:

@@ -1162,7 +1162,8 @@ def load_graph(source: Any, kind: Literal["bipartite", "weighted"] = "bipartite"
     )
 
 
-def _examples_dir() -> Any:
+def examples_dir() -> Any:
+    """The folder of the bundled examples (inside the installed package)."""
     return resources.files("gpusim") / "examples"
 
 
@@ -1170,7 +1171,7 @@ def example_path(name: str) -> Path:
     """Path of a bundled example file: ``karate.mtx``, ``west0067.mtx``, ``ash219.mtx``, ``marriage.json``.
 
     The extension may be left out (``"karate"``).  The three matrices come from the SuiteSparse
-    collection (see ``shared/data/README.md``): ``karate`` is 34 x 34 symmetric pattern,
+    collection (see ``tests/data/README.md``): ``karate`` is 34 x 34 symmetric pattern,
     ``west0067`` 67 x 67 real general, ``ash219`` 219 x 85 pattern.
 
     Parameters
@@ -1195,7 +1196,7 @@ def example_path(name: str) -> Path:
     """
     if not isinstance(name, str):
         raise InvalidArgumentType(f"name must be a str, got {name!r} of type {_type_name(name)}")
-    root = _examples_dir()
+    root = examples_dir()
     available = sorted(p.name for p in root.iterdir() if p.is_file() and p.name.endswith((".mtx", ".json")))
     matches = [f for f in available if name in (f, f.rsplit(".", 1)[0])]
     if len(matches) != 1:

@@ -216,7 +216,7 @@ def bind(
     namespace = dict(fn.__globals__)
     namespace["T"] = language
     made = cache[id(compiled)] = (clone or _same_code)(fn, namespace)
-    for name in _global_names(fn.__code__):
+    for name in global_names(fn.__code__):
         value = fn.__globals__.get(name)
         if isinstance(value, DeviceFunction):
             namespace[name] = wrap_device(bind(value, language, wrap_device, cache, clone))
@@ -233,9 +233,10 @@ def _same_code(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
     return made
 
 
-def _global_names(code: types.CodeType) -> set[str]:
+def global_names(code: types.CodeType) -> set[str]:
+    """Every global name ``code`` (and the code objects nested in it) refers to."""
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _global_names(const)
+            names |= global_names(const)
     return names

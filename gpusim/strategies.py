@@ -27,7 +27,7 @@ from hypothesis.strategies import SearchStrategy
 
 from gpusim.backends.sim.schedule_strategy import schedules
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph, WeightedGraph, _examples_dir, example_path
+from gpusim.graphs import BipartiteGraph, WeightedGraph, example_path, examples_dir
 from gpusim.preferences import PreferenceInstance
 
 __all__ = [
@@ -305,7 +305,7 @@ def _incomplete_instances(draw: Any, min_n: int, max_n: int) -> PreferenceInstan
 @functools.cache
 def _bundled(kind: str) -> tuple[Any, ...]:
     """Bundled examples, smallest file first (so shrinking goes to the smallest)."""
-    root = _examples_dir()
+    root = examples_dir()
     names = sorted((p.name for p in root.iterdir() if p.name.endswith(".mtx")),
                    key=lambda name: (example_path(name).stat().st_size, name))
     paths = [example_path(name) for name in names]

@@ -40,7 +40,7 @@ def numba_cuda_missing(monkeypatch):
 @pytest.fixture
 def cupy_missing(monkeypatch):
     """No CuPy distribution is installed, and ``import cupyx`` fails."""
-    monkeypatch.setattr(gpusim.backends.cupy, "_cupy_version", lambda: None)
+    monkeypatch.setattr(gpusim.backends.cupy, "cupy_version", lambda: None)
     monkeypatch.setitem(sys.modules, "cupyx", None)
     monkeypatch.delitem(sys.modules, "gpusim.backends._cupy_language", raising=False)
 

@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from gpusim.errors import InvalidArgument
-from gpusim.kernels import DeviceFunction, Kernel, _global_names
+from gpusim.kernels import DeviceFunction, Kernel, global_names
 
 from .lowering import BARRIER, EXIT, FAIL, POINT, Unsupported, lower
 
@@ -313,7 +313,7 @@ def _load(body: str, qualname: str):
 def _callees(fn, seen: tuple = ()) -> tuple:
     """The ``@device`` functions ``fn`` reaches, by identity: a module may swap one between launches."""
     found = []
-    for name in _global_names(fn.__code__):
+    for name in global_names(fn.__code__):
         value = fn.__globals__.get(name)
         if isinstance(value, DeviceFunction) and id(value) not in seen:
             found.append((name, id(value)))
