@@ -20,7 +20,7 @@ P. Dubey, "Efficient approximation algorithms for weighted b-matching", SIAM J. 
 
 Example
 -------
->>> from gpusim.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
 >>> b_suitor(g, 2, backend="sim").partners.tolist()
 [[1, 2], [0, 2], [0, 1], [-1, -1]]
@@ -31,10 +31,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim import T, device, kernel
-from gpusim.device import Device
 from gpusim.errors import GpusimInternalError
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import fill, grid_for
 
-from .common import fill, grid_for
 from .weighted_offers import offer_beats, upload_weighted_graph
 from .weighted_result import BMatchingResult, b_capacities, b_matching_result
 
@@ -180,7 +180,7 @@ def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None, m
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
     [[1, -1], [0, 2], [1, 3], [2, -1]]

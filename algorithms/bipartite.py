@@ -14,7 +14,7 @@ References
 
 Example
 -------
->>> from gpusim.graphs import BipartiteGraph
+>>> from gpusim.types.graphs import BipartiteGraph
 >>> g = BipartiteGraph.from_edges([0, 0, 1, 2], [0, 1, 0, 2])
 >>> apfb(g, backend="sim").size, gpr(g, backend="sim").size
 (3, 3)
@@ -27,12 +27,11 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim import T, kernel
-from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
-from gpusim.graphs import BipartiteGraph
-from gpusim.results import BipartiteMatching
-
-from .common import Launcher, fill, grid_for, resolve_backend
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import Launcher, fill, grid_for, resolve_backend
+from gpusim.types.graphs import BipartiteGraph
+from gpusim.types.results import BipartiteMatching
 
 __all__ = [
     "ALGORITHMS", "alternate", "apfb", "apsb", "compact_active", "fix_columns", "fix_rows", "global_relabel_level",
@@ -434,7 +433,7 @@ def _initial_matching(graph: BipartiteGraph, initial) -> tuple[np.ndarray, np.nd
     elif isinstance(initial, str) and initial == "empty":
         row_match, col_match = np.full(graph.n_rows, -1, np.int32), np.full(graph.n_cols, -1, np.int32)
     elif isinstance(initial, tuple) and len(initial) == 2:
-        from gpusim.check import check_bipartite_matching
+        from gpusim.types.check import check_bipartite_matching
 
         row_match, col_match = (np.asarray(a, np.int32).copy() for a in initial)
         check_bipartite_matching(graph, row_match, col_match)
@@ -547,7 +546,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> apfb(BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1]), backend="sim").row_match.tolist()
     [0, 1]
     """
@@ -564,7 +563,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> apsb(BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1]), backend="sim").size
     2
     """
@@ -604,7 +603,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> g = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 1])
     >>> gpr(g, backend="sim").size, gpr(g, backend="sim", variant="first").size
     (2, 2)
@@ -716,7 +715,7 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> g = BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1])
     >>> m = maximum_bipartite_matching(g, "hk", backend="cpu")
     >>> m.size, m.certified, m.backend
@@ -753,7 +752,7 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str) -> None:
-    from gpusim.check import check_bipartite_matching
+    from gpusim.types.check import check_bipartite_matching
 
     try:
         check_bipartite_matching(graph, dev.to_host(rmatch)[:graph.n_rows], dev.to_host(cmatch)[:graph.n_cols])

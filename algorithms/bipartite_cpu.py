@@ -17,7 +17,7 @@ Every maximum algorithm takes an ``initial`` matching: ``None`` starts from :fun
 
 Examples
 --------
->>> from gpusim.graphs import BipartiteGraph
+>>> from gpusim.types.graphs import BipartiteGraph
 >>> g = BipartiteGraph.from_edges([0, 0, 1], [0, 1, 0])
 >>> [int(f(g).stats["size"]) for f in (cheap_matching, hopcroft_karp, pothen_fan, push_relabel)]
 [1, 2, 2, 2]
@@ -32,9 +32,9 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from gpusim.check import check_bipartite_matching, checked_output, match_array
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph
+from gpusim.types.check import check_bipartite_matching, checked_output, match_array
+from gpusim.types.graphs import BipartiteGraph
 
 __all__ = ["MatchingResult", "cheap_matching", "hopcroft_karp", "pothen_fan", "push_relabel"]
 
@@ -364,7 +364,7 @@ def _push_relabel(row_ptr, row_adj, col_ptr, col_adj, row_match, col_match, thre
 def _check_graph(graph: Any) -> BipartiteGraph:
     if not isinstance(graph, BipartiteGraph):
         raise InvalidArgumentType(
-            f"graph must be a gpusim.graphs.BipartiteGraph, got graph={reprlib.repr(graph)} of type "
+            f"graph must be a gpusim.types.graphs.BipartiteGraph, got graph={reprlib.repr(graph)} of type "
             f"{type(graph).__name__}; build one with BipartiteGraph.from_edges, from_scipy or load_graph"
         )
     return graph
@@ -432,7 +432,7 @@ def _size(row_match: np.ndarray) -> int:
 
 
 def _result(graph: BipartiteGraph, row_match: np.ndarray, col_match: np.ndarray, stats: dict) -> MatchingResult:
-    """The result, validated against ``graph`` (:func:`gpusim.check.check_bipartite_matching`: every pair an entry
+    """The result, validated against ``graph`` (:func:`gpusim.types.check.check_bipartite_matching`: every pair an entry
     of the matrix, both sides agreeing) and its size checked against the algorithm's count."""
     size = checked_output(stats["algorithm"], graph, check_bipartite_matching, graph, row_match, col_match)
     if size != stats["size"]:
@@ -463,7 +463,7 @@ def cheap_matching(graph: BipartiteGraph) -> MatchingResult:
     Raises
     ------
     InvalidArgumentType
-        ``graph`` is not a :class:`~gpusim.graphs.BipartiteGraph`.
+        ``graph`` is not a :class:`~gpusim.types.graphs.BipartiteGraph`.
 
     Notes
     -----
@@ -476,7 +476,7 @@ def cheap_matching(graph: BipartiteGraph) -> MatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> g = BipartiteGraph.from_edges([0, 0, 1], [0, 1, 0])
     >>> row_match, col_match, stats = cheap_matching(g)
     >>> row_match.tolist(), col_match.tolist(), stats["size"]
@@ -533,7 +533,7 @@ def hopcroft_karp(graph: BipartiteGraph, initial: Any = None) -> MatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> g = BipartiteGraph.from_edges([0, 0, 1], [0, 1, 0])
     >>> row_match, col_match, stats = hopcroft_karp(g)
     >>> row_match.tolist(), col_match.tolist(), stats["size"], stats["phases"]
@@ -601,7 +601,7 @@ def pothen_fan(graph: BipartiteGraph, initial: Any = None, lookahead: bool = Tru
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> g = BipartiteGraph.from_edges([0, 0, 1, 2], [0, 1, 0, 2], n_rows=4)
     >>> row_match, col_match, stats = pothen_fan(g)
     >>> row_match.tolist(), col_match.tolist(), stats["size"]
@@ -681,7 +681,7 @@ def push_relabel(graph: BipartiteGraph, initial: Any = None, k: float = 0.5) -> 
 
     Examples
     --------
-    >>> from gpusim.graphs import BipartiteGraph
+    >>> from gpusim.types.graphs import BipartiteGraph
     >>> g = BipartiteGraph.from_edges([0, 0, 1], [0, 1, 0])
     >>> row_match, col_match, stats = push_relabel(g)
     >>> row_match.tolist(), col_match.tolist(), stats["size"], stats["double_pushes"]

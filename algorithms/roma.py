@@ -29,10 +29,10 @@ import math
 import numpy as np
 
 from gpusim import T, device, kernel
-from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import Launcher, fill, grid_for
 
-from .common import Launcher, fill, grid_for
 from .weighted_cpu import prepare_augmentation, unpad
 from .weighted_result import WeightedMatching
 

@@ -17,7 +17,7 @@ References
 
 Example
 -------
->>> from gpusim.preferences import PreferenceInstance
+>>> from gpusim.types.preferences import PreferenceInstance
 >>> inst = PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])
 >>> stable_marriage(inst, "mw-gpu", backend="sim").wife.tolist()
 [1, 0]
@@ -28,11 +28,11 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim import T, device, kernel
-from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.preferences import PreferenceInstance
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import Launcher, fill, grid_for, resolve_backend
+from gpusim.types.preferences import PreferenceInstance
 
-from .common import Launcher, fill, grid_for, resolve_backend
 from .stable_cpu import EMPTY, LOW, capacity_array, gale_shapley, mcvitie_wilson, slot_offsets, wives_from_slots
 from .stable_result import StableMatching
 
@@ -227,7 +227,7 @@ def stable_marriage(instance: PreferenceInstance, algorithm: str = "mw-gpu", bac
         ``"gs-rounds"`` (a kernel per round) run on ``sim``, ``numba`` or ``cupy``, or with
         ``backend="cpu"`` as their sequential counterparts (``mw``, ``gs``).
     backend, device:
-        Where to run (``device`` wins); ``"auto"`` as :func:`gpusim.algorithms.common.resolve_backend`.
+        Where to run (``device`` wins); ``"auto"`` as :func:`gpusim.runtime.launcher.resolve_backend`.
     capacities:
         ``b(w)``, how many men each woman may take: ``None`` (1), an int, or one per woman.
     progress:
@@ -253,7 +253,7 @@ def stable_marriage(instance: PreferenceInstance, algorithm: str = "mw-gpu", bac
 
     Examples
     --------
-    >>> from gpusim.preferences import PreferenceInstance
+    >>> from gpusim.types.preferences import PreferenceInstance
     >>> inst = PreferenceInstance([[0, 1], [0, 1], [1]], [[1, 0], [2, 0, 1]])
     >>> stable_marriage(inst, "gs-rounds", backend="sim").wife.tolist()
     [-1, 0, 1]

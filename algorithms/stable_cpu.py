@@ -1,6 +1,6 @@
 """Sequential stable marriage (seed 003, Paper IV §2): Gale-Shapley with a queue, McVitie-Wilson with a stack.
 
-Both run on the mutual lists of :class:`~gpusim.preferences.PreferenceInstance`, where the rank
+Both run on the mutual lists of :class:`~gpusim.types.preferences.PreferenceInstance`, where the rank
 a woman gives a man is stored beside him in his list, and both skip proposals that are doomed:
 a man proposes only to a woman who would accept him now (Alg. 1 lines 4–6).  Woman ``w`` may
 hold up to ``b(w)`` men (the capacity generalisation of Paper IV §2.1; 1 for a marriage).  Each
@@ -9,7 +9,7 @@ Compiled with ``numba.njit``.
 
 Example
 -------
->>> from gpusim.preferences import PreferenceInstance
+>>> from gpusim.types.preferences import PreferenceInstance
 >>> inst = PreferenceInstance([[0, 1], [0, 1]], [[1, 0], [0, 1]])
 >>> gale_shapley(inst).wife.tolist(), mcvitie_wilson(inst).wife.tolist()
 ([1, 0], [1, 0])
@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.preferences import PreferenceInstance
+from gpusim.types.preferences import PreferenceInstance
 
 from .stable_result import StableMatching
 
@@ -159,7 +159,7 @@ def gale_shapley(instance: PreferenceInstance, capacities=None) -> StableMatchin
 
     Examples
     --------
-    >>> from gpusim.preferences import PreferenceInstance
+    >>> from gpusim.types.preferences import PreferenceInstance
     >>> inst = PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])
     >>> gale_shapley(inst).wife.tolist()
     [1, 0]
@@ -179,7 +179,7 @@ def mcvitie_wilson(instance: PreferenceInstance, capacities=None) -> StableMatch
 
     Examples
     --------
-    >>> from gpusim.preferences import PreferenceInstance
+    >>> from gpusim.types.preferences import PreferenceInstance
     >>> mcvitie_wilson(PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])).wife.tolist()
     [1, 0]
     >>> mcvitie_wilson(PreferenceInstance([[]], [])).wife.tolist()

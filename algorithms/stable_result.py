@@ -3,7 +3,7 @@
 Example
 -------
 >>> import numpy as np
->>> from gpusim.preferences import PreferenceInstance
+>>> from gpusim.types.preferences import PreferenceInstance
 >>> inst = PreferenceInstance([[0]], [[0]])
 >>> m = StableMatching(inst, np.array([0], np.int32), "gs", "cpu")
 >>> m.size, m.valid, m.stable
@@ -16,9 +16,9 @@ from functools import cached_property
 
 import numpy as np
 
-from gpusim.check import blocking_pairs
-from gpusim.preferences import PreferenceInstance
-from gpusim.results import CheckedResult
+from gpusim.types.check import blocking_pairs
+from gpusim.types.preferences import PreferenceInstance
+from gpusim.types.results import CheckedResult
 
 __all__ = ["StableMatching"]
 
@@ -29,7 +29,7 @@ class StableMatching(CheckedResult):
     Attributes
     ----------
     instance:
-        The :class:`~gpusim.preferences.PreferenceInstance` it solves.
+        The :class:`~gpusim.types.preferences.PreferenceInstance` it solves.
     wife:
         ``wife[m]``: the woman of man ``m``, or -1 when he is single (int32).
     capacities:
@@ -42,11 +42,11 @@ class StableMatching(CheckedResult):
         Gale-Shapley-type order, and the count seed 003 Paper IV divides by time ("proposals
         per second").
     blocking_pairs:
-        ``(man, woman)`` pairs that block, found by :func:`gpusim.check.blocking_pairs` from the
+        ``(man, woman)`` pairs that block, found by :func:`gpusim.types.check.blocking_pairs` from the
         lists as given (raises ``InvalidArgument`` if the marriage is not even valid).
     valid, problem:
         Every married pair ranks each other and no woman has more husbands than her capacity
-        (checked by :func:`gpusim.check.blocking_pairs`, lazily); else ``problem`` names the fault.
+        (checked by :func:`gpusim.types.check.blocking_pairs`, lazily); else ``problem`` names the fault.
     stable:
         Valid, with no blocking pair.
     algorithm, backend, stats:

@@ -15,7 +15,7 @@ References
 
 Example
 -------
->>> from gpusim.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
 >>> suitor(g, backend="sim").mate.tolist()
 [-1, 2, 1, -1]
@@ -30,15 +30,15 @@ import math
 import numpy as np
 
 from gpusim import T, device, kernel
-from gpusim.check import edge_positions
-from gpusim.complete_graphs import check_memory
-from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import WeightedGraph
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import fill, grid_for, resolve_backend
+from gpusim.types.check import edge_positions
+from gpusim.types.complete_graphs import check_memory
+from gpusim.types.graphs import WeightedGraph
 
 from . import weighted_cpu
 from .b_suitor import b_suitor
-from .common import fill, grid_for, resolve_backend
 from .roma import roma
 from .weighted_offers import offer_beats, upload_weighted_graph
 from .weighted_result import WeightedMatching
@@ -317,7 +317,7 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> suitor(g, backend="sim", variant="synclb").mate.tolist()
     [-1, 2, 1, -1]
@@ -366,7 +366,7 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 0, 1], [1, 2, 2], [2.0, 2.0, 5.0])
     >>> locally_dominant(g, backend="sim").mate.tolist()
     [-1, 2, 1]
@@ -423,7 +423,7 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> maximum_weight_matching(g, "greedy", backend="cpu").weight
     3.0

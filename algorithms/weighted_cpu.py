@@ -3,7 +3,7 @@
 These are the CPU baselines and oracles' partners of the GPU weighted-matching algorithms of seeds
 003 (Naim, Paper I: Locally-Dominant and Suitor) and 002 (Hovland: ROMA on complete graphs):
 
-* half-approximations on a :class:`~gpusim.graphs.WeightedGraph`: :func:`greedy`,
+* half-approximations on a :class:`~gpusim.types.graphs.WeightedGraph`: :func:`greedy`,
   :func:`suitor`, :func:`locally_dominant` (all three give *the same* matching),
   :func:`path_growing` (PGA') and :func:`gpa` (Global Paths Algorithm);
 * b-matching: :func:`greedy_b_matching` and :func:`b_suitor` (the same b-matching);
@@ -33,7 +33,7 @@ They add nothing to the weight, so every approximation guarantee holds unchanged
 
 Examples
 --------
->>> from gpusim.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 2.0, 1.0])   # path 0-1-2-3
 >>> [f(g).mate.tolist() for f in (greedy, suitor, locally_dominant)]
 [[-1, 2, 1, -1], [-1, 2, 1, -1], [-1, 2, 1, -1]]
@@ -50,8 +50,9 @@ from typing import Any, NamedTuple
 import numba
 import numpy as np
 
-from gpusim.check import check_mate, check_weighted_matching, checked_output
-from gpusim.complete_graphs import (
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
+from gpusim.types.check import check_mate, check_weighted_matching, checked_output
+from gpusim.types.complete_graphs import (
     check_int,
     check_memory,
     check_seed,
@@ -59,8 +60,7 @@ from gpusim.complete_graphs import (
     dense_bytes,
     dense_matching_weight,
 )
-from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
-from gpusim.graphs import WeightedGraph
+from gpusim.types.graphs import WeightedGraph
 
 from .weighted_result import BMatchingResult, b_capacities, b_matching_result
 
@@ -557,7 +557,7 @@ def _has_flip(w, mate, threshold):  # pragma: no cover - compiled
 def _check_graph(graph: Any) -> WeightedGraph:
     if not isinstance(graph, WeightedGraph):
         raise InvalidArgumentType(
-            f"graph must be a gpusim.graphs.WeightedGraph, got graph={reprlib.repr(graph)} of type "
+            f"graph must be a gpusim.types.graphs.WeightedGraph, got graph={reprlib.repr(graph)} of type "
             f"{type(graph).__name__}; build one with WeightedGraph.from_edges, from_scipy or load_graph"
         )
     return graph
@@ -572,7 +572,7 @@ def _edge_order(graph: WeightedGraph) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def _result(graph: WeightedGraph, mate: np.ndarray, stats: dict) -> WeightedMatchingResult:
-    """Validate the matching against ``graph`` (:func:`gpusim.check.check_weighted_matching`), count
+    """Validate the matching against ``graph`` (:func:`gpusim.types.check.check_weighted_matching`), count
     pairs and take the weight the validator recomputed from the graph's weights."""
     weight = checked_output(stats["algorithm"], graph, check_weighted_matching, graph, mate)
     stats = {"algorithm": stats["algorithm"], "size": int(np.count_nonzero(mate >= 0)) // 2, **stats}
@@ -603,7 +603,7 @@ def greedy(graph: WeightedGraph) -> WeightedMatchingResult:
     Raises
     ------
     InvalidArgumentType
-        ``graph`` is not a :class:`~gpusim.graphs.WeightedGraph`.
+        ``graph`` is not a :class:`~gpusim.types.graphs.WeightedGraph`.
 
     Notes
     -----
@@ -618,7 +618,7 @@ def greedy(graph: WeightedGraph) -> WeightedMatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 0], [1, 2, 2], [1.0, 1.0, 1.0])   # a triangle, all ties
     >>> greedy(g).mate.tolist()      # key (1, 2, 1) of edge {1, 2} is the largest
     [-1, 2, 1]
@@ -653,7 +653,7 @@ def suitor(graph: WeightedGraph) -> WeightedMatchingResult:
     Raises
     ------
     InvalidArgumentType
-        ``graph`` is not a :class:`~gpusim.graphs.WeightedGraph`.
+        ``graph`` is not a :class:`~gpusim.types.graphs.WeightedGraph`.
 
     Notes
     -----
@@ -670,7 +670,7 @@ def suitor(graph: WeightedGraph) -> WeightedMatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [3.0, 4.0, 3.0])
     >>> r = suitor(g)
     >>> r.mate.tolist(), r.weight, r.stats["proposals"]
@@ -706,7 +706,7 @@ def locally_dominant(graph: WeightedGraph) -> WeightedMatchingResult:
     Raises
     ------
     InvalidArgumentType
-        ``graph`` is not a :class:`~gpusim.graphs.WeightedGraph`.
+        ``graph`` is not a :class:`~gpusim.types.graphs.WeightedGraph`.
 
     Notes
     -----
@@ -722,7 +722,7 @@ def locally_dominant(graph: WeightedGraph) -> WeightedMatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [3.0, 4.0, 3.0])
     >>> r = locally_dominant(g)
     >>> r.mate.tolist(), r.stats["rounds"]
@@ -759,7 +759,7 @@ def path_growing(graph: WeightedGraph) -> WeightedMatchingResult:
     Raises
     ------
     InvalidArgumentType
-        ``graph`` is not a :class:`~gpusim.graphs.WeightedGraph`.
+        ``graph`` is not a :class:`~gpusim.types.graphs.WeightedGraph`.
 
     Notes
     -----
@@ -774,7 +774,7 @@ def path_growing(graph: WeightedGraph) -> WeightedMatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [3.0, 4.0, 3.0])   # path 0-1-2-3
     >>> r = path_growing(g)     # the path grows 0-1-2-3; the DP takes both 3's
     >>> r.mate.tolist(), r.weight, r.stats["paths"]
@@ -810,7 +810,7 @@ def gpa(graph: WeightedGraph) -> WeightedMatchingResult:
     Raises
     ------
     InvalidArgumentType
-        ``graph`` is not a :class:`~gpusim.graphs.WeightedGraph`.
+        ``graph`` is not a :class:`~gpusim.types.graphs.WeightedGraph`.
 
     Notes
     -----
@@ -825,7 +825,7 @@ def gpa(graph: WeightedGraph) -> WeightedMatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [3.0, 4.0, 3.0])
     >>> r = gpa(g)
     >>> r.mate.tolist(), r.weight
@@ -858,7 +858,7 @@ def exact_maximum_weight(graph: WeightedGraph) -> WeightedMatchingResult:
     Raises
     ------
     InvalidArgumentType
-        ``graph`` is not a :class:`~gpusim.graphs.WeightedGraph`.
+        ``graph`` is not a :class:`~gpusim.types.graphs.WeightedGraph`.
 
     Notes
     -----
@@ -872,7 +872,7 @@ def exact_maximum_weight(graph: WeightedGraph) -> WeightedMatchingResult:
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [3.0, 4.0, 3.0])
     >>> exact_maximum_weight(g).weight
     6.0
@@ -934,7 +934,7 @@ def greedy_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = 
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
     >>> r = greedy_b_matching(g, 2)
     >>> r.partners.tolist(), r.weight
@@ -1005,7 +1005,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> 
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
     >>> r = b_suitor(g, 2)
     >>> r.partners.tolist(), r.weight
@@ -1197,7 +1197,7 @@ def augmentation_bytes(n: int, mate: Any, on_device: bool = False) -> int:
 def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any,
                          seed: Any, max_memory: int | None = None, on_device: bool = False) -> AugmentationInput:
     """Check the arguments of RAMA / ROMA (sequential or GPU), the memory they need against
-    ``max_memory`` (:func:`gpusim.complete_graphs.check_memory`), pad odd n, build the start matching."""
+    ``max_memory`` (:func:`gpusim.types.complete_graphs.check_memory`), pad odd n, build the start matching."""
     w = check_weight_matrix("weights", weights)
     n = w.shape[0]
     check_memory(augmentation_bytes(n, mate, on_device), max_memory,
@@ -1303,7 +1303,7 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
     max_memory : int, optional
         Refuse (``InvalidArgument``, before allocating) when the padded copy and the start
         matching's temporaries (:func:`augmentation_bytes`) would take more bytes; default half
-        the memory available (:func:`gpusim.complete_graphs.check_memory`).
+        the memory available (:func:`gpusim.types.complete_graphs.check_memory`).
 
     Returns
     -------

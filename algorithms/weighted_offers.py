@@ -7,7 +7,7 @@ copies the CSR, its weights and ``src`` to the device; :func:`offer_beats` compa
 
 Example
 -------
->>> from gpusim.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
 >>> dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(g, "sim", None)
 >>> src.tolist(), dev.to_host(adj).tolist()
@@ -19,11 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim import device
-from gpusim.device import Device
 from gpusim.errors import InvalidArgumentType
-from gpusim.graphs import WeightedGraph
-
-from .common import Launcher
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import Launcher
+from gpusim.types.graphs import WeightedGraph
 
 __all__ = ["offer_beats", "upload_weighted_graph"]
 

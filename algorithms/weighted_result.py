@@ -8,7 +8,7 @@ modules that compute them import from here, and none of them from another.
 
 Example
 -------
->>> from gpusim.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
 >>> b = b_capacities(g, 1)
 >>> found = b_matching_result(g, b, np.array([1]), np.array([2]), {"algorithm": "hand"})
@@ -24,11 +24,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gpusim.check import check_b_matching, check_weighted_matching, checked_output
-from gpusim.complete_graphs import check_memory
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
-from gpusim.graphs import WeightedGraph
-from gpusim.results import CheckedResult
+from gpusim.types.check import check_b_matching, check_weighted_matching, checked_output
+from gpusim.types.complete_graphs import check_memory
+from gpusim.types.graphs import WeightedGraph
+from gpusim.types.results import CheckedResult
 
 __all__ = ["BMatchingResult", "WeightedMatching", "b_capacities", "b_matching_result"]
 
@@ -45,7 +45,7 @@ class WeightedMatching(CheckedResult):
     algorithm, backend, stats:
         What computed it; launches, rounds, seconds per phase.
     graph:
-        The input: a :class:`~gpusim.graphs.WeightedGraph`, or the dense weight matrix of a
+        The input: a :class:`~gpusim.types.graphs.WeightedGraph`, or the dense weight matrix of a
         complete graph (:func:`gpusim.algorithms.roma.roma`).
     partners, b:
         For a b-matching: row ``v`` lists the partners of ``v`` (-1 padded), at most ``b``.
@@ -54,12 +54,12 @@ class WeightedMatching(CheckedResult):
     valid, problem:
         Every pair an edge of ``graph``, each vertex matched at most once (``b`` times), and
         ``weight`` the sum of the input's weights of the pairs: checked, on first access, by
-        :func:`gpusim.check.check_weighted_matching` (:func:`~gpusim.check.check_b_matching`);
+        :func:`gpusim.types.check.check_weighted_matching` (:func:`~gpusim.types.check.check_b_matching`);
         else ``problem`` names the first fault.
 
     Examples
     --------
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
     >>> WeightedMatching(np.array([-1, 2, 1]), 3.0, "hand", "cpu", {}, g).valid
     True

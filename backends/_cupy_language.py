@@ -1,6 +1,6 @@
 """``T`` for ``cupyx.jit.rawkernel``: every member of :mod:`gpusim.language` as a cupyx builtin.
 
-This module imports CuPy; only :mod:`gpusim.backends.cupy` and :mod:`gpusim.compile` import it,
+This module imports CuPy; only :mod:`gpusim.backends.cupy` and :mod:`gpusim.runtime.compile` import it,
 lazily.  ``cupyx.jit`` resolves ``T.<member>`` when it transpiles a kernel, so ``T`` is a module
 whose members are cupyx builtins: ``syncthreads`` and ``syncwarp`` are cupyx's own; everything
 else is a shim from :mod:`gpusim.backends._cupy_shims`.  Kernels are transpiled with
@@ -30,7 +30,7 @@ MODE = "numpy"
 
 
 def wrap_device(fn: types.FunctionType):
-    """A cupyx device function for ``fn`` (a clone made by :func:`gpusim.kernels.bind`)."""
+    """A cupyx device function for ``fn`` (a clone made by :func:`gpusim.language.kernels.bind`)."""
     from cupyx.jit._interface import _JitRawKernel
 
     # rawkernel(device=True) would warn that cupyx.jit is experimental on every call

@@ -1,6 +1,6 @@
 """``T`` for Numba CUDA: every member of :mod:`gpusim.language` as an inlined device function.
 
-This module imports ``numba.cuda``; only :mod:`gpusim.backends.numba` and :mod:`gpusim.compile`
+This module imports ``numba.cuda``; only :mod:`gpusim.backends.numba` and :mod:`gpusim.runtime.compile`
 import it, lazily, so ``import gpusim`` never needs numba-cuda.
 
 How it is built (each point measured with numba-cuda 0.30.4):

@@ -7,7 +7,7 @@ driver and a GPU are there, and :func:`create_backend` builds the backend object
 :mod:`gpusim.backends._cupy_shims` (tested with the CuPy versions in
 ``_cupy_shims.TESTED_CUPY_VERSIONS``).
 
-A kernel is bound to cupyx's ``T`` (:func:`gpusim.kernels.bind`), transpiled to CUDA C++ and
+A kernel is bound to cupyx's ``T`` (:func:`gpusim.language.kernels.bind`), transpiled to CUDA C++ and
 compiled by NVRTC once per tuple of argument types; a second launch with the same types reuses
 the compiled kernel (:attr:`CupyBackend.compile_count` does not move).
 
@@ -142,7 +142,7 @@ def transpile_kernel(kernel, types_: tuple, index_32_bits: tuple[bool, ...] | No
     from cupyx.jit import _compile, _cuda_types
     from gpusim.backends._cupy_language import MODE, T, wrap_device
 
-    from gpusim.kernels import bind
+    from gpusim.language.kernels import bind
 
     _check_version()
     clone = bind(kernel, T, wrap_device=wrap_device)

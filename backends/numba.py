@@ -5,7 +5,7 @@ CUDA driver and a GPU are there, and :func:`create_backend` builds the backend o
 :class:`gpusim.Device` drives.  The language ``T`` for numba lives in
 :mod:`gpusim.backends._numba_language`.
 
-A kernel is bound to numba's ``T`` once (:func:`gpusim.kernels.bind`; its ``@device`` helpers
+A kernel is bound to numba's ``T`` once (:func:`gpusim.language.kernels.bind`; its ``@device`` helpers
 become inlined numba device functions) and compiled once per tuple of argument types; a second
 launch with the same types reuses the compiled kernel (:attr:`NumbaBackend.compile_count` does
 not move).
@@ -116,7 +116,7 @@ def bind_kernel(kernel):
     """``kernel`` bound to numba's ``T``; its ``@device`` helpers become inlined device functions."""
     from gpusim.backends._numba_language import T, inline_device
 
-    from gpusim.kernels import bind
+    from gpusim.language.kernels import bind
 
     return bind(kernel, T, wrap_device=inline_device)
 

@@ -38,14 +38,14 @@ from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 from timing import validation_row
 
 from gpusim import Device
-from gpusim.graphs import BipartiteGraph
-from gpusim.results import BipartiteMatching
+from gpusim.types.graphs import BipartiteGraph
+from gpusim.types.results import BipartiteMatching
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def generated_graphs(quick: bool):
-    from gpusim import generators as gen
+    from gpusim.types import generators as gen
 
     if quick:
         yield "uniform 2^16, 10^6 edges", gen.uniform_random(1 << 16, 1 << 16, 1_000_000, seed=1)

@@ -33,7 +33,7 @@ from gpusim.backends import GPU_BACKENDS, gpu_status
 from timing import timed, validation_row
 
 from gpusim import Device
-from gpusim.preference_generators import easy_instance, hard_instance
+from gpusim.types.preference_generators import easy_instance, hard_instance
 
 
 def rows_for(family: str, n: int, instance, backends: list[str]) -> list[dict]:

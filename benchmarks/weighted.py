@@ -42,8 +42,8 @@ from scipy.optimize import linear_sum_assignment
 from timing import timed, validation_row
 
 from gpusim import Device
-from gpusim.complete_graphs import exponential, geometric, uniform
-from gpusim.graphs import WeightedGraph
+from gpusim.types.complete_graphs import exponential, geometric, uniform
+from gpusim.types.graphs import WeightedGraph
 
 
 def random_graph(n: int, m: int, seed: int) -> WeightedGraph:

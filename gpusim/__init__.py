@@ -19,10 +19,10 @@ True
 """
 
 from gpusim import errors
-from gpusim.backends.sim import language as T
-from gpusim.device import Device
 from gpusim.errors import GpusimError, InvalidArgument
-from gpusim.kernels import device, kernel
+from gpusim.language import interface as T
+from gpusim.language.kernels import device, kernel
+from gpusim.runtime.device import Device
 
 __version__ = "0.1.0"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpusim import T, device, kernel
-from gpusim.reductions import warp_reduce_max
+from gpusim.language.reductions import warp_reduce_max
 
 
 @kernel(signature="int32[:], int32")

@@ -14,8 +14,8 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from gpusim import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import WeightedGraph
-from gpusim.strategies import bundled_matrices, schedules, weighted_graphs
+from gpusim.testing.strategies import bundled_matrices, schedules, weighted_graphs
+from gpusim.types.graphs import WeightedGraph
 
 policies = st.one_of(schedules(max_preemptions=4, max_step=3000),
                      st.integers(0, 2**32 - 1).map(lambda seed: RandomWalk(seed=seed)))

@@ -15,8 +15,8 @@ from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 
 from gpusim import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph
-from gpusim.strategies import bipartite_graphs, schedules
+from gpusim.testing.strategies import bipartite_graphs, schedules
+from gpusim.types.graphs import BipartiteGraph
 
 #: The test matrices of tests/data (GPUSIM_MATRICES points elsewhere).
 MATRICES = Path(os.environ.get("GPUSIM_MATRICES", Path(__file__).resolve().parent / "data" / "matrices"))
@@ -49,7 +49,7 @@ def run(variant, graph, device, **extra):
 def assert_maximum(result, graph):
     assert result.size == scipy_size(graph)
     assert result.valid and result.certified
-    # and once more, independently of gpusim.check
+    # and once more, independently of gpusim.types.check
     rows = np.flatnonzero(result.row_match >= 0)
     assert (result.col_match[result.row_match[rows]] == rows).all()
     assert graph.to_scipy()[rows, result.row_match[rows]].all() if rows.size else True

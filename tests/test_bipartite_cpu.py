@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.generators import grid, random_geometric, random_permutation, rmat, uniform_random
-from gpusim.graphs import BipartiteGraph
-from gpusim.strategies import bipartite_graphs
+from gpusim.testing.strategies import bipartite_graphs
+from gpusim.types.generators import grid, random_geometric, random_permutation, rmat, uniform_random
+from gpusim.types.graphs import BipartiteGraph
 
 DATA = Path(__file__).resolve().parent / "data" / "matrices"
 
@@ -236,7 +236,7 @@ def test_real_matrices(name):
 _G = BipartiteGraph.from_edges([0, 1], [0, 1], 2, 3)  # rows 0, 1; columns 0, 1, 2; edges (0, 0), (1, 1)
 
 BAD_CALLS = [
-    (cheap_matching, ([[0, 1]],), {}, InvalidArgumentType, "graph must be a gpusim.graphs.BipartiteGraph"),
+    (cheap_matching, ([[0, 1]],), {}, InvalidArgumentType, "graph must be a gpusim.types.graphs.BipartiteGraph"),
     (hopcroft_karp, ("karate.mtx",), {}, InvalidArgumentType, "'karate.mtx'"),
     (pothen_fan, (None,), {}, InvalidArgumentType, "graph=None"),
     (push_relabel, (_G.to_scipy(),), {}, InvalidArgumentType, "csr_array"),

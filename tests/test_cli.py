@@ -68,7 +68,7 @@ def test_match_json_has_the_contract_fields(capsys, algorithm, backend):
     from scipy.io import mmread
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
-    from gpusim.graphs import example_path
+    from gpusim.types.graphs import example_path
 
     assert main(["match", "--example", "west0067", "--algorithm", algorithm, "--backend", backend, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -107,7 +107,7 @@ def test_match_bad_usage(capsys, argv, fragment):
 def test_match_weighted_json(capsys, algorithm):
     from gpusim.algorithms import weighted_cpu
 
-    from gpusim.graphs import WeightedGraph, example_path
+    from gpusim.types.graphs import WeightedGraph, example_path
 
     assert main(["match", "--example", "karate", "--algorithm", algorithm, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -121,8 +121,8 @@ def test_match_weighted_json(capsys, algorithm):
 def test_the_simulator_progress_hook_counts_every_point_and_every_launch():
     import numpy as np
 
-    from gpusim.bench import memory_bound
-    from gpusim.device import Device
+    from gpusim.runtime.device import Device
+    from gpusim.teaching.bench import memory_bound
 
     calls = []
     dev = Device("sim", policy="random", seed=1, trace=False,

@@ -183,12 +183,12 @@ def test_debug_shows_the_traceback(folder):
 
 
 def test_an_internal_error_is_called_a_gpusim_bug(monkeypatch, capsys):
-    import gpusim.cli_stable
+    import gpusim.cli.stable
 
     def broken(options):
         raise TypeError("unsupported operand")
 
-    monkeypatch.setattr(gpusim.cli_stable, "_stable", broken)
+    monkeypatch.setattr(gpusim.cli.stable, "_stable", broken)
     assert main(["stable", "--example", "marriage"]) == 1
     error = capsys.readouterr().err.strip()
     assert error.splitlines() == [error]
@@ -213,12 +213,12 @@ def test_png_of_weighted_and_stable_matchings(tmp_path, capsys, argv):
 
 
 def test_json_survives_a_failing_picture(tmp_path, capsys, monkeypatch):
-    import gpusim.plots
+    import gpusim.teaching.plots
 
     def full_disk(*args, **kwargs):
         raise OSError(28, "No space left on device", str(tmp_path / "w.png"))
 
-    monkeypatch.setattr(gpusim.plots, "weighted_matching_picture", full_disk)
+    monkeypatch.setattr(gpusim.teaching.plots, "weighted_matching_picture", full_disk)
     assert main(["match", "--example", "karate", "--algorithm", "suitor", "--json", "--png",
                  str(tmp_path / "w.png")]) == 1
     captured = capsys.readouterr()
@@ -229,12 +229,12 @@ def test_json_survives_a_failing_picture(tmp_path, capsys, monkeypatch):
 
 
 def test_text_result_comes_before_a_failing_picture(tmp_path, capsys, monkeypatch):
-    import gpusim.plots
+    import gpusim.teaching.plots
 
     def broken(*args, **kwargs):
         raise OSError(5, "Input/output error", str(tmp_path / "s.png"))
 
-    monkeypatch.setattr(gpusim.plots, "bipartite_matching_picture", broken)
+    monkeypatch.setattr(gpusim.teaching.plots, "bipartite_matching_picture", broken)
     assert main(["stable", "--example", "marriage", "--png", str(tmp_path / "s.png")]) == 1
     captured = capsys.readouterr()
     assert "man-woman pairs: 0-1 2-0 3-2" in captured.out
@@ -245,7 +245,7 @@ def test_b_matching_json_lists_the_partners_of_each_vertex(capsys):
     import networkx as nx
     from scipy.io import mmread
 
-    from gpusim.graphs import example_path
+    from gpusim.types.graphs import example_path
 
     assert main(["match", "--example", "karate", "--algorithm", "bsuitor", "--b", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

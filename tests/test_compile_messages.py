@@ -13,8 +13,8 @@ import gpusim.backends.cupy
 import pytest
 
 from gpusim import T, kernel
-from gpusim.compile import compile_all, compile_ptx, transpile
 from gpusim.errors import BackendUnavailable
+from gpusim.runtime.compile import compile_all, compile_ptx, transpile
 
 
 @kernel(signature="int32[:], int32")

@@ -7,8 +7,8 @@ import pytest
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.generators import grid, random_geometric, random_permutation, rmat, uniform_random
-from gpusim.graphs import BipartiteGraph
+from gpusim.types.generators import grid, random_geometric, random_permutation, rmat, uniform_random
+from gpusim.types.graphs import BipartiteGraph
 
 
 def assert_well_formed(graph: BipartiteGraph) -> None:

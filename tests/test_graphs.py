@@ -1,6 +1,6 @@
 """Graph types: construction, round trips, the bundled matrices, and rejection of bad input.
 
-Oracles are independent of gpusim.graphs: Python sets of edges, SciPy (mmread, csr, structural
+Oracles are independent of gpusim.types.graphs: Python sets of edges, SciPy (mmread, csr, structural
 rank by maximum_bipartite_matching), NetworkX, and the data README's table.
 """
 
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph, WeightedGraph, example_path, load_graph
-from gpusim.strategies import bipartite_graphs, weighted_graphs
+from gpusim.testing.strategies import bipartite_graphs, weighted_graphs
+from gpusim.types.graphs import BipartiteGraph, WeightedGraph, example_path, load_graph
 
 DATA = Path(__file__).parent / "data"
 MATRICES = DATA / "matrices"

@@ -17,10 +17,10 @@ import textwrap
 import pytest
 
 from gpusim import T, device, kernel
-from gpusim.compile import CompileResult, compile_all, compile_ptx, nvrtc_available, transpile
 from gpusim.errors import InvalidArgument, KernelSyntaxError
-from gpusim.kernels import DeviceFunction, Kernel, registry
 from gpusim.language import MEMBERS
+from gpusim.language.kernels import DeviceFunction, Kernel, registry
+from gpusim.runtime.compile import CompileResult, compile_all, compile_ptx, nvrtc_available, transpile
 
 
 def _missing_compilers() -> str:

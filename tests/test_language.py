@@ -10,9 +10,9 @@ import pytest
 
 from gpusim import T, device, kernel
 from gpusim.errors import GpusimError, KernelSyntaxError
-from gpusim.kernels import DeviceFunction, Kernel, bind, registry
 from gpusim.language import MEMBERS
-from gpusim.subset import violations
+from gpusim.language.kernels import DeviceFunction, Kernel, bind, registry
+from gpusim.language.subset import violations
 
 
 def test_every_member_of_the_language_is_in_the_simulator():

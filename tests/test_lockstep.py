@@ -27,14 +27,14 @@ from scipy.sparse.csgraph import maximum_bipartite_matching
 
 import gpusim
 from gpusim import Device, T, kernel
-from gpusim.bench import barrier_bound, memory_bound
-from gpusim.complete_graphs import uniform
-from gpusim.demo import racy_count
 from gpusim.errors import Livelock
-from gpusim.generators import uniform_random
-from gpusim.graphs import BipartiteGraph, WeightedGraph
-from gpusim.kernels import Kernel, registry
-from gpusim.preference_generators import easy_instance, hard_instance
+from gpusim.language.kernels import Kernel, registry
+from gpusim.teaching.bench import barrier_bound, memory_bound
+from gpusim.teaching.demo import racy_count
+from gpusim.types.complete_graphs import uniform
+from gpusim.types.generators import uniform_random
+from gpusim.types.graphs import BipartiteGraph, WeightedGraph
+from gpusim.types.preference_generators import easy_instance, hard_instance
 from gpusim.zoo import ZOO
 
 

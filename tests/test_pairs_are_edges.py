@@ -1,7 +1,7 @@
 """Every algorithm returns only pairs of its input (issue #16), checked by oracles written here.
 
 The oracles read the input directly — a Python set of the graph's ``(u, v)`` pairs from SciPy, the
-preference lists as given — and never call :mod:`gpusim.check`: weighted (greedy, PGA, GPA,
+preference lists as given — and never call :mod:`gpusim.types.check`: weighted (greedy, PGA, GPA,
 Suitor and its variants, LD, b-Suitor, ROMA, RAMA), bipartite (gpr, apfb, apsb, hk, pfp, pr) and
 stable (gs, mw, gs-rounds, mw-gpu) algorithms, on ``cpu``, ``sim`` and, marked ``gpu``, numba and
 CuPy.  ROMA and RAMA, defined on complete graphs, run on the karate club and on random sparse
@@ -30,13 +30,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
-from gpusim.check import check_weighted_matching
 from gpusim.cli import main
 from gpusim.errors import GpusimInternalError, InvalidArgument
-from gpusim.graphs import BipartiteGraph, WeightedGraph, example_path
-from gpusim.preferences import PreferenceInstance
-from gpusim.results import BipartiteMatching
-from gpusim.strategies import bipartite_graphs, preference_instances, weighted_graphs
+from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
+from gpusim.types.check import check_weighted_matching
+from gpusim.types.graphs import BipartiteGraph, WeightedGraph, example_path
+from gpusim.types.preferences import PreferenceInstance
+from gpusim.types.results import BipartiteMatching
 
 
 def _on(backend: str, *more):
@@ -379,9 +379,9 @@ def test_every_dense_entry_point_has_a_memory_limit(call):
 
 
 def test_the_complete_graph_generators_have_a_memory_limit():
-    from gpusim.complete_graphs import exponential, geometric, uniform
+    from gpusim.types.complete_graphs import exponential, geometric, uniform
 
     for generate in (uniform, exponential, geometric):
-        with pytest.raises(InvalidArgument, match="200000 x 200000.*gpusim.generators"):
+        with pytest.raises(InvalidArgument, match="200000 x 200000.*gpusim.types.generators"):
             generate(200_000, seed=0)
     assert uniform(4, seed=0, max_memory=10_000).shape == (4, 4)

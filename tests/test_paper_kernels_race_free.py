@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
-from gpusim.check import blocking_pairs, check_bipartite_matching
-from gpusim.kernels import Kernel, registry
-from gpusim.strategies import bipartite_graphs, preference_instances, weighted_graphs
+from gpusim.language.kernels import Kernel, registry
+from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
+from gpusim.types.check import blocking_pairs, check_bipartite_matching
 
 seeds = st.integers(0, 2**31 - 1)
 

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import example_path
-from gpusim.preferences import PreferenceInstance
-from gpusim.strategies import preference_instances
+from gpusim.testing.strategies import preference_instances
+from gpusim.types.graphs import example_path
+from gpusim.types.preferences import PreferenceInstance
 
 
 def oracle_mutual(men, women):

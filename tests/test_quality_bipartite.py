@@ -12,7 +12,7 @@ import pytest
 
 from gpusim import Device
 from gpusim.errors import InvariantViolation, KernelBug, Livelock
-from gpusim.graphs import BipartiteGraph
+from gpusim.types.graphs import BipartiteGraph
 from gpusim.zoo.bipartite_twins import alternate_without_predecessor_check, push_active_without_ia_guard
 
 pytestmark = pytest.mark.quality

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
-from gpusim.complete_graphs import exponential, geometric, uniform
 from gpusim.errors import InvalidArgument, InvariantViolation
-from gpusim.strategies import schedules
+from gpusim.testing.strategies import schedules
+from gpusim.types.complete_graphs import exponential, geometric, uniform
 from gpusim.zoo.roma_twins import atomic_flip_max_first, atomic_flip_own_vertex_first, atomic_flip_without_mates_check
 
 GENERATORS = {"uniform": uniform, "exponential": exponential, "geometric": geometric}

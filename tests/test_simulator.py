@@ -21,7 +21,7 @@ from gpusim.errors import (
     ReplayMismatch,
     UninitialisedRead,
 )
-from gpusim.strategies import schedules
+from gpusim.testing.strategies import schedules
 
 
 def count_with(kernel, n=64, block=32, **options):
@@ -242,7 +242,7 @@ def test_replay_round_trip_of_a_multi_launch_algorithm(seed, policy):
     # Many launches, threads that exit without a scheduling point, barriers: replay must follow exactly.
     from gpusim.algorithms.bipartite import apfb, gpr
 
-    from gpusim.graphs import BipartiteGraph
+    from gpusim.types.graphs import BipartiteGraph
 
     graph = BipartiteGraph.from_edges([0, 1, 1, 2, 3, 3], [0, 0, 1, 1, 2, 3], n_rows=5, n_cols=5)
     for algorithm in (apfb, gpr):

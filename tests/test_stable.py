@@ -1,6 +1,6 @@
 """Stable marriage (seed 003, Paper IV): every algorithm, backend and schedule gives the man-optimal stable matching.
 
-Oracles: the blocking-pair checker of :mod:`gpusim.check` (reads the lists as given) and, on tiny
+Oracles: the blocking-pair checker of :mod:`gpusim.types.check` (reads the lists as given) and, on tiny
 instances, a brute-force enumeration of every stable matching (man-optimality by definition).
 """
 
@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
-from gpusim.check import blocking_pairs
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import WeightedGraph
-from gpusim.preference_generators import easy_instance, hard_instance
-from gpusim.preferences import PreferenceInstance
-from gpusim.strategies import preference_instances, schedules, weighted_graphs
+from gpusim.testing.strategies import preference_instances, schedules, weighted_graphs
+from gpusim.types.check import blocking_pairs
+from gpusim.types.graphs import WeightedGraph
+from gpusim.types.preference_generators import easy_instance, hard_instance
+from gpusim.types.preferences import PreferenceInstance
 from gpusim.zoo.stable_twins import mcvitie_wilson_no_cas
 
 GPU_ALGORITHMS = ("mw-gpu", "gs-rounds")

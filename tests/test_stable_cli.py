@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gpusim.cli import main
-from gpusim.preference_generators import easy_instance
+from gpusim.types.preference_generators import easy_instance
 
 
 @pytest.mark.parametrize("algorithm, backend", [("gs", "cpu"), ("mw", "auto"), ("mw-gpu", "sim"),

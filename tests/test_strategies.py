@@ -12,9 +12,9 @@ from hypothesis import find, given
 from hypothesis import strategies as st
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph, WeightedGraph, example_path
-from gpusim.preferences import PreferenceInstance
-from gpusim.strategies import bipartite_graphs, bundled_matrices, preference_instances, weighted_graphs
+from gpusim.testing.strategies import bipartite_graphs, bundled_matrices, preference_instances, weighted_graphs
+from gpusim.types.graphs import BipartiteGraph, WeightedGraph, example_path
+from gpusim.types.preferences import PreferenceInstance
 
 
 def check_csr(ptr, adj, n_src: int, n_dst: int) -> list[list[int]]:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from gpusim.compile import compile_all
-from gpusim.kernels import Kernel
 from gpusim.language import MEMBERS
+from gpusim.language.kernels import Kernel
+from gpusim.runtime.compile import compile_all
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "t-primer.rst"
 

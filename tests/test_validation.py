@@ -8,9 +8,9 @@ import sim_kernels as K
 from gpusim.backends.sim import PCT, Preemptions, decode_token
 
 from gpusim import Device, kernel
-from gpusim.demo import find_lost_update
 from gpusim.errors import InvalidArgument, InvalidArgumentType, ReplayMismatch
-from gpusim.strategies import schedules
+from gpusim.teaching.demo import find_lost_update
+from gpusim.testing.strategies import schedules
 
 dev = Device("sim", policy="sequential")
 array = dev.zeros(4, np.int32)

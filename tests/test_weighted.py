@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from gpusim import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import WeightedGraph
-from gpusim.strategies import bundled_matrices, schedules, weighted_graphs
+from gpusim.testing.strategies import bundled_matrices, schedules, weighted_graphs
+from gpusim.types.graphs import WeightedGraph
 from gpusim.zoo.weighted_twins import suitor_without_cas
 
 VARIANTS = [

@@ -27,10 +27,10 @@ from gpusim.algorithms.weighted_cpu import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpusim.complete_graphs import exponential, gap_to_optimum, geometric, matching_weight, uniform
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import WeightedGraph
-from gpusim.strategies import weighted_graphs
+from gpusim.testing.strategies import weighted_graphs
+from gpusim.types.complete_graphs import exponential, gap_to_optimum, geometric, matching_weight, uniform
+from gpusim.types.graphs import WeightedGraph
 
 DATA = Path(__file__).resolve().parent / "data" / "matrices"
 HALF_APPROXIMATIONS = {"greedy": greedy, "suitor": suitor, "locally_dominant": locally_dominant,

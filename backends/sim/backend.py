@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType, KernelBug, ReplayMismatch
-from gpusim.kernels import Kernel, bind
+from gpusim.language.kernels import Kernel, bind
 
 from . import language
 from .compiled import compiled_launcher, launch_seed, run_compiled

@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from gpusim.errors import InvalidArgument
-from gpusim.kernels import DeviceFunction, Kernel, global_names
+from gpusim.language.kernels import DeviceFunction, Kernel, global_names
 
 from .lowering import BARRIER, EXIT, FAIL, POINT, Unsupported, lower
 

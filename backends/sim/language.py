@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 from greenlet import getcurrent
 
 from gpusim.errors import GpusimError, InvalidArgumentType
-from gpusim.language import WARP_SIZE
+from gpusim.language.casts import CASTS, dtype_of
+from gpusim.language.members import WARP_SIZE
 
 __all__ = [  # noqa: F822  (any and all are defined below, shadowing the builtins on purpose)
     "all", "any", "atomic_add", "atomic_cas", "atomic_exch", "atomic_load", "atomic_max", "atomic_min",
@@ -159,52 +159,13 @@ def _array(array, operation: str):
 # -- memory ------------------------------------------------------------------------------------
 def shared_array(size, dtype):
     thread = _thread()
-    return thread.sim.shared_array(thread, size, _Cast.dtype_of(dtype), sys._getframe(1))
+    return thread.sim.shared_array(thread, size, dtype_of(dtype), sys._getframe(1))
 
 
 def local_array(size, dtype):
     thread = _thread()
-    return thread.sim.local_array(thread, size, _Cast.dtype_of(dtype), sys._getframe(1))
+    return thread.sim.local_array(thread, size, dtype_of(dtype), sys._getframe(1))
 
 
-# -- casts (also the dtypes of shared and local arrays) ----------------------------------------
-class _Cast:
-    """A cast such as ``T.i32``: callable on a value, and usable as a dtype."""
-
-    def __init__(self, name: str, dtype: str):
-        self.__name__ = name
-        self.dtype = np.dtype(dtype)
-        info = np.iinfo(self.dtype) if self.dtype.kind in "iu" else None
-        self._modulus = None if info is None else 1 << (8 * self.dtype.itemsize)
-        self._signed = self.dtype.kind == "i"
-
-    def __call__(self, value):
-        if self._modulus is None:
-            value = float(value)
-            return float(np.float32(value)) if self.dtype.itemsize == 4 else value
-        value = int(value)
-        value %= self._modulus
-        if self._signed and value >= self._modulus >> 1:
-            value -= self._modulus
-        return value
-
-    def __repr__(self) -> str:
-        return f"T.{self.__name__}"
-
-    @staticmethod
-    def dtype_of(dtype) -> np.dtype:
-        if isinstance(dtype, _Cast):
-            return dtype.dtype
-        try:
-            return np.dtype(dtype)
-        except TypeError:
-            raise InvalidArgumentType(f"dtype must be T.i32, T.i64, T.u32, T.u64, T.f32 or T.f64, got {dtype!r}") \
-                from None
-
-
-i32 = _Cast("i32", "int32")
-i64 = _Cast("i64", "int64")
-u32 = _Cast("u32", "uint32")
-u64 = _Cast("u64", "uint64")
-f32 = _Cast("f32", "float32")
-f64 = _Cast("f64", "float64")
+# -- casts (also the dtypes of shared and local arrays): the language's own, shared with the neutral T
+i32, i64, u32, u64, f32, f64 = (CASTS[name] for name in ("i32", "i64", "u32", "u64", "f32", "f64"))

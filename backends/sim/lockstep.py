@@ -33,8 +33,8 @@ import types
 from greenlet import getcurrent
 
 from gpusim.errors import GpusimError, KernelSyntaxError
-from gpusim.kernels import bind
 from gpusim.language import WARP_SIZE
+from gpusim.language.kernels import bind
 
 __all__ = ["HOOKS", "Lockstep", "lockstep_bind"]
 
@@ -149,7 +149,7 @@ def _transform(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
 
 
 def lockstep_bind(compiled, language: types.ModuleType) -> types.FunctionType:
-    """Like :func:`gpusim.kernels.bind`, with the reconvergence hooks inserted (recursively into helpers)."""
+    """Like :func:`gpusim.language.kernels.bind`, with the reconvergence hooks inserted (recursively into helpers)."""
     return bind(compiled, language, clone=_transform)
 
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpusim.errors import InvalidArgument
-from gpusim.kernels import DeviceFunction, Kernel
+from gpusim.language.kernels import DeviceFunction, Kernel
 
 __all__ = ["BARRIER", "EXIT", "FAIL", "POINT", "Lowered", "Unsupported", "lower"]
 

@@ -195,7 +195,7 @@ class Preemptions(Policy):
 
     ``preemptions`` is a list of ``(step, choice)``: at global step ``step`` (counted across
     the device's launches), switch to the ``choice``-th (modulo) runnable thread other than the
-    running one, in thread order.  Hypothesis draws these lists (``gpusim.strategies.schedules``)
+    running one, in thread order.  Hypothesis draws these lists (``gpusim.testing.strategies.schedules``)
     and shrinks a failure to the fewest preemptions.
     """
 

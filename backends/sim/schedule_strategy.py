@@ -1,4 +1,4 @@
-"""The Hypothesis strategy for schedules (re-exported as ``gpusim.strategies.schedules``).
+"""The Hypothesis strategy for schedules (re-exported as ``gpusim.testing.strategies.schedules``).
 
 A schedule is drawn as a *few* choices — a short list of preemptions, or the seed and depth of
 a PCT run — never one draw per step, so that Hypothesis shrinks a failing schedule to the

@@ -106,7 +106,7 @@ class Failure:
 
     def picture(self, path: str, limit: int = 8) -> str:
         """Swimlanes of the counterexample (PNG or SVG by ``path``'s suffix), the events that matter circled."""
-        from gpusim.plots import swimlanes
+        from gpusim.teaching.plots import swimlanes
 
         return swimlanes(self.trace, path, highlight=self.interleaving(limit),
                          title=f"{self.scenario}: {self.kind} with {self.preemptions} preemption(s)")

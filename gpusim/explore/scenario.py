@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from gpusim.device import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelBug
+from gpusim.runtime.device import Device
 
 __all__ = ["Outcome", "Scenario", "get_scenario", "register", "scenario_names", "sim_supports"]
 
@@ -146,7 +146,7 @@ def sim_supports(option: str, value: str | None = None) -> bool:
         return False
     if value is None:
         return True
-    from gpusim.demo import racy_count
+    from gpusim.teaching.demo import racy_count
 
     try:
         dev = Device("sim", **{option: value})

@@ -17,7 +17,7 @@ Four ways to pick schedules (``policy=``):
     conflicting access.  It is a heuristic, not full DPOR: a conflict that appears only under other
     schedules is found through the runs that show it.
 ``"hypothesis"``
-    ``hypothesis.find`` over :func:`gpusim.strategies.schedules` (preemption lists), which shrinks
+    ``hypothesis.find`` over :func:`gpusim.testing.strategies.schedules` (preemption lists), which shrinks
     the failure to the fewest preemptions at the earliest steps.
 
 Failures found by random, PCT or systematic search are shrunk by delta debugging over the
@@ -236,7 +236,7 @@ def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
-    from gpusim.strategies import schedules
+    from gpusim.testing.strategies import schedules
 
     _, dev = scenario.execute(policy="sequential", trace=False)
     total_steps = max(1, sum(run.steps for run in dev.runs))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusim.device import Device
 from gpusim.explore.scenario import sim_supports
+from gpusim.runtime.device import Device
 
 from . import classic_kernels as k
 from .entry import add_entry

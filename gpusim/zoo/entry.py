@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpusim.device import Device
 from gpusim.explore.scenario import Scenario, register
+from gpusim.runtime.device import Device
 
 __all__ = ["ZOO", "ZooEntry", "add_entry"]
 

@@ -19,12 +19,12 @@ import gpusim.algorithms.stable as stable
 import gpusim.algorithms.weighted as weighted
 from gpusim.algorithms import weighted_cpu
 from gpusim.algorithms.stable_cpu import gale_shapley
-from gpusim.complete_graphs import uniform
-from gpusim.device import Device
 from gpusim.explore.scenario import sim_supports
-from gpusim.graphs import BipartiteGraph, WeightedGraph
-from gpusim.kernels import Kernel
-from gpusim.preferences import PreferenceInstance
+from gpusim.language.kernels import Kernel
+from gpusim.runtime.device import Device
+from gpusim.types.complete_graphs import uniform
+from gpusim.types.graphs import BipartiteGraph, WeightedGraph
+from gpusim.types.preferences import PreferenceInstance
 
 from .bipartite_twins import alternate_without_predecessor_check, push_active_without_ia_guard
 from .entry import add_entry

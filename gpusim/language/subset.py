@@ -8,7 +8,7 @@ reported as ``file:line: rule``.
 
 Example
 -------
->>> from gpusim.subset import violations
+>>> from gpusim.language.subset import violations
 >>> def bad(a, n):
 ...     for i in [1, 2]:
 ...         a[i] = 0 < n < 3

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.kernels import KERNEL_DTYPES, Kernel
+from gpusim.language.kernels import KERNEL_DTYPES, Kernel
 
 __all__ = ["BACKENDS", "Device"]
 

@@ -3,7 +3,7 @@
 A kernel is a plain Python function that reaches the hardware only through the global name
 ``T``.  :func:`bind` clones the function with another ``T`` in its globals, and clones every
 ``@device`` helper it calls by name the same way, so one source runs on every backend.  The
-portable-subset checker (:mod:`gpusim.subset`) runs when the decorator is applied: a kernel that
+portable-subset checker (:mod:`gpusim.language.subset`) runs when the decorator is applied: a kernel that
 would not compile on a GPU is refused at once, with the file, line and rule.
 
 Example
@@ -56,7 +56,7 @@ class _Compiled:
         self.signature = None if signature is None else parse_signature(signature, self.params, self.name)
         self.intended_races = _check_intended_races(intended_races, self.name)
         functools.update_wrapper(self, fn)
-        from gpusim.subset import check_function, source_available
+        from gpusim.language.subset import check_function, source_available
 
         # Code typed at a plain Python prompt has no source to check; it still runs on the
         # simulator, and the GPU backends say so if they need the source.

@@ -93,7 +93,7 @@ def input_file(path: str) -> str:
 
 def example_or_file(options: argparse.Namespace, suffix: str) -> str:
     """The input of ``FILE`` or ``--example NAME`` (exactly one), checked; the examples: bundled ``*suffix`` files."""
-    from gpusim.graphs import example_path
+    from gpusim.types.graphs import example_path
 
     names = sorted(path.stem for path in example_path("karate").parent.glob(f"*{suffix}"))
     if options.file is not None and options.example is not None:
@@ -185,7 +185,7 @@ def emit(options: argparse.Namespace, status: int, show_text, draw=None) -> int:
 def check_picture_option(options: argparse.Namespace) -> None:
     """Refuse an unwritable ``--png`` path before any work starts."""
     if getattr(options, "png", None):
-        from gpusim.plots import check_picture_path
+        from gpusim.teaching.plots import check_picture_path
 
         check_picture_path(options.png)
 

@@ -1,7 +1,7 @@
 """``gpusim stable FILE``: the man-optimal stable matching of a JSON preference file, checked.
 
 ``--example NAME`` takes a bundled instance (``marriage``, ``marriage-hard``) instead of a file.
-The result is checked independently: no blocking pair (:func:`gpusim.check.blocking_pairs`, read
+The result is checked independently: no blocking pair (:func:`gpusim.types.check.blocking_pairs`, read
 from the lists as given) and, for every algorithm but ``gs`` itself, equal to sequential
 Gale-Shapley's (the man-optimal stable matching, seed 003 Paper IV §2).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from gpusim.cli_common import check_picture_option, emit, example_or_file, progress_wanted, simulator_progress
+from gpusim.cli.common import check_picture_option, emit, example_or_file, progress_wanted, simulator_progress
 
 __all__ = ["register_stable"]
 
@@ -36,12 +36,12 @@ def register_stable(commands, common: argparse.ArgumentParser) -> None:
 def _stable(options: argparse.Namespace) -> int:
     import time
 
-    from gpusim.algorithms.common import resolve_backend
     from gpusim.algorithms.stable import STABLE_ALGORITHMS, stable_marriage
     from gpusim.algorithms.stable_cpu import capacity_array, gale_shapley
-    from gpusim.device import Device
     from gpusim.errors import InvalidArgument
-    from gpusim.preferences import PreferenceInstance
+    from gpusim.runtime.device import Device
+    from gpusim.runtime.launcher import resolve_backend
+    from gpusim.types.preferences import PreferenceInstance
 
     if options.algorithm not in STABLE_ALGORITHMS:
         raise InvalidArgument(f"--algorithm {options.algorithm!r} is not one of {', '.join(STABLE_ALGORITHMS)}")
@@ -98,7 +98,7 @@ def _stable(options: argparse.Namespace) -> int:
               + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
 
     def draw() -> str:
-        from gpusim.plots import bipartite_matching_picture
+        from gpusim.teaching.plots import bipartite_matching_picture
 
         return bipartite_matching_picture(
             instance.acceptable_graph(), result.wife, options.png, sides=("man", "woman"),

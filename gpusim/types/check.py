@@ -4,13 +4,13 @@ Every matching a gpusim algorithm returns is checked by one of the validators he
 *input* it was computed from, never against the algorithm's own bookkeeping:
 
 * :func:`check_bipartite_matching`: bipartite matchings (every pair an entry of the matrix);
-* :func:`check_weighted_matching`: matchings of a :class:`~gpusim.graphs.WeightedGraph` (every
+* :func:`check_weighted_matching`: matchings of a :class:`~gpusim.types.graphs.WeightedGraph` (every
   pair an edge of the graph) or of a complete graph given as a dense weight matrix;
 * :func:`check_b_matching`: b-matchings (every partner an edge, at most ``b(v)`` of them);
 * :func:`blocking_pairs`: stable marriages (every pair ranks each other, capacities kept).
 
 Each raises ``InvalidArgument`` naming the first problem, and the weighted ones return the weight
-recomputed from the input's weights.  Result objects (:mod:`gpusim.results`) call them lazily.
+recomputed from the input's weights.  Result objects (:mod:`gpusim.types.results`) call them lazily.
 
 A bipartite matching is *valid* when every matched pair is an edge and the row and column
 sides agree.  It is *maximum* when a vertex cover of the same size exists (König's theorem):
@@ -19,7 +19,7 @@ from the free columns, and :func:`verify_cover` checks it covers every edge.
 
 Example
 -------
->>> from gpusim.graphs import BipartiteGraph
+>>> from gpusim.types.graphs import BipartiteGraph
 >>> g = BipartiteGraph.from_edges([0, 0, 1], [0, 1, 0])
 >>> rows, cols = np.array([1, 0], np.int32), np.array([1, 0], np.int32)
 >>> check_bipartite_matching(g, rows, cols)
@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph, WeightedGraph
+from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 
 __all__ = ["blocking_pairs", "check_b_matching", "check_bipartite_matching", "check_weighted_matching",
            "check_mate", "checked_output", "edge_positions", "konig_cover", "match_array", "verify_cover"]
@@ -176,7 +176,7 @@ def check_mate(name: str, mate, n: int) -> np.ndarray:
 def check_weighted_matching(graph, mate) -> float:
     """Raise ``InvalidArgument`` unless ``mate`` is a matching of ``graph``; return its weight.
 
-    ``graph`` is a :class:`~gpusim.graphs.WeightedGraph` (every pair must be one of its edges) or
+    ``graph`` is a :class:`~gpusim.types.graphs.WeightedGraph` (every pair must be one of its edges) or
     a dense symmetric ``n x n`` weight matrix, the complete graph of seed 002 (every pair of
     distinct vertices is an edge).  ``mate[v]`` is the partner of ``v`` or -1; it must be
     symmetric.  The weight is recomputed from the input's weights (``math.fsum``).
@@ -306,12 +306,12 @@ def blocking_pairs(instance, wife, capacities=None) -> list[tuple[int, int]]:
     men (default 1).  A pair ``(m, w)`` blocks when each ranks the other, ``m`` is single or
     ranks ``w`` above his wife, and ``w`` has a free place or ranks ``m`` above one of her
     husbands.  Ranks are read from the original lists (positions, non-mutual entries included),
-    independently of :class:`gpusim.preferences.PreferenceInstance`'s precomputed arrays.
+    independently of :class:`gpusim.types.preferences.PreferenceInstance`'s precomputed arrays.
 
     Raises ``InvalidArgument`` when ``wife`` is not a valid marriage: a pair that does not rank
     each other, or a woman with more husbands than her capacity.
 
-    >>> from gpusim.preferences import PreferenceInstance
+    >>> from gpusim.types.preferences import PreferenceInstance
     >>> inst = PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])
     >>> blocking_pairs(inst, [0, -1]), blocking_pairs(inst, [1, 0])
     ([(1, 0)], [])

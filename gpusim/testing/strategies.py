@@ -8,7 +8,7 @@ how the examples shrink.
 Examples
 --------
 >>> from hypothesis import given
->>> from gpusim.strategies import bipartite_graphs
+>>> from gpusim.testing.strategies import bipartite_graphs
 >>> @given(bipartite_graphs(max_rows=4, max_cols=4))
 ... def test_edges_fit(g):
 ...     assert g.n_edges <= g.n_rows * g.n_cols
@@ -27,8 +27,8 @@ from hypothesis.strategies import SearchStrategy
 
 from gpusim.backends.sim.schedule_strategy import schedules
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph, WeightedGraph, example_path, examples_dir
-from gpusim.preferences import PreferenceInstance
+from gpusim.types.graphs import BipartiteGraph, WeightedGraph, example_path, examples_dir
+from gpusim.types.preferences import PreferenceInstance
 
 __all__ = [
     "bipartite_graphs", "bundled_matrices", "preference_instances", "schedules", "weighted_graphs",

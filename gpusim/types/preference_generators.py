@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.preferences import PreferenceInstance
+from gpusim.types.preferences import PreferenceInstance
 
 __all__ = ["easy_instance", "hard_instance"]
 

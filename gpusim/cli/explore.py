@@ -11,7 +11,7 @@ import argparse
 import json
 import time
 
-from gpusim.cli_common import check_picture_option, emit, progress_disabled
+from gpusim.cli.common import check_picture_option, emit, progress_disabled
 from gpusim.errors import InvalidArgument
 
 __all__ = ["register_explore"]
@@ -113,7 +113,7 @@ def _replay(options: argparse.Namespace, again) -> int:
         print(format_events(interleaving(again.trace), None))
 
     def draw() -> str:
-        from gpusim.plots import swimlanes
+        from gpusim.teaching.plots import swimlanes
 
         return swimlanes(again.trace, options.png, title=f"replay of {again.scenario}: {again.kind}")
 

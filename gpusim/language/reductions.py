@@ -12,7 +12,7 @@ Example
 -------
 >>> import numpy as np
 >>> from gpusim import Device, T, kernel
->>> from gpusim.reductions import warp_reduce_max
+>>> from gpusim.language.reductions import warp_reduce_max
 >>> @kernel(signature="int32[:], int32[:]")
 ... def warp_max(values, out):
 ...     best = warp_reduce_max(values[T.gtid()])
@@ -27,8 +27,8 @@ Example
 
 from __future__ import annotations
 
-from gpusim import T
-from gpusim.kernels import device
+from gpusim.language import interface as T
+from gpusim.language.kernels import device
 
 __all__ = ["warp_reduce_max", "warp_reduce_min", "warp_reduce_sum"]
 

@@ -30,7 +30,7 @@ the argument and showing its value.
 
 Examples
 --------
->>> from gpusim.complete_graphs import exponential, geometric, uniform
+>>> from gpusim.types.complete_graphs import exponential, geometric, uniform
 >>> w = uniform(4, seed=0)
 >>> w.shape, bool((w == w.T).all()), w.diagonal().tolist()
 ((4, 4), True, [0.0, 0.0, 0.0, 0.0])
@@ -51,14 +51,14 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from gpusim.check import check_mate
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.check import check_mate
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
            "matching_weight", "uniform"]
 
 #: What to generate instead of a large complete graph.
-_SPARSE_GENERATOR = "generate a sparse graph instead (gpusim.generators) and match it with a sparse algorithm"
+_SPARSE_GENERATOR = "generate a sparse graph instead (gpusim.types.generators) and match it with a sparse algorithm"
 #: What to use instead of a dense complete-graph algorithm on a large sparse graph.
 SPARSE_ALTERNATIVE = ("use a sparse algorithm instead: maximum_weight_matching(graph, 'suitor') "
                       "(--algorithm suitor), or ld, greedy, gpa")

@@ -7,7 +7,7 @@ or ``--json``; ``--example NAME`` takes a bundled matrix instead of a file.
 interleaving, its replay token and (``--png``) a swimlane picture; ``gpusim demo --replay TOKEN``
 replays it.  ``gpusim bench sim`` measures the simulator against numba's CUDA simulator.
 Errors are one line on stderr, exit status 2 for bad usage and 1 for a failed run
-(:mod:`gpusim.cli_common`); ``--debug`` shows the traceback.
+(:mod:`gpusim.cli.common`); ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gpusim import __version__
-from gpusim.cli_common import (
+from gpusim.cli.common import (
     Parser,
     check_picture_option,
     common_options,
@@ -32,7 +32,7 @@ from gpusim.cli_common import (
     run_checked,
     simulator_progress,
 )
-from gpusim.cli_stable import register_stable
+from gpusim.cli.stable import register_stable
 from gpusim.errors import InvalidArgument
 
 __all__ = ["main"]
@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-cudasim", action="store_true", help="skip numba's simulator")
     bench.add_argument("--json", action="store_true", help="print one JSON list")
     bench.set_defaults(run=_bench)
-    from gpusim.cli_explore import register_explore
+    from gpusim.cli.explore import register_explore
 
     register_explore(commands, common)
     register_stable(commands, common)
@@ -123,7 +123,7 @@ def _simulator(options: argparse.Namespace, chosen: str, extra: dict, descriptio
     ``extra``; the bar (to close) or ``None``."""
     if chosen != "sim":
         return None
-    from gpusim.device import Device
+    from gpusim.runtime.device import Device
 
     bar, on_launch = simulator_progress(options, description)
     try:
@@ -149,8 +149,8 @@ def _timed(bar, run):
 
 def _match_bipartite(options: argparse.Namespace, source: str) -> int:
     from gpusim.algorithms.bipartite import maximum_bipartite_matching
-    from gpusim.algorithms.common import resolve_backend
-    from gpusim.graphs import BipartiteGraph
+    from gpusim.runtime.launcher import resolve_backend
+    from gpusim.types.graphs import BipartiteGraph
 
     graph = BipartiteGraph.from_matrix_market(source)
     extra, bar = {}, None
@@ -182,7 +182,7 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
               + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
 
     def draw() -> str:
-        from gpusim.plots import bipartite_matching_picture
+        from gpusim.teaching.plots import bipartite_matching_picture
 
         return bipartite_matching_picture(
             graph, result.row_match, options.png,
@@ -234,10 +234,10 @@ def _weighted_pairs(options: argparse.Namespace, graph, result) -> tuple[list, n
 
 def _match_weighted(options: argparse.Namespace, source: str) -> int:
     """``gpusim match`` for the weighted algorithms: the file is read as an undirected weighted graph."""
-    from gpusim.algorithms.common import resolve_backend
     from gpusim.algorithms.weighted import maximum_weight_matching
     from gpusim.algorithms.weighted_result import b_capacities
-    from gpusim.graphs import WeightedGraph
+    from gpusim.runtime.launcher import resolve_backend
+    from gpusim.types.graphs import WeightedGraph
 
     graph = WeightedGraph.from_matrix_market(source)
     extra, bar = {}, None
@@ -274,7 +274,7 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
         print("matched edges: " + " ".join(shown[:20]) + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
 
     def draw() -> str:
-        from gpusim.plots import weighted_matching_picture
+        from gpusim.teaching.plots import weighted_matching_picture
 
         return weighted_matching_picture(
             graph, pairs, options.png,
@@ -284,7 +284,7 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
 
 
 def _demo(options: argparse.Namespace) -> int:
-    from gpusim.demo import check_demo_sizes
+    from gpusim.teaching.demo import check_demo_sizes
 
     check_demo_sizes(options.threads, options.block)
     if options.replay and (options.seed is not None or options.policy is not None):
@@ -314,7 +314,7 @@ def _demo(options: argparse.Namespace) -> int:
               f"--replay {token}\n")
 
     def draw() -> str:
-        from gpusim.plots import swimlanes
+        from gpusim.teaching.plots import swimlanes
 
         return swimlanes(trace, options.png, highlight=collision,
                          title=f"lost update: {options.threads} increments, counter = {found_counter}")
@@ -323,7 +323,7 @@ def _demo(options: argparse.Namespace) -> int:
 
 
 def _find_demo(options: argparse.Namespace) -> tuple:
-    from gpusim.demo import find_lost_update
+    from gpusim.teaching.demo import find_lost_update
 
     bar, on_launch = simulator_progress(options, "demo: schedules on the simulator")
     try:
@@ -335,8 +335,8 @@ def _find_demo(options: argparse.Namespace) -> tuple:
 
 
 def _replay_demo(options: argparse.Namespace) -> tuple:
-    from gpusim.demo import collision, racy_count
-    from gpusim.device import Device
+    from gpusim.runtime.device import Device
+    from gpusim.teaching.demo import collision, racy_count
 
     dev = Device("sim", schedule=options.replay)
     counter = dev.zeros(1, np.int32)
@@ -348,7 +348,7 @@ def _replay_demo(options: argparse.Namespace) -> tuple:
 def _bench(options: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from gpusim.bench import POLICIES, check_workload, numba_cudasim_throughput, sim_throughput
+    from gpusim.teaching.bench import POLICIES, check_workload, numba_cudasim_throughput, sim_throughput
 
     for workload in ("memory", "barrier"):
         check_workload(options.threads, options.ops, options.block, workload)

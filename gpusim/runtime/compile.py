@@ -9,7 +9,7 @@ and ``cupyx.jit``'s transpiler followed by NVRTC (found through the CUDA 12 whee
 Example
 -------
 >>> from gpusim import T, kernel
->>> from gpusim.compile import compile_ptx, transpile
+>>> from gpusim.runtime.compile import compile_ptx, transpile
 >>> @kernel(signature="int32[:], int32")
 ... def iota(out, n):
 ...     i = T.gtid()
@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, InvalidArgumentType
-from gpusim.kernels import Kernel, parse_signature, registry
+from gpusim.language.kernels import Kernel, parse_signature, registry
 
 __all__ = ["COMPILE_BACKENDS", "CompileResult", "compile_all", "compile_ptx", "nvrtc_available", "transpile"]
 
@@ -239,7 +239,7 @@ def compile_all(
     ----------
     kernels:
         The kernels to compile; by default every kernel with a signature in
-        :func:`gpusim.kernels.registry` (import the modules that define them first).
+        :func:`gpusim.language.kernels.registry` (import the modules that define them first).
     backends:
         Some of ``("numba", "cupy")``.  For ``"cupy"`` the CUDA source goes through NVRTC when it
         loads; otherwise the result's ``stage`` is ``"source"``.

@@ -15,7 +15,7 @@ with 10^7 edges build in a few seconds.
 
 Examples
 --------
->>> from gpusim.graphs import BipartiteGraph, WeightedGraph
+>>> from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 >>> g = BipartiteGraph.from_edges([0, 0, 1], [1, 0, 1])
 >>> g.row_ptr.tolist(), g.row_adj.tolist(), g.col_ptr.tolist(), g.col_adj.tolist()
 ([0, 2, 3], [0, 1, 1], [0, 1, 3], [0, 0, 1])

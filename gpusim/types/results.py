@@ -2,7 +2,7 @@
 
 Checking a result costs more than some algorithms (a König cover of a 10^7-edge graph takes
 about a second), so results check themselves when asked: ``result.valid`` and
-``result.certified`` run the independent checks of :mod:`gpusim.check` once, against the input
+``result.certified`` run the independent checks of :mod:`gpusim.types.check` once, against the input
 the result was computed from, and remember the answer.  Timings of algorithms therefore never
 include their validation, and a GPU call never waits for it; the CLI and the tests always ask.
 
@@ -14,7 +14,7 @@ is valid and its certificate was checked.
 Example
 -------
 >>> import numpy as np
->>> from gpusim.graphs import BipartiteGraph
+>>> from gpusim.types.graphs import BipartiteGraph
 >>> g = BipartiteGraph.from_edges([0], [0])
 >>> m = BipartiteMatching(g, np.array([0], np.int32), np.array([0], np.int32), "hk", "cpu")
 >>> m.size, m.valid, m.certified
@@ -28,9 +28,9 @@ from functools import cached_property
 
 import numpy as np
 
-from gpusim.check import check_bipartite_matching, konig_cover, verify_cover
 from gpusim.errors import GpusimInternalError, InvalidArgument
-from gpusim.graphs import BipartiteGraph
+from gpusim.types.check import check_bipartite_matching, konig_cover, verify_cover
+from gpusim.types.graphs import BipartiteGraph
 
 __all__ = ["BipartiteMatching", "CheckedResult"]
 
@@ -38,7 +38,7 @@ __all__ = ["BipartiteMatching", "CheckedResult"]
 class CheckedResult(ABC):
     """A result that validates itself, once, against the input it was computed from.
 
-    Subclasses define ``_check()``, which calls the validator of :mod:`gpusim.check` for their
+    Subclasses define ``_check()``, which calls the validator of :mod:`gpusim.types.check` for their
     kind of matching (raising ``InvalidArgument`` naming the first problem), and have
     ``algorithm`` and ``backend`` attributes.
     """
@@ -48,7 +48,7 @@ class CheckedResult(ABC):
 
     @abstractmethod
     def _check(self) -> object:
-        """Run this kind of result's validator of :mod:`gpusim.check` on the result and its input."""
+        """Run this kind of result's validator of :mod:`gpusim.types.check` on the result and its input."""
 
     @cached_property
     def problem(self) -> str | None:
@@ -85,7 +85,7 @@ class BipartiteMatching(CheckedResult):
         The number of matched rows.
     valid, problem:
         Both sides agree and every pair is an edge of ``graph``
-        (:func:`gpusim.check.check_bipartite_matching`); else ``problem`` names the first fault.
+        (:func:`gpusim.types.check.check_bipartite_matching`); else ``problem`` names the first fault.
     cover:
         ``(row_in_cover, col_in_cover)``: a König vertex cover built from the matching alone.
     certified:

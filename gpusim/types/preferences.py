@@ -7,7 +7,7 @@ supported.  The JSON form is DESIGN's ``{"men": [[...], ...], "women": [[...], .
 
 Examples
 --------
->>> from gpusim.preferences import PreferenceInstance
+>>> from gpusim.types.preferences import PreferenceInstance
 >>> inst = PreferenceInstance.from_lists([[1, 0], [0]], [[1, 0], [0]])
 >>> inst.men_list.tolist(), inst.men_rank_by_woman.tolist()
 ([1, 0, 0], [0, 1, 0])
@@ -328,7 +328,7 @@ class PreferenceInstance:
         --------
         >>> PreferenceInstance.from_json('{"men": [[0]], "women": [[0], []]}').n_women
         2
-        >>> from gpusim.graphs import example_path
+        >>> from gpusim.types.graphs import example_path
         >>> inst = PreferenceInstance.from_json(example_path("marriage"))
         >>> inst.n_men, inst.n_women
         (4, 4)
@@ -471,7 +471,7 @@ class PreferenceInstance:
                                            a["women_ptr"].astype(np.int64), a["women_list"].astype(np.int64))
 
     def acceptable_graph(self) -> Any:
-        """The mutually acceptable pairs as a :class:`gpusim.graphs.BipartiteGraph` (rows men, columns women).
+        """The mutually acceptable pairs as a :class:`gpusim.types.graphs.BipartiteGraph` (rows men, columns women).
 
         Examples
         --------
@@ -480,7 +480,7 @@ class PreferenceInstance:
         >>> PreferenceInstance([], []).acceptable_graph().shape
         (0, 0)
         """
-        from gpusim.graphs import BipartiteGraph
+        from gpusim.types.graphs import BipartiteGraph
 
         a = self._arrays()
         owners = np.repeat(np.arange(self._n_men, dtype=np.int64), np.diff(a["men_ptr"]))

@@ -2,7 +2,7 @@
 
 A kernel refers to the hardware only through the global name ``T``.  Each backend provides a
 module with exactly the members listed in :data:`MEMBERS`, and binds it into a clone of the
-kernel (see :mod:`gpusim.kernels`).  Launches are one-dimensional: a grid of blocks, each a
+kernel (see :mod:`gpusim.language.kernels`).  Launches are one-dimensional: a grid of blocks, each a
 row of threads; a warp is 32 consecutive threads of a block.
 
 Integers returned by the index functions are ``int32``.  Arrays are one-dimensional and

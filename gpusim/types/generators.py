@@ -5,7 +5,7 @@ permutations (the *RCP* sets); large instances are not stored in this repository
 generators build them: uniform random patterns, R-MAT / Kronecker power-law graphs (Graph500's
 ``kron_g500``), road-like 2-D grids, random geometric graphs, and the RCP permutation of any
 graph.  Every generator is vectorised NumPy (no Python loop over edges), draws from
-``numpy.random.default_rng(seed)`` only, returns a :class:`~gpusim.graphs.BipartiteGraph` with no
+``numpy.random.default_rng(seed)`` only, returns a :class:`~gpusim.types.graphs.BipartiteGraph` with no
 duplicate edge, and builds 10^7 edges in a few seconds.  The same arguments give the same graph.
 
 Square generators (``rmat``, ``grid``, ``random_geometric``) describe a graph on one vertex set
@@ -17,7 +17,7 @@ Bad arguments raise :class:`~gpusim.errors.InvalidArgument` (or
 
 Examples
 --------
->>> from gpusim.generators import grid, rmat, uniform_random
+>>> from gpusim.types.generators import grid, rmat, uniform_random
 >>> uniform_random(3, 4, 5, seed=0)
 BipartiteGraph(n_rows=3, n_cols=4, n_edges=5)
 >>> grid(2, 3).shape
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.graphs import BipartiteGraph
+from gpusim.types.graphs import BipartiteGraph
 
 __all__ = ["grid", "random_geometric", "random_permutation", "rmat", "uniform_random"]
 
@@ -414,7 +414,7 @@ def random_permutation(graph: BipartiteGraph, seed: int) -> BipartiteGraph:
     """
     if not isinstance(graph, BipartiteGraph):
         raise InvalidArgumentType(
-            f"graph must be a gpusim.graphs.BipartiteGraph, got graph of type {type(graph).__name__}"
+            f"graph must be a gpusim.types.graphs.BipartiteGraph, got graph of type {type(graph).__name__}"
         )
     seed = _check_seed(seed)
     return graph.permuted(seed)

@@ -25,8 +25,8 @@ import numpy as np
 from gpusim import T, kernel
 from gpusim.backends.sim import Run, TraceEvent
 from gpusim.backends.sim.scheduler import Limits
-from gpusim.device import Device, check_block, check_positive_int
 from gpusim.errors import InvalidArgument
+from gpusim.runtime.device import Device, check_block, check_positive_int
 
 __all__ = ["LostUpdate", "check_demo_sizes", "find_lost_update", "racy_count"]
 

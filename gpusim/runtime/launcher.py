@@ -20,9 +20,10 @@ from contextlib import contextmanager
 
 from tqdm import tqdm
 
-from gpusim import T, kernel
-from gpusim.device import Device
 from gpusim.errors import InvalidArgument
+from gpusim.language import interface as T
+from gpusim.language.kernels import kernel
+from gpusim.runtime.device import Device
 
 __all__ = ["BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Launcher", "fill", "grid_for", "resolve_backend"]
 

@@ -3,12 +3,12 @@
 Example
 -------
 >>> import os, tempfile
->>> from gpusim.graphs import BipartiteGraph
+>>> from gpusim.types.graphs import BipartiteGraph
 >>> g = BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1])
 >>> picture = os.path.join(tempfile.mkdtemp(), "matching.png")
 >>> bipartite_matching_picture(g, np.array([0, 1]), picture) == picture
 True
->>> from gpusim.demo import find_lost_update
+>>> from gpusim.teaching.demo import find_lost_update
 >>> found = find_lost_update(threads=4, block=4)
 >>> path = os.path.join(tempfile.mkdtemp(), "lanes.png")
 >>> swimlanes(found.run.trace, path, highlight=found.collision) == path
@@ -194,7 +194,7 @@ def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = 
     matrix's pattern with the matched entries in red.
 
     >>> import os, tempfile
-    >>> from gpusim.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 5.0, 1.0])
     >>> out = os.path.join(tempfile.mkdtemp(), "w.png")
     >>> weighted_matching_picture(g, np.array([[1, 2]]), out) == out

@@ -1,0 +1,1 @@
+"""Hypothesis strategies and oracles for property tests of kernels and algorithms."""
