@@ -33,7 +33,7 @@ import numpy as np
 from gpusim import T, device, kernel
 from gpusim.errors import GpusimInternalError
 from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import fill, grid_for
+from gpusim.runtime.launcher import fill
 
 from .weighted_offers import offer_beats, upload_weighted_graph
 from .weighted_result import BMatchingResult, b_capacities, b_matching_result
@@ -202,10 +202,10 @@ def b_suitor(graph, b, *, backend: str = "auto", device: Device | None = None, m
     while queued:
         rounds += 1
         with launch.phase("rounds"):
-            launch(fill, grid_for(n, block), block, in_next, 0, n)
+            launch(fill, Device.grid_for(n, block), block, in_next, 0, n)
             launch(fill, 1, 32, next_len, 0, 1)
-            launch(b_suitor_round, grid_for(queued, block), block, ptr, adj, weights, src_dev, b_dev, slot_ptr_dev,
-                   slots, locks, made, queue, queued, next_queue, next_len, in_next)
+            launch(b_suitor_round, Device.grid_for(queued, block), block, ptr, adj, weights, src_dev, b_dev,
+                   slot_ptr_dev, slots, locks, made, queue, queued, next_queue, next_len, in_next)
             queued = launch.flag(next_len)
         queue, next_queue = next_queue, queue
     held = dev.to_host(slots)[:int(slot_ptr[-1])].astype(np.int64)

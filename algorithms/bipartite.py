@@ -28,8 +28,8 @@ import numpy as np
 
 from gpusim import T, kernel
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
-from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import Launcher, fill, grid_for, resolve_backend
+from gpusim.runtime.device import Device, choose_backend
+from gpusim.runtime.launcher import Launcher, fill
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
@@ -461,7 +461,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
         row_grid = col_grid
     else:
         block = MT_BLOCK[dev.backend]
-        col_grid, row_grid = grid_for(nc, block), grid_for(nr, block)
+        col_grid, row_grid = Device.grid_for(nc, block), Device.grid_for(nr, block)
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(_nonempty(graph.col_adj))
@@ -618,7 +618,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     nr, nc = graph.n_rows, graph.n_cols
     infinity = nr + nc
     block = MT_BLOCK[dev.backend]
-    row_grid, col_grid = grid_for(nr, block), grid_for(nc, block)
+    row_grid, col_grid = Device.grid_for(nr, block), Device.grid_for(nc, block)
     # rmatch[u], cmatch[v]: the paper's μ on rows and columns; cmatch[v] = -2 marks a column
     # that cannot reach a free row.  psi_r, psi_c: the labels ψ.
     row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(_nonempty(graph.row_adj))
@@ -664,7 +664,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
                        infinity, flag)
                 active = launch.flag(flag)
             else:
-                grid = grid_for(n_active, block)
+                grid = Device.grid_for(n_active, block)
                 launch(init_active, grid, block, cmatch, rmatch, loop, a_c, a_p, i_a, n_active, flag)
                 active = launch.flag(flag)
                 if active and shrink and shrink_now and n_active >= SHRINK_THRESHOLD:
@@ -672,7 +672,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
                         launch(compact_active, 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active, new_length)
                         a_c, a_p = a_p, a_c
                         n_active = launch.flag(new_length)
-                        grid = grid_for(n_active, block)
+                        grid = Device.grid_for(n_active, block)
                     shrink_now = False
                 if active and check_invariants:
                     _check_distinct(dev, a_c, n_active, loop)
@@ -728,7 +728,7 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
     if algorithm not in _CPU_ANALOGUE and backend == "auto":
         chosen, reason = "cpu", "auto: a sequential reference runs on cpu"
     else:
-        chosen, reason = resolve_backend(backend, graph.n_edges)
+        chosen, reason = choose_backend(backend, graph.n_edges)
     if algorithm in _CPU_ANALOGUE and chosen == "cpu":
         if backend == "cpu":
             raise InvalidArgument(f"{algorithm!r} is a GPU algorithm: run it on sim, numba or cupy (the cpu "

@@ -31,7 +31,7 @@ import numpy as np
 from gpusim import T, device, kernel
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
 from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import Launcher, fill, grid_for
+from gpusim.runtime.launcher import Launcher, fill
 
 from .weighted_cpu import prepare_augmentation, unpad
 from .weighted_result import WeightedMatching
@@ -309,7 +309,7 @@ def roma(weights, mate="i,i+1", *, backend: str = "auto", variant: str = "block"
                 launch(roma_block_phase, size, block, flat, mate_dev, locks, size, threshold, flips)
             else:
                 block = 32 if dev.backend == "sim" else 256
-                launch(roma_thread_phase, grid_for(size, block), block, flat, mate_dev, locks, size, threshold,
+                launch(roma_thread_phase, Device.grid_for(size, block), block, flat, mate_dev, locks, size, threshold,
                        flips)
             flipped = launch.flag(flips)
         current = dev.to_host(mate_dev)[:size]

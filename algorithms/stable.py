@@ -29,8 +29,8 @@ import numpy as np
 
 from gpusim import T, device, kernel
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import Launcher, fill, grid_for, resolve_backend
+from gpusim.runtime.device import Device, choose_backend
+from gpusim.runtime.launcher import Launcher, fill
 from gpusim.types.preferences import PreferenceInstance
 
 from .stable_cpu import EMPTY, LOW, capacity_array, gale_shapley, mcvitie_wilson, slot_offsets, wives_from_slots
@@ -185,8 +185,8 @@ def _run_gpu(instance: PreferenceInstance, b: np.ndarray, algorithm: str, dev: D
     rounds = 0
     if n_men and algorithm == "mw-gpu":
         with launch.phase("proposals"):
-            launch(mcvitie_wilson_gpu, grid_for(n_men, block), block, men_ptr, men_list, men_rank, slot_ptr, held,
-                   man_next, n_men, LOW, EMPTY)
+            launch(mcvitie_wilson_gpu, Device.grid_for(n_men, block), block, men_ptr, men_list, men_rank, slot_ptr,
+                   held, man_next, n_men, LOW, EMPTY)
         rounds = 1
     elif n_men:
         # free: the men proposing this round; rejected: those displaced in it (the next round's free men).
@@ -198,7 +198,7 @@ def _run_gpu(instance: PreferenceInstance, b: np.ndarray, algorithm: str, dev: D
             while n_free:
                 rounds += 1
                 launch(fill, 1, 32, counter, 0, 1)
-                launch(gale_shapley_round, grid_for(n_free, block), block, men_ptr, men_list, men_rank, slot_ptr,
+                launch(gale_shapley_round, Device.grid_for(n_free, block), block, men_ptr, men_list, men_rank, slot_ptr,
                        held, man_next, free, n_free, rejected, counter, LOW, EMPTY)
                 n_free = launch.flag(counter)
                 free, rejected = rejected, free
@@ -227,7 +227,7 @@ def stable_marriage(instance: PreferenceInstance, algorithm: str = "mw-gpu", bac
         ``"gs-rounds"`` (a kernel per round) run on ``sim``, ``numba`` or ``cupy``, or with
         ``backend="cpu"`` as their sequential counterparts (``mw``, ``gs``).
     backend, device:
-        Where to run (``device`` wins); ``"auto"`` as :func:`gpusim.runtime.launcher.resolve_backend`.
+        Where to run (``device`` wins); ``"auto"`` as :func:`gpusim.runtime.device.choose_backend`.
     capacities:
         ``b(w)``, how many men each woman may take: ``None`` (1), an int, or one per woman.
     progress:
@@ -274,11 +274,11 @@ def stable_marriage(instance: PreferenceInstance, algorithm: str = "mw-gpu", bac
         chosen, reason = device.backend, "the device given"
     elif algorithm in ("gs", "mw"):
         if backend not in ("auto", "cpu"):
-            resolve_backend(backend, size)  # an unknown name gets the usual message
+            choose_backend(backend, size)  # an unknown name gets the usual message
             raise InvalidArgument(f"{algorithm!r} is sequential: it runs on the cpu backend, not {backend!r}")
         chosen, reason = "cpu", "a sequential algorithm runs on cpu"
     else:
-        chosen, reason = resolve_backend(backend, size)
+        chosen, reason = choose_backend(backend, size)
     if chosen == "cpu" or algorithm in ("gs", "mw"):
         run = gale_shapley if algorithm in ("gs", "gs-rounds") else mcvitie_wilson
         result = run(instance, b)

@@ -31,8 +31,8 @@ import numpy as np
 
 from gpusim import T, device, kernel
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import fill, grid_for, resolve_backend
+from gpusim.runtime.device import Device, choose_backend
+from gpusim.runtime.launcher import fill
 from gpusim.types.check import edge_positions
 from gpusim.types.complete_graphs import check_memory
 from gpusim.types.graphs import WeightedGraph
@@ -346,10 +346,10 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
     if n:
         with launch.phase("suitor"):
             if layout == "thread":
-                launch(suitor_thread_per_vertex, grid_for(n, block), block, ptr, adj, weights, src_dev, ws, n)
+                launch(suitor_thread_per_vertex, Device.grid_for(n, block), block, ptr, adj, weights, src_dev, ws, n)
             else:
                 chunks = -(-n // vertices_per_warp)
-                launch(gpu_suitor, grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
+                launch(gpu_suitor, Device.grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
                        vertices_per_warp, SUITOR_VARIANTS[variant], balance_rounds)
     stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
              "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
@@ -378,7 +378,7 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     matched = dev.zeros(1, np.int32)
     rounds = 0
     block = 32 if dev.backend == "sim" else 256
-    grid = grid_for(n, block)
+    grid = Device.grid_for(n, block)
     while n:
         rounds += 1
         with launch.phase("rounds"):
@@ -436,7 +436,7 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     if algorithm not in WEIGHTED_ALGORITHMS:
         raise InvalidArgument(f"algorithm={algorithm!r} is not one of {WEIGHTED_ALGORITHMS}")
     if algorithm in _GPU_WEIGHTED:
-        chosen, reason = resolve_backend(backend, graph.n_edges)
+        chosen, reason = choose_backend(backend, graph.n_edges)
     elif backend in ("auto", "cpu"):
         chosen, reason = "cpu", "a sequential reference runs on cpu"
     else:

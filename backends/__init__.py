@@ -45,20 +45,8 @@ def gpu_status(name: str) -> tuple[bool, str]:
     return _module(name).availability()
 
 
-def load_backend(name: str, options: dict[str, Any]) -> tuple[Backend, str]:
-    """Instantiate backend ``name`` (``"auto"`` chooses) and say why it was chosen."""
-    if name == "auto":
-        reasons = []
-        for candidate in GPU_BACKENDS:
-            ok, why = gpu_status(candidate)
-            if ok:
-                return _instantiate(candidate, options), f"auto: {candidate} works ({why})"
-            reasons.append(f"{candidate}: {why}")
-        return _instantiate("sim", options), "auto: no GPU backend works (" + "; ".join(reasons) + "), using sim"
-    return _instantiate(name, options), "asked for"
-
-
-def _instantiate(name: str, options: dict[str, Any]) -> Backend:
+def load_backend(name: str, options: dict[str, Any]) -> Backend:
+    """Instantiate backend ``name`` (``"sim"``, ``"numba"`` or ``"cupy"``) with ``options`` (the simulator's)."""
     if name == "sim":
         from gpusim.backends.sim import SimBackend
 

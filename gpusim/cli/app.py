@@ -34,6 +34,7 @@ from gpusim.cli.common import (
 )
 from gpusim.cli.stable import register_stable
 from gpusim.errors import InvalidArgument
+from gpusim.runtime.device import choose_backend
 
 __all__ = ["main"]
 
@@ -149,13 +150,12 @@ def _timed(bar, run):
 
 def _match_bipartite(options: argparse.Namespace, source: str) -> int:
     from gpusim.algorithms.bipartite import maximum_bipartite_matching
-    from gpusim.runtime.launcher import resolve_backend
     from gpusim.types.graphs import BipartiteGraph
 
     graph = BipartiteGraph.from_matrix_market(source)
     extra, bar = {}, None
     if options.algorithm in ("gpr", "apfb", "apsb"):
-        chosen, _ = resolve_backend(options.backend, graph.n_edges)
+        chosen, _ = choose_backend(options.backend, graph.n_edges)
         bar = _simulator(options, chosen, extra, f"{options.algorithm} on the simulator")
         if chosen not in ("cpu", "sim"):
             extra["progress"] = progress_wanted(options)
@@ -236,7 +236,6 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     """``gpusim match`` for the weighted algorithms: the file is read as an undirected weighted graph."""
     from gpusim.algorithms.weighted import maximum_weight_matching
     from gpusim.algorithms.weighted_result import b_capacities
-    from gpusim.runtime.launcher import resolve_backend
     from gpusim.types.graphs import WeightedGraph
 
     graph = WeightedGraph.from_matrix_market(source)
@@ -245,7 +244,7 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
         options.b = extra["b"] = 1 if options.b is None else options.b
         b_capacities(graph, options.b)  # the API's check, before the GPU backends are probed
     if options.algorithm in ("suitor", "ld", "bsuitor", "roma"):
-        bar = _simulator(options, resolve_backend(options.backend, graph.n_edges)[0], extra,
+        bar = _simulator(options, choose_backend(options.backend, graph.n_edges)[0], extra,
                          f"{options.algorithm} on the simulator")
     if options.algorithm in ("roma", "rama") and graph.n % 2:
         extra["pad"] = True

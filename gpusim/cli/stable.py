@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from gpusim.cli.common import check_picture_option, emit, example_or_file, progress_wanted, simulator_progress
+from gpusim.runtime.device import choose_backend
 
 __all__ = ["register_stable"]
 
@@ -40,7 +41,6 @@ def _stable(options: argparse.Namespace) -> int:
     from gpusim.algorithms.stable_cpu import capacity_array, gale_shapley
     from gpusim.errors import InvalidArgument
     from gpusim.runtime.device import Device
-    from gpusim.runtime.launcher import resolve_backend
     from gpusim.types.preferences import PreferenceInstance
 
     if options.algorithm not in STABLE_ALGORITHMS:
@@ -48,13 +48,13 @@ def _stable(options: argparse.Namespace) -> int:
     source = example_or_file(options, ".json")
     check_picture_option(options)
     if options.backend != "auto":
-        resolve_backend(options.backend, 0)  # an unknown backend, refused before the file is read
+        choose_backend(options.backend, 0)  # an unknown backend, refused before the file is read
     instance = PreferenceInstance.from_json(source)
     capacity_array(instance, options.capacity)  # bad capacities refused before the GPU backends are probed
     extra = {"capacities": options.capacity}
     reason, bar = None, None
     if options.algorithm in ("gs-rounds", "mw-gpu"):
-        chosen, reason = resolve_backend(options.backend, int(instance.men_list.size))
+        chosen, reason = choose_backend(options.backend, int(instance.men_list.size))
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
             extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False,

@@ -31,11 +31,47 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import KERNEL_DTYPES, Kernel
 
-__all__ = ["BACKENDS", "Device"]
+__all__ = ["BACKENDS", "BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Device", "choose_backend"]
 
 #: Backend names ``Device`` accepts; ``"auto"`` picks the first GPU backend that works, else ``"sim"``.
 BACKENDS = ("auto", "sim", "numba", "cupy")
+#: What ``backend=`` accepts for an algorithm: the devices, ``"auto"``, and ``"cpu"`` (the sequential
+#: references, a choice of :func:`gpusim.runtime.dispatch.dispatch`, not of a ``Device``).
+BACKEND_CHOICES = (*BACKENDS, "cpu")
 MAX_BLOCK = 1024
+#: With ``backend="auto"`` and no GPU, an input of up to this many edges (or list entries) runs on the
+#: simulator; a larger one on ``"cpu"``, the sequential references (see :mod:`gpusim.runtime.dispatch`).
+SIM_AUTO_LIMIT = 20_000
+
+
+def choose_backend(backend: str, size: int | None = None) -> tuple[str, str]:
+    """The one backend chooser: ``backend`` made concrete, and why.
+
+    ``"auto"`` takes the first GPU backend that works; with none, the simulator for an input of at
+    most :data:`SIM_AUTO_LIMIT` (or of no stated ``size``), else ``"cpu"``.  Any other name is
+    returned as asked for.
+
+    >>> choose_backend("sim", 10)
+    ('sim', 'asked for')
+    """
+    from gpusim.backends import GPU_BACKENDS, gpu_status
+
+    if backend not in BACKEND_CHOICES:
+        raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
+    if backend != "auto":
+        return backend, "asked for"
+    reasons = []
+    for candidate in GPU_BACKENDS:
+        ok, why = gpu_status(candidate)
+        if ok:
+            return candidate, f"auto: {candidate} works ({why})"
+        reasons.append(f"{candidate}: {why.split(' (')[0].split(';')[0]}")
+    no_gpu = f"auto: no GPU ({'; '.join(reasons)})"
+    if size is None:
+        return "sim", f"{no_gpu}; using the simulator"
+    if size <= SIM_AUTO_LIMIT:
+        return "sim", f"{no_gpu}; {size} edges fit the simulator"
+    return "cpu", f"{no_gpu}; {size} edges are too many for the simulator"
 
 
 class Device:
@@ -64,7 +100,8 @@ class Device:
             raise InvalidArgumentType(f"backend must be a string, one of {BACKENDS}, got {backend!r}")
         if backend not in BACKENDS:
             raise InvalidArgument(f"backend={backend!r} is not one of {BACKENDS}")
-        self._impl, self.reason = load_backend(backend, options)
+        name, self.reason = choose_backend(backend)
+        self._impl = load_backend(name, options)
         self.backend: str = self._impl.name
 
     def __repr__(self) -> str:
@@ -119,6 +156,17 @@ class Device:
         self._impl.synchronize()
 
     # -- launching ---------------------------------------------------------------------------
+    @staticmethod
+    def grid_for(n: int, block: int, max_grid: int | None = None) -> int:
+        """Launch geometry: blocks of ``block`` threads to give each of ``n`` items a thread (at least
+        one block; at most ``max_grid`` when given, for grid-stride loops).
+
+        >>> Device.grid_for(100, 32), Device.grid_for(0, 32), Device.grid_for(10**6, 256, max_grid=80)
+        (4, 1, 80)
+        """
+        blocks = max(1, -(-n // block))
+        return blocks if max_grid is None else min(blocks, max_grid)
+
     def launch(self, kernel: Kernel, grid: int, block: int, args: tuple = ()):
         """Launch ``kernel`` on ``grid`` blocks of ``block`` threads.
 

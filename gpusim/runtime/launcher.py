@@ -20,17 +20,12 @@ from contextlib import contextmanager
 
 from tqdm import tqdm
 
-from gpusim.errors import InvalidArgument
 from gpusim.language import interface as T
 from gpusim.language.kernels import kernel
 from gpusim.runtime.device import Device
 
-__all__ = ["BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Launcher", "fill", "grid_for", "resolve_backend"]
+__all__ = ["Launcher", "fill"]
 
-#: What ``backend=`` accepts for an algorithm: the devices, and the compiled sequential references.
-BACKEND_CHOICES = ("auto", "sim", "numba", "cupy", "cpu")
-#: With ``backend="auto"`` and no GPU, inputs up to this many edges run on the simulator, larger on cpu.
-SIM_AUTO_LIMIT = 20_000
 
 
 @kernel(signature="int32[:], int32, int32")
@@ -40,36 +35,6 @@ def fill(array, value, n):
     while i < n:
         array[i] = value
         i += T.num_threads()
-
-
-def resolve_backend(backend: str, size: int) -> tuple[str, str]:
-    """Turn ``backend`` into a concrete one and say why: ``"auto"`` takes a working GPU backend,
-    else the simulator for inputs of at most :data:`SIM_AUTO_LIMIT` edges, else ``"cpu"``.
-
-    >>> resolve_backend("sim", 10)
-    ('sim', 'asked for')
-    """
-    from gpusim.backends import GPU_BACKENDS, gpu_status
-
-    if backend not in BACKEND_CHOICES:
-        raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
-    if backend != "auto":
-        return backend, "asked for"
-    reasons = []
-    for candidate in GPU_BACKENDS:
-        ok, why = gpu_status(candidate)
-        if ok:
-            return candidate, f"auto: {candidate} works ({why})"
-        reasons.append(f"{candidate}: {why.split(' (')[0].split(';')[0]}")
-    if size <= SIM_AUTO_LIMIT:
-        return "sim", f"auto: no GPU ({'; '.join(reasons)}); {size} edges fit the simulator"
-    return "cpu", f"auto: no GPU ({'; '.join(reasons)}); {size} edges are too many for the simulator"
-
-
-def grid_for(n: int, block: int, max_grid: int | None = None) -> int:
-    """Blocks of ``block`` threads to give each of ``n`` items a thread (at least one block)."""
-    blocks = max(1, -(-n // block))
-    return blocks if max_grid is None else min(blocks, max_grid)
 
 
 class Launcher:

@@ -1,0 +1,53 @@
+"""The one dispatcher: run a registered algorithm on the backend asked for, or the one ``"auto"`` chooses.
+
+``backend="cpu"`` is a choice of the dispatcher, not a :class:`~gpusim.runtime.device.Device`: a
+sequential reference runs there, and a GPU algorithm asked to run there runs its sequential
+counterpart (``on_cpu``) or its own reference.  ``stats["chosen"]`` of every result says what ran
+and why.
+
+>>> from gpusim.runtime.registry import register
+>>> @register("demo-dispatch", "count", backends=("sim", "numba", "cupy", "cpu"), title="Counting",
+...           paper="none: an example")
+... def count(data, backend):
+...     return {"size": len(data), "stats": {}}
+>>> run = dispatch("demo-dispatch", [1, 2, 3], "count", "sim", size=3)
+>>> run["size"], run["stats"]["chosen"]
+(3, 'asked for')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpusim.errors import InvalidArgument
+from gpusim.runtime.device import BACKEND_CHOICES, choose_backend
+from gpusim.runtime.registry import lookup
+
+__all__ = ["dispatch"]
+
+
+def dispatch(problem: str, data: Any, algorithm: str, backend: str = "auto", *, size: int, **options) -> Any:
+    """Run ``algorithm`` of ``problem`` on ``data``; ``size`` (edges, list entries) guides ``"auto"``."""
+    entry = lookup(problem, algorithm)
+    if backend not in BACKEND_CHOICES:
+        raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
+    if not entry.gpu:
+        if backend not in ("auto", "cpu"):
+            raise InvalidArgument(
+                f"{algorithm!r} is a sequential reference: it runs on the cpu backend, not {backend!r}")
+        chosen, reason = "cpu", "a sequential reference runs on cpu"
+    elif backend == "cpu":
+        chosen, reason = "cpu", "asked for"
+    else:
+        chosen, reason = choose_backend(backend, size)
+    if chosen == "cpu" and "cpu" not in entry.backends:
+        entry = lookup(problem, entry.on_cpu)
+        reason = f"{reason}: ran its sequential counterpart {entry.name}"
+    result = entry.run(data, backend=chosen, **options)
+    _stats(result)["chosen"] = reason
+    return result
+
+
+def _stats(result: Any) -> dict:
+    """A result's ``stats`` dictionary (a result object's attribute, or a plain dict's key)."""
+    return result["stats"] if isinstance(result, dict) else result.stats

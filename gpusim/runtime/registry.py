@@ -1,0 +1,98 @@
+"""The one registry of algorithms: what each is, where it runs, and the paper it comes from.
+
+An algorithm registers itself where it is defined, with :func:`register` (as NetworkX's
+``_dispatchable`` does), so this module sits low and imports no algorithm.  The command line's
+algorithm lists, the documentation's algorithm index and the cross-backend tests read it;
+:func:`gpusim.runtime.dispatch.dispatch` runs what it holds.
+
+>>> from gpusim.runtime.registry import register, lookup
+>>> @register("demo-problem", "double", backends=("cpu",), title="Doubling",
+...           paper="none: an example", guarantees="exact")
+... def double(data, backend):
+...     return 2 * data
+>>> lookup("demo-problem", "double").run(21, backend="cpu")
+42
+>>> lookup("demo-problem", "triple")
+Traceback (most recent call last):
+gpusim.errors.InvalidArgument: algorithm='triple' is not one of ('double',) for demo-problem
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gpusim.errors import InvalidArgument
+
+__all__ = ["DEVICE_BACKENDS", "Algorithm", "algorithms", "lookup", "names", "problems", "register"]
+
+#: The backends that launch kernels; an algorithm that runs on them is a GPU algorithm.
+DEVICE_BACKENDS = ("sim", "numba", "cupy")
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One registered algorithm.
+
+    ``run(data, backend=..., **options)`` returns the result; ``backends`` are those it runs on
+    (``"cpu"`` for a sequential reference); ``on_cpu`` names the registered algorithm that
+    ``backend="cpu"`` runs instead of a GPU algorithm that has no ``"cpu"`` of its own.
+    """
+
+    problem: str
+    name: str
+    run: Callable[..., Any]
+    backends: tuple[str, ...]
+    title: str
+    paper: str
+    guarantees: str = ""
+    on_cpu: str | None = None
+    kernels: tuple = ()
+
+    @property
+    def gpu(self) -> bool:
+        """Whether it launches kernels (on the simulator or a GPU)."""
+        return any(backend in DEVICE_BACKENDS for backend in self.backends)
+
+
+_REGISTRY: dict[str, dict[str, Algorithm]] = {}
+
+
+def register(problem: str, name: str, *, backends: tuple[str, ...], title: str, paper: str,
+             guarantees: str = "", on_cpu: str | None = None, kernels: tuple = ()) -> Callable:
+    """Decorator: register the function as algorithm ``name`` of ``problem`` (the function is unchanged)."""
+
+    def decorate(run: Callable) -> Callable:
+        family = _REGISTRY.setdefault(problem, {})
+        if name in family and family[name].run is not run:
+            raise ValueError(f"algorithm {name!r} of {problem} is registered twice")
+        family[name] = Algorithm(problem, name, run, tuple(backends), title, paper, guarantees, on_cpu,
+                                 tuple(kernels))
+        return run
+
+    return decorate
+
+
+def problems() -> tuple[str, ...]:
+    """The problems with registered algorithms, in the order they were registered."""
+    return tuple(_REGISTRY)
+
+
+def algorithms(problem: str | None = None) -> list[Algorithm]:
+    """The registered algorithms of ``problem`` (of every problem when ``None``)."""
+    families = [_REGISTRY.get(problem, {})] if problem else list(_REGISTRY.values())
+    return [entry for family in families for entry in family.values()]
+
+
+def names(problem: str) -> tuple[str, ...]:
+    """The names of the registered algorithms of ``problem``."""
+    return tuple(_REGISTRY.get(problem, {}))
+
+
+def lookup(problem: str, name: Any) -> Algorithm:
+    """The algorithm ``name`` of ``problem``; an unknown name is an ``InvalidArgument`` naming the choices."""
+    family = _REGISTRY.get(problem, {})
+    if not isinstance(name, str) or name not in family:
+        raise InvalidArgument(f"algorithm={name!r} is not one of {tuple(family)} for {problem}")
+    return family[name]
