@@ -242,6 +242,7 @@ class BipartiteGraph:
 
         Examples
         --------
+        >>> from gpusim.types.graphs import example_path
         >>> g = BipartiteGraph.from_matrix_market(example_path("ash219.mtx"))
         >>> g.shape, g.n_edges
         ((219, 85), 438)

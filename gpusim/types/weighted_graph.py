@@ -270,6 +270,7 @@ class WeightedGraph:
 
         Examples
         --------
+        >>> from gpusim.types.graphs import example_path
         >>> g = WeightedGraph.from_matrix_market(example_path("karate.mtx"))
         >>> g.n, g.n_edges
         (34, 78)
