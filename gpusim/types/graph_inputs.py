@@ -119,7 +119,7 @@ def require_sparse(name: str, matrix: Any) -> sp.coo_array:
 
 
 def offdiagonal_abs(name: str, matrix: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Nonzero off-diagonal entries (i, j, |a_ij|) of a square real matrix, duplicates summed."""
+    """Nonzero off-diagonal entries ``(i, j, |a_ij|)`` of a square real matrix, duplicates summed."""
     coo = require_sparse(name, matrix)
     n_rows, n_cols = coo.shape
     if n_rows != n_cols:
