@@ -3,9 +3,9 @@
 Nothing here imports CuPy at module level: :func:`availability` says whether CuPy, a CUDA
 driver and a GPU are there, and :func:`create_backend` builds the backend object that
 :class:`gpusim.Device` drives.  The language ``T`` for cupyx lives in
-:mod:`gpusim.backends._cupy_language`, its shims over cupyx internals in
-:mod:`gpusim.backends._cupy_shims` (tested with the CuPy versions in
-``_cupy_shims.TESTED_CUPY_VERSIONS``).
+:mod:`gpusim.backends.cupy_language`, its shims over cupyx internals in
+:mod:`gpusim.backends.cupy_shims` (tested with the CuPy versions in
+``cupy_shims.TESTED_CUPY_VERSIONS``).
 
 A kernel is bound to cupyx's ``T`` (:func:`gpusim.language.kernels.bind`), transpiled to CUDA C++ and
 compiled by NVRTC once per tuple of argument types; a second launch with the same types reuses
@@ -104,7 +104,7 @@ def create_backend() -> CupyBackend:
 
 def _check_version() -> None:
     global _warned_version
-    from gpusim.backends._cupy_shims import TESTED_CUPY_VERSIONS
+    from gpusim.backends.cupy_shims import TESTED_CUPY_VERSIONS
 
     version = cupy_version()
     if not _warned_version and version not in TESTED_CUPY_VERSIONS:
@@ -137,7 +137,7 @@ def transpile_kernel(kernel, types_: tuple, index_32_bits: tuple[bool, ...] | No
     Raises :class:`~gpusim.errors.KernelSyntaxError` naming the kernel when cupyx refuses it.
     """
     from cupyx.jit import _compile, _cuda_types
-    from gpusim.backends._cupy_language import MODE, T, wrap_device
+    from gpusim.backends.cupy_language import MODE, T, wrap_device
 
     from gpusim.language.kernels import bind
 

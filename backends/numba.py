@@ -3,7 +3,7 @@
 Nothing here imports numba at module level: :func:`availability` says whether numba-cuda, a
 CUDA driver and a GPU are there, and :func:`create_backend` builds the backend object that
 :class:`gpusim.Device` drives.  The language ``T`` for numba lives in
-:mod:`gpusim.backends._numba_language`.
+:mod:`gpusim.backends.numba_language`.
 
 A kernel is bound to numba's ``T`` once (:func:`gpusim.language.kernels.bind`; its ``@device`` helpers
 become inlined numba device functions) and compiled once per tuple of argument types; a second
@@ -112,7 +112,7 @@ def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
 
 def bind_kernel(kernel):
     """``kernel`` bound to numba's ``T``; its ``@device`` helpers become inlined device functions."""
-    from gpusim.backends._numba_language import T, inline_device
+    from gpusim.backends.numba_language import T, inline_device
 
     from gpusim.language.kernels import bind
 
