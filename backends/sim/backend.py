@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType, KernelBug, ReplayMismatch
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType, KernelBug
 from gpusim.language.kernels import Kernel, bind
 
 from . import language
@@ -16,7 +16,8 @@ from .lowering import Unsupported
 from .memory import ArrayProxy, SimArray
 from .policies import Policy, RandomWalk, Replay, make_policy
 from .scheduler import Limits, Simulator, check_modes
-from .trace import Run, decode_token, encode_token
+from .tokens import TOKEN_FORMAT, Token, check_launch, encode_token, read_token
+from .trace import Run
 
 __all__ = ["ENGINES", "SimBackend"]
 
@@ -87,8 +88,10 @@ class SimBackend:
         self.seed = seed
         self.limits = Limits(max_steps, livelock_steps, spin_steps, resident_threads)
         if schedule is not None:
-            self.policy: Policy = Replay(decode_token(schedule))
+            self.replaying: Token | None = read_token(schedule)
+            self.policy: Policy = Replay(self.replaying.launches)
         else:
+            self.replaying = None
             self.policy = make_policy(policy, seed)
         self.tracing = trace
         if engine == "compiled":
@@ -166,7 +169,7 @@ class SimBackend:
                 f"the compiled engine broke a rule in {kernel.qualname} that the reference simulator does not "
                 f"reproduce; replay: Device('sim', schedule={self.token!r})")
         run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=f"{self.policy!r} (compiled)",
-                  memory="sc", warps="independent", races_mode="off", memory_seed="0")
+                  memory="sc", warps="independent", races_mode="off", memory_seed="0", fn=kernel.fn)
         run.steps, run.preemptions, run.schedule = result.steps, result.preemptions, result.schedule
         self.policy.finish(launch_index, run.steps)
         self.runs.append(run)
@@ -178,7 +181,8 @@ class SimBackend:
     def _launch_reference(self, kernel: Kernel, grid: int, block: int, args: tuple, policy: Policy) -> Run:
         launch_index = len(self.runs)
         if isinstance(policy, Replay):
-            _check_replay(policy, launch_index, kernel, grid, block)
+            replaying = self.replaying if policy is self.policy and self.replaying is not None else None
+            check_launch(replaying or Token(TOKEN_FORMAT, None, policy.launches), launch_index, kernel, grid, block)
         memory, warps, races, memory_seed = self._modes(launch_index, policy)
         clone = self._bound.get((id(kernel), warps))
         if clone is None:
@@ -197,7 +201,7 @@ class SimBackend:
         sim.args = tuple(_kernel_argument(sim, name, value, proxies)
                          for name, value in zip(kernel.params, args, strict=True))
         run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=repr(policy), memory=memory,
-                  warps=warps, races_mode=races, memory_seed=memory_seed)
+                  warps=warps, races_mode=races, memory_seed=memory_seed, fn=kernel.fn)
         try:
             sim.run()
         except KernelBug as bug:
@@ -259,20 +263,6 @@ def _note_for_hypothesis(template: str, backend: SimBackend) -> None:
 
     if should_note():
         hypothesis.note(template.format(token=backend.token))
-
-
-def _check_replay(policy: Replay, index: int, kernel: Kernel, grid: int, block: int) -> None:
-    if index >= len(policy.launches):
-        raise ReplayMismatch(
-            f"the replay token holds {len(policy.launches)} launch(es); launch {index + 1} ({kernel.name}) "
-            f"is not in it"
-        )
-    entry = policy.launches[index]
-    if (entry["kernel"], entry["grid"], entry["block"]) != (kernel.qualname, grid, block):
-        raise ReplayMismatch(
-            f"the replay token's launch {index + 1} is {entry['kernel']} with grid={entry['grid']}, "
-            f"block={entry['block']}; this launch is {kernel.qualname} with grid={grid}, block={block}"
-        )
 
 
 def _check_distinct(kernel: Kernel, args: tuple) -> None:

@@ -1,30 +1,26 @@
-"""Traces, runs and replay tokens.
+"""Traces and runs.
 
 A run's *schedule* is the list of ``(step, thread)`` switches its policy made; it is all that
 is needed to replay the run exactly, and a *replay token* is that schedule (plus the kernel's
-name and launch shape, to catch a token replayed on the wrong launch) compressed into one
-printable string.  The *trace* is the readable record: one :class:`TraceEvent` per scheduling
-point, with the thread, the operation, the array and index, the value, and the source line.
+name, fingerprint and launch shape, to catch a token replayed on the wrong launch) compressed into
+one printable string (:mod:`~gpusim.backends.sim.tokens`).  The *trace* is the readable record: one
+:class:`TraceEvent` per scheduling point, with the thread, the operation, the array and index, the
+value, and the source line.
 
->>> token = encode_token([{"kernel": "demo.count", "grid": 1, "block": 2, "schedule": [0, 0, 3, 1]}])
->>> token.startswith("gs1-")
+>>> run = Run("demo.count", grid=1, block=2, policy="Sequential()", schedule=[0, 0, 3, 1])
+>>> run.token.startswith("gs1-")
 True
->>> decode_token(token)[0]["schedule"]
+>>> run.token_entry()["schedule"]
 [0, 0, 3, 1]
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import zlib
 from typing import NamedTuple
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
+from .tokens import encode_token, kernel_fingerprint
 
-__all__ = ["Run", "TraceEvent", "decode_token", "encode_token", "events_from_raw", "format_events"]
-
-_PREFIX = "gs1-"
+__all__ = ["Run", "TraceEvent", "events_from_raw", "format_events"]
 
 
 class TraceEvent(NamedTuple):
@@ -62,27 +58,6 @@ def format_events(events: list[TraceEvent], limit: int | None = 40) -> str:
     return "\n".join(lines)
 
 
-def encode_token(launches: list[dict]) -> str:
-    """Compress per-launch schedules into a printable replay token."""
-    payload = json.dumps({"v": 1, "launches": launches}, separators=(",", ":")).encode()
-    return _PREFIX + base64.urlsafe_b64encode(zlib.compress(payload, 9)).decode().rstrip("=")
-
-
-def decode_token(token: str) -> list[dict]:
-    """Inverse of :func:`encode_token`; raises ``InvalidArgument`` for a malformed token."""
-    if not isinstance(token, str):
-        raise InvalidArgumentType(f"a replay token is a string, got {token!r}")
-    if not token.startswith(_PREFIX):
-        raise InvalidArgument(f"{token[:20]!r}... is not a gpusim replay token (they start with {_PREFIX!r})")
-    body = token[len(_PREFIX):]
-    try:
-        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        launches = json.loads(raw)["launches"]
-    except Exception as exc:  # noqa: BLE001 - any decoding failure means a damaged token
-        raise InvalidArgument(f"the replay token is damaged ({type(exc).__name__}: {exc})") from None
-    return launches
-
-
 class Run:
     """What one simulated launch did (returned by ``Device("sim").launch``).
 
@@ -103,6 +78,8 @@ class Run:
         One :class:`TraceEvent` per scheduling point (empty when tracing was off).
     token:
         The replay token of this launch alone.
+    fn:
+        The kernel's Python function (its fingerprint goes into the token), or ``None``.
     probability_bound:
         For PCT, the guaranteed chance of finding a bug of the targeted depth in one run.
     memory, warps, races_mode:
@@ -116,7 +93,7 @@ class Run:
     def __init__(self, kernel: str, grid: int, block: int, policy: str, steps: int = 0, preemptions: int = 0,
                  schedule: list[int] | None = None, raw_events: list[tuple] | None = None,
                  probability_bound: float | None = None, memory: str = "sc", warps: str = "independent",
-                 races_mode: str = "off", memory_seed: str = "0"):
+                 races_mode: str = "off", memory_seed: str = "0", fn=None):
         self.kernel = kernel
         self.grid = grid
         self.block = block
@@ -127,6 +104,7 @@ class Run:
         self.probability_bound = probability_bound
         self._raw_events = raw_events or []
         self.memory, self.warps, self.races_mode, self.memory_seed = memory, warps, races_mode, memory_seed
+        self.fn = fn
         self.races: list = []
         self._trace: list[TraceEvent] | None = None
 
@@ -147,6 +125,9 @@ class Run:
 
     def token_entry(self) -> dict:
         entry = {"kernel": self.kernel, "grid": self.grid, "block": self.block, "schedule": self.schedule}
+        fingerprint = kernel_fingerprint(self.fn) if self.fn is not None else None
+        if fingerprint is not None:
+            entry["source"] = fingerprint
         if self.memory != "sc":
             entry["memory"] = self.memory
             entry["memory_seed"] = self.memory_seed

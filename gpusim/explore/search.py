@@ -3,7 +3,7 @@
 Four ways to pick schedules (``policy=``):
 
 ``"random"``
-    Schedule ``i`` is :class:`~gpusim.backends.sim.policies.RandomWalk` with seed ``seed + i``.
+    Schedule ``i`` is :class:`~gpusim.backends.sim.RandomWalk` with seed ``seed + i``.
 ``"pct"``
     Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010), ``PCT(seed + i, depth, k)``
     with ``k`` the steps of the sequential run; the result carries the guarantee 1/(n·k^(d−1)).
@@ -38,12 +38,11 @@ import random
 import time
 from collections.abc import Callable, Iterator
 
-from gpusim.backends.sim.backend import ENGINES
-from gpusim.backends.sim.policies import PCT, Policy, RandomWalk
+from gpusim.backends.sim import ENGINES, PCT, TOKEN_FORMAT, Policy, RandomWalk, read_token
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 from .report import Exploration, Failure, trace_of
-from .scenario import Outcome, Scenario, get_scenario
+from .scenario import Outcome, Scenario, get_scenario, scenario_names
 from .shrink import ddmin
 from .switches import Switches, switches_of
 
@@ -320,7 +319,10 @@ class Replayed:
 def replay(token: str, scenario: str | Scenario | None = None) -> Replayed:
     """Replay ``"scenario@gs1-..."`` (a :attr:`Failure.replay_token`), or a ``gs1-`` token on ``scenario``.
 
-    The schedule is followed exactly, with tracing on: the same trace as the failure's.
+    The schedule is followed exactly, with tracing on: the same trace as the failure's.  A token from an
+    older version of gpusim replays where its kernels (and scenario) still exist, or moved unchanged
+    (:mod:`gpusim.backends.sim.tokens`); else ``InvalidArgument`` says, in one line, that it comes from an
+    older version.
     """
     if not isinstance(token, str):
         raise InvalidArgumentType(f"token must be a string, got {token!r}")
@@ -331,6 +333,11 @@ def replay(token: str, scenario: str | Scenario | None = None) -> Replayed:
     if scenario is None:
         raise InvalidArgument(f"token {token[:16]!r}... names no scenario: pass scenario=..., or a "
                               f"'scenario@token' string as Failure.replay_token gives")
+    if isinstance(scenario, str) and scenario not in scenario_names():
+        made = read_token(token)  # a damaged token or an unknown format says so first
+        if made.format < TOKEN_FORMAT:
+            raise InvalidArgument(f"the replay token names scenario {scenario!r}, which this gpusim does not have: "
+                                  f"it comes from {made.origin()}; find the failure again for a new token")
     scenario = get_scenario(scenario)
     outcome, dev = scenario.execute(schedule=token, trace=True)
     return Replayed(scenario.name, outcome, dev)

@@ -2,7 +2,7 @@
 
 :class:`Switches` keeps the running thread until it blocks or finishes (then the lowest-numbered
 runnable thread goes on), except at the listed global steps, where the listed thread takes over.
-Unlike :class:`~gpusim.backends.sim.policies.Preemptions` it names threads, not positions among the
+Unlike :class:`~gpusim.backends.sim.Preemptions` it names threads, not positions among the
 runnable ones, so a switch keeps its meaning when other switches are removed: delta debugging
 (:mod:`gpusim.explore.shrink`) and the systematic search (:mod:`gpusim.explore.search`) both rely on
 that.  With ``record=True`` it also logs, at every step where the running thread could go on, which
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpusim.backends.sim.policies import NEVER, Policy
+from gpusim.backends.sim import NEVER, Policy
 from gpusim.errors import InvalidArgument
 
 __all__ = ["Switches", "switches_of"]

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from gpusim import T, kernel
-from gpusim.backends.sim.scheduler import Limits
+from gpusim.backends.sim import Limits
 from gpusim.errors import GpusimInternalError, InvalidArgument
 from gpusim.runtime.device import Device, check_block
 from gpusim.types.arguments import check_positive_int

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim import T, kernel
-from gpusim.backends.sim import Run, TraceEvent
-from gpusim.backends.sim.scheduler import Limits
+from gpusim.backends.sim import Limits, Run, TraceEvent
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import Device, check_block
 from gpusim.types.arguments import check_positive_int
