@@ -1,6 +1,7 @@
 """Maximum-cardinality bipartite matching on GPUs: augmenting paths (seed 000) and push-relabel (seed 001).
 
-The kernels appear in the order of the papers' algorithms ([000]_, [001]_), written once in ``T``
+The kernels appear in the order of the papers' algorithms (seeds 000 and 001: Deveci, Kaya, Uçar,
+Çatalyürek, Euro-Par 2013 and ICPP 2013), written once in ``T``
 (:mod:`~gpusim.algorithms.bipartite.kernels_bfs`, :mod:`~gpusim.algorithms.bipartite.kernels_push_relabel`);
 the host loops :func:`apfb`, :func:`apsb` (:mod:`~gpusim.algorithms.bipartite.augmenting`) and
 :func:`gpr` (:mod:`~gpusim.algorithms.bipartite.gpu_push_relabel`) are the papers' outer loops, written
@@ -9,13 +10,6 @@ Pothen-Fan, push-relabel) are compiled with Numba.  Every algorithm registers it
 (:mod:`gpusim.runtime.registry`); :func:`maximum_bipartite_matching` dispatches to them.  Rows are one
 side and columns the other; ``rmatch[r]`` is the column matched to row ``r`` and ``cmatch[c]`` the
 row matched to column ``c``, -1 when free.
-
-References
-----------
-.. [000] M. Deveci, K. Kaya, B. Uçar, Ü. V. Çatalyürek, "GPU accelerated maximum cardinality
-   matching algorithms for bipartite graphs", Euro-Par 2013 (seed 000).
-.. [001] M. Deveci, K. Kaya, B. Uçar, Ü. V. Çatalyürek, "A push-relabel-based maximum
-   cardinality bipartite matching algorithm on GPUs", ICPP 2013 (seed 001).
 
 Example
 -------
