@@ -1,4 +1,4 @@
-"""The kernels of APFB and APsB (seed 000, Alg. 1–4): BFS levels from the free columns, then ALTERNATE.
+"""The kernels of APFB and APsB (seed 000 [000]_, Alg. 1–4): BFS levels from the free columns, then ALTERNATE.
 
 Written once in ``T``; the host loop is :mod:`gpusim.algorithms.bipartite.augmenting`.  Rows are one
 side and columns the other; ``rmatch[r]`` is the column matched to row ``r`` and ``cmatch[c]`` the row

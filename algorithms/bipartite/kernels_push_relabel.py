@@ -1,4 +1,4 @@
-"""The kernels of G-PR (seed 001, Alg. 3–9): global relabelling by BFS levels, pushes, active lists.
+"""The kernels of G-PR (seed 001 [001]_, Alg. 3–9): global relabelling by BFS levels, pushes, active lists.
 
 Written once in ``T``; the host loop is :mod:`gpusim.algorithms.bipartite.gpu_push_relabel`.  ``rmatch``
 and ``cmatch`` are the paper's μ on rows and columns (``cmatch[v] = -2``: column ``v`` cannot reach
