@@ -3,9 +3,9 @@
 Nothing here imports CuPy at module level: :func:`availability` says whether CuPy, a CUDA
 driver and a GPU are there, and :func:`create_backend` builds the backend object that
 :class:`gpusim.Device` drives.  The language ``T`` for cupyx lives in
-:mod:`gpusim.backends._cupy_language`, its shims over cupyx internals in
-:mod:`gpusim.backends._cupy_shims` (tested with the CuPy versions in
-``_cupy_shims.TESTED_CUPY_VERSIONS``).
+:mod:`gpusim.backends.cupy_language`, its shims over cupyx internals in
+:mod:`gpusim.backends.cupy_shims` (tested with the CuPy versions in
+``cupy_shims.TESTED_CUPY_VERSIONS``).
 
 A kernel is bound to cupyx's ``T`` (:func:`gpusim.language.kernels.bind`), transpiled to CUDA C++ and
 compiled by NVRTC once per tuple of argument types; a second launch with the same types reuses
@@ -34,18 +34,15 @@ import warnings
 from typing import Any
 
 import numpy as np
+from gpusim.backends.gpu import GpuBackend
 
-from gpusim.errors import BackendUnavailable, InvalidArgument, KernelFault, KernelSyntaxError
+from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
 __all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "transpile_kernel"]
 
 _INSTALL = "pip install 'gpusim[cupy]' (CuPy for your CUDA: cupy-cuda12x or cupy-cuda13x)"
 _NEEDS = f"Device('cupy') needs an NVIDIA GPU, its driver, and {_INSTALL}"
 _warned_version = False
-# (kernel, argument types, 32-bit indexing, device id) -> (CuPy function, cooperative launch),
-# shared by every Device('cupy') of the process
-_COMPILED: dict[tuple, Any] = {}
-_COUNTS = {"compiled": 0}
 
 
 def cupy_version() -> str | None:
@@ -107,7 +104,7 @@ def create_backend() -> CupyBackend:
 
 def _check_version() -> None:
     global _warned_version
-    from gpusim.backends._cupy_shims import TESTED_CUPY_VERSIONS
+    from gpusim.backends.cupy_shims import TESTED_CUPY_VERSIONS
 
     version = cupy_version()
     if not _warned_version and version not in TESTED_CUPY_VERSIONS:
@@ -140,7 +137,7 @@ def transpile_kernel(kernel, types_: tuple, index_32_bits: tuple[bool, ...] | No
     Raises :class:`~gpusim.errors.KernelSyntaxError` naming the kernel when cupyx refuses it.
     """
     from cupyx.jit import _compile, _cuda_types
-    from gpusim.backends._cupy_language import MODE, T, wrap_device
+    from gpusim.backends.cupy_language import MODE, T, wrap_device
 
     from gpusim.language.kernels import bind
 
@@ -183,18 +180,9 @@ def nvrtc_ptx(result, cc: tuple[int, int] = (8, 0)) -> str:
     return ptx.decode() if isinstance(ptx, bytes) else ptx
 
 
-class CupyBackend:
-    """Device arrays and launches through CuPy and ``cupyx.jit``.
-
-    Attributes
-    ----------
-    name:
-        ``"cupy"``.
-    compile_count:
-        How many kernels were transpiled and compiled for CuPy in this process (one per kernel,
-        tuple of argument types and GPU; the cache is shared by every ``Device("cupy")``): a
-        launch that reuses a compiled kernel leaves it unchanged.
-    """
+class CupyBackend(GpuBackend):
+    """Device arrays and launches through CuPy and ``cupyx.jit``: a kernel is transpiled and compiled
+    once per tuple of argument types, 32-bit indexing and GPU (see :class:`~gpusim.backends.gpu.GpuBackend`)."""
 
     name = "cupy"
 
@@ -202,13 +190,6 @@ class CupyBackend:
         import cupy
 
         self._cupy = cupy
-
-    def __repr__(self) -> str:
-        return f"<CupyBackend: {len(_COMPILED)} compiled kernels>"
-
-    @property
-    def compile_count(self) -> int:
-        return _COUNTS["compiled"]
 
     # -- memory --------------------------------------------------------------------------------
     def full(self, n: int, value: Any, dtype: np.dtype):
@@ -223,22 +204,20 @@ class CupyBackend:
     def is_device_array(self, value: Any) -> bool:
         return isinstance(value, self._cupy.ndarray)
 
-    def synchronize(self) -> None:
-        try:
-            self._cupy.cuda.Device().synchronize()
-        except Exception as exc:
-            raise KernelFault(
-                f"a kernel launched on cupy failed while running ({type(exc).__name__}: {exc}); "
-                "an out-of-bounds access is the usual cause: run it on Device('sim') to find it"
-            ) from exc
+    def device_synchronize(self) -> None:
+        self._cupy.cuda.Device().synchronize()
 
-    # -- launching -----------------------------------------------------------------------------
-    def compiled(self, kernel, types_: tuple, index_32_bits: tuple[bool, ...] | None = None):
-        """The CuPy function for ``kernel`` at argument types ``types_``, compiled on first use."""
-        key = (kernel, types_, index_32_bits, self._cupy.cuda.runtime.getDevice())
-        found = _COMPILED.get(key)
-        if found is not None:
-            return found
+    # -- compiling and launching ---------------------------------------------------------------
+    def signature(self, args: tuple) -> tuple:
+        """``(((dtype, is_array), ...), 32-bit indexing per argument, device id)`` of the launch."""
+        ndarray = self._cupy.ndarray
+        types_ = tuple((a.dtype, isinstance(a, ndarray)) for a in args)
+        index_32_bits = tuple(bool(a._index_32_bits) if isinstance(a, ndarray) else True for a in args)
+        return types_, index_32_bits, self._cupy.cuda.runtime.getDevice()
+
+    def compile(self, kernel, signature: tuple):
+        """``(CuPy function, cooperative launch)`` for ``kernel`` at ``signature``."""
+        types_, index_32_bits, _ = signature
         result = transpile_kernel(kernel, types_, index_32_bits)
         from cupy._core import core
 
@@ -254,20 +233,8 @@ class CupyBackend:
                 f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) transpiled, but its CUDA source "
                 f"does not compile: {type(exc).__name__}: {exc}"
             ) from exc
-        found = (module.get_function(result.func_name), result.enable_cooperative_groups)
-        _COMPILED[key] = found
-        _COUNTS["compiled"] += 1
-        return found
+        return module.get_function(result.func_name), result.enable_cooperative_groups
 
-    def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
-        ndarray = self._cupy.ndarray
-        types_ = tuple((a.dtype, isinstance(a, ndarray)) for a in args)
-        index_32_bits = tuple(bool(a._index_32_bits) if isinstance(a, ndarray) else True for a in args)
-        function, cooperative = self.compiled(kernel, types_, index_32_bits)
-        try:
-            function((grid, 1, 1), (block, 1, 1), args, 0, None, cooperative)
-        except Exception as exc:
-            raise InvalidArgument(
-                f"launching kernel {kernel.name!r} on cupy with grid={grid}, block={block} failed "
-                f"({type(exc).__name__}: {exc})"
-            ) from exc
+    def run(self, compiled, grid: int, block: int, args: tuple) -> None:
+        function, cooperative = compiled
+        function((grid, 1, 1), (block, 1, 1), args, 0, None, cooperative)

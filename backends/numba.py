@@ -3,7 +3,7 @@
 Nothing here imports numba at module level: :func:`availability` says whether numba-cuda, a
 CUDA driver and a GPU are there, and :func:`create_backend` builds the backend object that
 :class:`gpusim.Device` drives.  The language ``T`` for numba lives in
-:mod:`gpusim.backends._numba_language`.
+:mod:`gpusim.backends.numba_language`.
 
 A kernel is bound to numba's ``T`` once (:func:`gpusim.language.kernels.bind`; its ``@device`` helpers
 become inlined numba device functions) and compiled once per tuple of argument types; a second
@@ -33,15 +33,13 @@ import warnings
 from typing import Any
 
 import numpy as np
+from gpusim.backends.gpu import GpuBackend
 
-from gpusim.errors import BackendUnavailable, InvalidArgument, KernelFault, KernelSyntaxError
+from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
 __all__ = ["NumbaBackend", "availability", "create_backend", "numba_signature"]
 
 _INSTALL = "pip install 'gpusim[cuda]'"
-# (kernel, argument types) -> numba's compiled kernel, shared by every Device('numba') of the process
-_COMPILED: dict[tuple, Any] = {}
-_COUNTS = {"compiled": 0}
 _NEEDS = f"Device('numba') needs an NVIDIA GPU, its driver, and {_INSTALL}"
 
 
@@ -114,25 +112,16 @@ def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
 
 def bind_kernel(kernel):
     """``kernel`` bound to numba's ``T``; its ``@device`` helpers become inlined device functions."""
-    from gpusim.backends._numba_language import T, inline_device
+    from gpusim.backends.numba_language import T, inline_device
 
     from gpusim.language.kernels import bind
 
     return bind(kernel, T, wrap_device=inline_device)
 
 
-class NumbaBackend:
-    """Device arrays and launches through numba-cuda.
-
-    Attributes
-    ----------
-    name:
-        ``"numba"``.
-    compile_count:
-        How many kernels were compiled for numba in this process (one per kernel and tuple of
-        argument types; the cache is shared by every ``Device("numba")``): a launch that reuses
-        a compiled kernel leaves it unchanged.
-    """
+class NumbaBackend(GpuBackend):
+    """Device arrays and launches through numba-cuda: a kernel is compiled by ``numba.cuda.jit``
+    once per tuple of argument types (see :class:`~gpusim.backends.gpu.GpuBackend`)."""
 
     name = "numba"
 
@@ -150,13 +139,6 @@ class NumbaBackend:
             category=NumbaPerformanceWarning,
         )
 
-    def __repr__(self) -> str:
-        return f"<NumbaBackend: {len(_COMPILED)} compiled kernels>"
-
-    @property
-    def compile_count(self) -> int:
-        return _COUNTS["compiled"]
-
     # -- memory --------------------------------------------------------------------------------
     def full(self, n: int, value: Any, dtype: np.dtype):
         return self._cuda.to_device(np.full(n, value, dtype=dtype))
@@ -170,44 +152,24 @@ class NumbaBackend:
     def is_device_array(self, value: Any) -> bool:
         return isinstance(value, self._device_array)
 
-    def synchronize(self) -> None:
-        try:
-            self._cuda.synchronize()
-        except Exception as exc:
-            raise KernelFault(
-                f"a kernel launched on numba failed while running ({type(exc).__name__}: {exc}); "
-                "an out-of-bounds access is the usual cause: run it on Device('sim') to find it"
-            ) from exc
+    def device_synchronize(self) -> None:
+        self._cuda.synchronize()
 
-    # -- launching -----------------------------------------------------------------------------
-    def compiled(self, kernel, types_: tuple[tuple[np.dtype, bool], ...]):
-        """The numba kernel for ``kernel`` at argument types ``types_``, compiled on first use."""
-        key = (kernel, types_)
-        found = _COMPILED.get(key)
-        if found is not None:
-            return found
-        signature = numba_signature(types_)
+    # -- compiling and launching ---------------------------------------------------------------
+    def signature(self, args: tuple) -> tuple:
+        """``((dtype, is_array), ...)`` of the launch's arguments."""
+        return tuple((a.dtype, isinstance(a, self._device_array)) for a in args)
+
+    def compile(self, kernel, signature: tuple):
         clone = bind_kernel(kernel)
         try:
-            found = self._cuda.jit(signature)(clone)
+            return self._cuda.jit(numba_signature(signature))(clone)
         except Exception as exc:
-            described = ", ".join(f"{d.name}[:]" if a else d.name for d, a in types_)
+            described = ", ".join(f"{d.name}[:]" if a else d.name for d, a in signature)
             raise KernelSyntaxError(
                 f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) does not compile for numba "
                 f"with argument types ({described}):\n{exc}"
             ) from exc
-        _COMPILED[key] = found
-        _COUNTS["compiled"] += 1
-        return found
 
-    def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
-        device_array = self._device_array
-        types_ = tuple((a.dtype, isinstance(a, device_array)) for a in args)
-        compiled = self.compiled(kernel, types_)
-        try:
-            compiled[grid, block](*args)
-        except Exception as exc:
-            raise InvalidArgument(
-                f"launching kernel {kernel.name!r} on numba with grid={grid}, block={block} failed "
-                f"({type(exc).__name__}: {exc})"
-            ) from exc
+    def run(self, compiled, grid: int, block: int, args: tuple) -> None:
+        compiled[grid, block](*args)

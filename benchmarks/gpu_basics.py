@@ -116,12 +116,12 @@ def launch_overhead(backend: str, reps: int) -> dict:
     if backend == "numba":
         from numba import cuda
 
-        compiled = impl.compiled(empty_kernel, ((np.dtype(np.int32), True),))
+        compiled = impl.compiled(empty_kernel, impl.signature((a,)))
         figures["raw_launch_sync_us"] = _median_us(lambda: (compiled[1, 32](a), cuda.synchronize()), reps, 100)
     else:
         import cupy
 
-        function, _ = impl.compiled(empty_kernel, ((np.dtype(np.int32), True),), (True,))
+        function, _ = impl.compiled(empty_kernel, impl.signature((a,)))
         device = cupy.cuda.Device()
         figures["raw_launch_sync_us"] = _median_us(
             lambda: (function((1, 1, 1), (32, 1, 1), (a,)), device.synchronize()), reps, 100

@@ -42,7 +42,7 @@ def cupy_missing(monkeypatch):
     """No CuPy distribution is installed, and ``import cupyx`` fails."""
     monkeypatch.setattr(gpusim.backends.cupy, "cupy_version", lambda: None)
     monkeypatch.setitem(sys.modules, "cupyx", None)
-    monkeypatch.delitem(sys.modules, "gpusim.backends._cupy_language", raising=False)
+    monkeypatch.delitem(sys.modules, "gpusim.backends.cupy_language", raising=False)
 
 
 NUMBA_MISSING = r"^compiling for numba needs numba-cuda, which is not installed: pip install 'gpusim\[cuda\]'$"
@@ -66,7 +66,7 @@ def test_cupy_not_installed_says_so(call):
 
 @pytest.mark.parametrize(
     ("backend", "module", "package"),
-    [("numba", "gpusim.backends._numba_language", "numba-cuda"), ("cupy", "gpusim.backends._cupy_language", "CuPy")],
+    [("numba", "gpusim.backends.numba_language", "numba-cuda"), ("cupy", "gpusim.backends.cupy_language", "CuPy")],
 )
 def test_a_compiler_installed_but_broken_says_it_failed_to_import(monkeypatch, backend, module, package):
     monkeypatch.setattr(importlib.metadata, "version", lambda dist: "9.9.9")

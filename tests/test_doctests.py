@@ -23,8 +23,8 @@ def _modules() -> list[str]:
 
 
 # Private language modules of the GPU backends import numba-cuda or CuPy at import time.
-_NEEDS = {"gpusim.backends._numba_language": "numba.cuda", "gpusim.backends._cupy_language": "cupyx.jit",
-          "gpusim.backends._cupy_shims": "cupyx.jit"}
+_NEEDS = {"gpusim.backends.numba_language": "numba.cuda", "gpusim.backends.cupy_language": "cupyx.jit",
+          "gpusim.backends.cupy_shims": "cupyx.jit"}
 
 
 @pytest.mark.parametrize("name", _modules())

@@ -29,7 +29,7 @@ CASES = [
     ("backend not a string", lambda: Device(3), InvalidArgumentType, "backend must be a string"),
     ("unknown policy", lambda: Device("sim", policy="fifo"), InvalidArgument, "policy='fifo'"),
     ("policy not a name", lambda: Device("sim", policy=3), InvalidArgumentType, "policy must be"),
-    ("seed not an int", lambda: Device("sim", seed="x"), InvalidArgumentType, "seed must be an integer"),
+    ("seed not an int", lambda: Device("sim", seed="x"), InvalidArgumentType, "seed must be a non-negative integer"),
     ("trace not a bool", lambda: Device("sim", trace="yes"), InvalidArgumentType, "trace must be"),
     ("zero step budget", lambda: Device("sim", max_steps=0), InvalidArgument, "max_steps=0"),
     ("unknown option", lambda: Device("sim", polcy="random"), TypeError, "polcy"),

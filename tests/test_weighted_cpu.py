@@ -409,7 +409,7 @@ BAD_CALLS = [
     (lambda: start_matching(-2, "i,i+1"), InvalidArgument, "n=-2"),
     (lambda: uniform(-1, 0), InvalidArgument, "n=-1"),
     (lambda: uniform(3.0, 0), InvalidArgumentType, "n must be an integer"),
-    (lambda: geometric(3, None), InvalidArgumentType, "seed must be an integer"),
+    (lambda: geometric(3, None), InvalidArgumentType, "seed must be a non-negative integer"),
     (lambda: geometric(3, -1), InvalidArgument, "seed=-1"),
     (lambda: exponential(3, 0, lam=0.0), InvalidArgument, "lam=0.0"),
     (lambda: exponential(3, 0, lam=float("inf")), InvalidArgument, "lam=inf"),

@@ -19,6 +19,7 @@ import random
 from collections.abc import Sequence
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType, ReplayMismatch
+from gpusim.types.arguments import check_seed
 
 __all__ = [
     "NEVER",
@@ -96,7 +97,7 @@ class RandomWalk(Policy):
     rotates_spinners = False
 
     def __init__(self, seed: int = 0):
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         self.rng = random.Random(seed)
 
     def start(self, launch, n_threads, step_offset):
@@ -131,7 +132,7 @@ class PCT(Policy):
     """
 
     def __init__(self, seed: int = 0, depth: int = 3, steps: int | None = None):
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise InvalidArgument(f"depth must be an integer >= 1, got depth={depth!r}")
         if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 1):
@@ -297,7 +298,3 @@ def make_policy(policy: str | Policy, seed: int = 0) -> Policy:
     return cls(seed=seed) if cls in (RandomWalk, PCT) else cls()
 
 
-def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidArgumentType(f"seed must be an integer, got {seed!r}")
-    return seed

@@ -91,8 +91,8 @@ def _check_backend(backend, allowed: tuple[str, ...]) -> str:
 
 #: For each backend: the compiler's name, the module binding ``T`` to it, and the extra that installs it.
 _COMPILERS = {
-    "numba": ("numba-cuda", "gpusim.backends._numba_language", "gpusim[cuda]"),
-    "cupy": ("CuPy", "gpusim.backends._cupy_language", "gpusim[cupy]"),
+    "numba": ("numba-cuda", "gpusim.backends.numba_language", "gpusim[cuda]"),
+    "cupy": ("CuPy", "gpusim.backends.cupy_language", "gpusim[cupy]"),
 }
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import KERNEL_DTYPES, Kernel
+from gpusim.types.arguments import check_positive_int
 
 __all__ = ["BACKENDS", "BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Device", "choose_backend"]
 
@@ -255,15 +256,6 @@ def check_block(block: Any) -> int:
     if block > MAX_BLOCK:
         raise InvalidArgument(f"block={block} exceeds the {MAX_BLOCK} threads a block may have")
     return block
-
-
-def check_positive_int(name: str, value: Any) -> int:
-    """``value`` as an int, refused (naming ``name``) unless it is a positive integer."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise InvalidArgumentType(f"{name} must be a positive integer (1-D launches), got {value!r}")
-    if value < 1:
-        raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")
-    return int(value)
 
 
 def _check_dtype(dtype: Any) -> np.dtype:

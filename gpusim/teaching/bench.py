@@ -28,7 +28,8 @@ import numpy as np
 from gpusim import T, kernel
 from gpusim.backends.sim.scheduler import Limits
 from gpusim.errors import GpusimInternalError, InvalidArgument
-from gpusim.runtime.device import Device, check_block, check_positive_int
+from gpusim.runtime.device import Device, check_block
+from gpusim.types.arguments import check_positive_int
 
 __all__ = ["POLICIES", "WORKLOADS", "barrier_bound", "check_workload", "memory_bound", "numba_cudasim_throughput",
            "sim_throughput"]

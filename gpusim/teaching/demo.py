@@ -26,7 +26,8 @@ from gpusim import T, kernel
 from gpusim.backends.sim import Run, TraceEvent
 from gpusim.backends.sim.scheduler import Limits
 from gpusim.errors import InvalidArgument
-from gpusim.runtime.device import Device, check_block, check_positive_int
+from gpusim.runtime.device import Device, check_block
+from gpusim.types.arguments import check_positive_int
 
 __all__ = ["LostUpdate", "check_demo_sizes", "find_lost_update", "racy_count"]
 

@@ -27,6 +27,7 @@ from hypothesis.strategies import SearchStrategy
 
 from gpusim.backends.sim.schedule_strategy import schedules
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.arguments import check_bool, check_int
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph, example_path, examples_dir
 from gpusim.types.preferences import PreferenceInstance
 
@@ -35,26 +36,12 @@ __all__ = [
 ]
 
 # ----------------------------------------------------------------------------------------------
-# Argument checks (Hypothesis style: name the argument, show the value)
-
-
-def _check_int(name: str, value: Any, *, optional: bool = False) -> None:
-    if optional and value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidArgumentType(f"{name}={value!r} must be an integer, got {type(value).__name__}")
-    if value < 0:
-        raise InvalidArgument(f"{name}={value!r} must be non-negative")
+# Argument checks of the strategies' own (the rest: gpusim.types.arguments)
 
 
 def _check_order(lower_name: str, lower: int, upper_name: str, upper: int) -> None:
     if upper < lower:
         raise InvalidArgument(f"Cannot have {upper_name}={upper!r} < {lower_name}={lower!r}")
-
-
-def _check_bool(name: str, value: Any) -> None:
-    if not isinstance(value, bool):
-        raise InvalidArgumentType(f"{name}={value!r} must be a bool, got {type(value).__name__}")
 
 
 def _check_strategy(name: str, value: Any) -> None:
@@ -124,8 +111,9 @@ def bipartite_graphs(
     """
     for name, value in (("min_rows", min_rows), ("max_rows", max_rows), ("min_cols", min_cols),
                         ("max_cols", max_cols)):
-        _check_int(name, value)
-    _check_int("max_edges", max_edges, optional=True)
+        check_int(name, value)
+    if max_edges is not None:
+        check_int("max_edges", max_edges, 0, None)
     _check_order("min_rows", min_rows, "max_rows", max_rows)
     _check_order("min_cols", min_cols, "max_cols", max_cols)
     _check_density(density, max_edges)
@@ -200,11 +188,12 @@ def weighted_graphs(
     >>> find(weighted_graphs(max_vertices=0), lambda g: True)
     WeightedGraph(n=0, n_edges=0)
     """
-    _check_int("min_vertices", min_vertices)
-    _check_int("max_vertices", max_vertices)
-    _check_int("max_edges", max_edges, optional=True)
+    check_int("min_vertices", min_vertices)
+    check_int("max_vertices", max_vertices)
+    if max_edges is not None:
+        check_int("max_edges", max_edges, 0, None)
     _check_order("min_vertices", min_vertices, "max_vertices", max_vertices)
-    _check_bool("allow_ties", allow_ties)
+    check_bool("allow_ties", allow_ties)
     if weights is None:
         weights = st.integers(1, 5 if allow_ties else 2**31).map(float)
     _check_strategy("weights", weights)
@@ -260,10 +249,10 @@ def preference_instances(min_n: int = 0, max_n: int = 8, complete: bool = False
     >>> find(preference_instances(max_n=0), lambda p: True)
     PreferenceInstance(men=[], women=[])
     """
-    _check_int("min_n", min_n)
-    _check_int("max_n", max_n)
+    check_int("min_n", min_n)
+    check_int("max_n", max_n)
     _check_order("min_n", min_n, "max_n", max_n)
-    _check_bool("complete", complete)
+    check_bool("complete", complete)
     return _complete_instances(min_n, max_n) if complete else _incomplete_instances(min_n, max_n)
 
 

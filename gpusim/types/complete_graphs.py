@@ -52,6 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.check import check_mate
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
@@ -62,27 +63,6 @@ _SPARSE_GENERATOR = "generate a sparse graph instead (gpusim.types.generators) a
 #: What to use instead of a dense complete-graph algorithm on a large sparse graph.
 SPARSE_ALTERNATIVE = ("use a sparse algorithm instead: maximum_weight_matching(graph, 'suitor') "
                       "(--algorithm suitor), or ld, greedy, gpa")
-
-_INT32_MAX = int(np.iinfo(np.int32).max)
-
-# ----------------------------------------------------------------------------------------------
-# Argument checks (shared with gpusim.algorithms.weighted_cpu)
-
-
-def check_int(name: str, value: Any, low: int = 0, high: int | None = _INT32_MAX) -> int:
-    """``value`` as an int in ``low..high`` (``high=None``: no upper bound), else an error naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r} of type {type(value).__name__}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        bound = f"in {low}..{high}" if high is not None else f">= {low}"
-        raise InvalidArgument(f"{name}={value} must be {bound}")
-    return value
-
-
-def check_seed(seed: Any) -> int:
-    """A seed: any non-negative integer."""
-    return check_int("seed", seed, 0, None)
 
 
 # ----------------------------------------------------------------------------------------------

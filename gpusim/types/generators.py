@@ -28,55 +28,15 @@ BipartiteGraph(n_rows=3, n_cols=4, n_edges=5)
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.arguments import INT32_MAX, check_bool, check_edge_total, check_int, check_real, check_seed
 from gpusim.types.graphs import BipartiteGraph
 
 __all__ = ["grid", "random_geometric", "random_permutation", "rmat", "uniform_random"]
 
-_INT32_MAX = int(np.iinfo(np.int32).max)
 _RMAT_CHUNK = 1 << 16  # edges per batch of R-MAT draws (part of the seeded stream: do not change)
-
-# ----------------------------------------------------------------------------------------------
-# Argument checks
-
-
-def _check_int(name: str, value: Any, low: int = 0, high: int = _INT32_MAX) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r} of type {type(value).__name__}")
-    value = int(value)
-    if not low <= value <= high:
-        raise InvalidArgument(f"{name}={value} must be in {low}..{high}")
-    return value
-
-
-def _check_seed(seed: Any) -> int:
-    return _check_int("seed", seed)
-
-
-def _check_real(name: str, value: Any, low: float, high: float) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InvalidArgumentType(f"{name} must be a real number, got {name}={value!r} of type {type(value).__name__}")
-    value = float(value)
-    if not (math.isfinite(value) and low <= value <= high):
-        raise InvalidArgument(f"{name}={value!r} must be finite and in [{low}, {high}]")
-    return value
-
-
-def _check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidArgumentType(f"{name} must be a bool, got {name}={value!r} of type {type(value).__name__}")
-    return bool(value)
-
-
-def _check_edges(count: int, what: str) -> None:
-    if count > _INT32_MAX:
-        raise InvalidArgument(f"{what} would give {count} edges, more than {_INT32_MAX} (CSR offsets are int32)")
-
 
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:
     """Sorted distinct values (a sort and a mask: far faster than np.unique's hash path on 10^7 keys)."""
@@ -101,7 +61,7 @@ def _square_pattern(u: np.ndarray, v: np.ndarray, n: int, diagonal: bool) -> Bip
         ids = np.arange(n, dtype=np.int64)
         parts.append(ids * n + ids)
     keys = _sorted_unique(np.concatenate(parts))
-    _check_edges(int(keys.shape[0]), "this graph")
+    check_edge_total(int(keys.shape[0]), "edges of this graph")
     return _from_keys(keys, n, n)
 
 
@@ -148,10 +108,10 @@ def uniform_random(n_rows: int, n_cols: int, n_edges: int, seed: int) -> Biparti
     >>> uniform_random(0, 0, 0, seed=0)
     BipartiteGraph(n_rows=0, n_cols=0, n_edges=0)
     """
-    n_rows = _check_int("n_rows", n_rows)
-    n_cols = _check_int("n_cols", n_cols)
-    n_edges = _check_int("n_edges", n_edges)
-    seed = _check_seed(seed)
+    n_rows = check_int("n_rows", n_rows)
+    n_cols = check_int("n_cols", n_cols)
+    n_edges = check_int("n_edges", n_edges)
+    seed = check_seed(seed)
     total = n_rows * n_cols
     if n_edges > total:
         raise InvalidArgument(
@@ -231,17 +191,17 @@ def rmat(scale: int, edge_factor: int, seed: int, a: float = 0.57, b: float = 0.
     >>> rmat(0, 0, seed=0)
     BipartiteGraph(n_rows=1, n_cols=1, n_edges=0)
     """
-    scale = _check_int("scale", scale, 0, 30)
-    edge_factor = _check_int("edge_factor", edge_factor)
-    seed = _check_seed(seed)
-    a = _check_real("a", a, 0.0, 1.0)
-    b = _check_real("b", b, 0.0, 1.0)
-    c = _check_real("c", c, 0.0, 1.0)
+    scale = check_int("scale", scale, 0, 30)
+    edge_factor = check_int("edge_factor", edge_factor)
+    seed = check_seed(seed)
+    a = check_real("a", a, 0.0, 1.0)
+    b = check_real("b", b, 0.0, 1.0)
+    c = check_real("c", c, 0.0, 1.0)
     if a + b + c > 1.0 + 1e-12:
         raise InvalidArgument(f"a + b + c = {a} + {b} + {c} = {a + b + c} exceeds 1: d = 1 - a - b - c is negative")
     n = 1 << scale
     m = edge_factor * n
-    _check_edges(m, f"edge_factor * 2**scale = {edge_factor} * {n}")
+    check_edge_total(m, f"edges (edge_factor * 2**scale = {edge_factor} * {n})")
     rng = np.random.default_rng(seed)
     t_ab, t_abc = np.float32(a + b), np.float32(a + b + c)
     t_a = np.float32(a)
@@ -303,12 +263,12 @@ def grid(rows: int, cols: int, diagonal: bool = True) -> BipartiteGraph:
     >>> grid(0, 5)
     BipartiteGraph(n_rows=0, n_cols=0, n_edges=0)
     """
-    rows = _check_int("rows", rows)
-    cols = _check_int("cols", cols)
-    diagonal = _check_bool("diagonal", diagonal)
+    rows = check_int("rows", rows)
+    cols = check_int("cols", cols)
+    diagonal = check_bool("diagonal", diagonal)
     n = rows * cols
-    if n > _INT32_MAX:
-        raise InvalidArgument(f"rows * cols = {rows} * {cols} = {n} exceeds {_INT32_MAX}: vertex ids are int32")
+    if n > INT32_MAX:
+        raise InvalidArgument(f"rows * cols = {rows} * {cols} = {n} exceeds {INT32_MAX}: vertex ids are int32")
     ids = np.arange(n, dtype=np.int64).reshape(rows, cols)
     u = np.concatenate((ids[:, :-1].ravel(), ids[:-1, :].ravel()))
     v = np.concatenate((ids[:, 1:].ravel(), ids[1:, :].ravel()))
@@ -362,17 +322,18 @@ def random_geometric(n: int, radius: float, seed: int, diagonal: bool = True) ->
     """
     from scipy.spatial import cKDTree
 
-    n = _check_int("n", n)
-    radius = _check_real("radius", radius, 0.0, 2.0)
-    seed = _check_seed(seed)
-    diagonal = _check_bool("diagonal", diagonal)
+    n = check_int("n", n)
+    radius = check_real("radius", radius, 0.0, 2.0)
+    seed = check_seed(seed)
+    diagonal = check_bool("diagonal", diagonal)
     rng = np.random.default_rng(seed)
     points = rng.random((n, 2))
     if n > 1:
         pairs = cKDTree(points).query_pairs(radius, output_type="ndarray")
     else:
         pairs = np.zeros((0, 2), np.int64)
-    _check_edges(2 * pairs.shape[0] + (n if diagonal else 0), f"random_geometric(n={n}, radius={radius})")
+    check_edge_total(2 * pairs.shape[0] + (n if diagonal else 0),
+                     f"adjacency entries of random_geometric(n={n}, radius={radius})")
     return _square_pattern(pairs[:, 0], pairs[:, 1], n, diagonal)
 
 
@@ -416,5 +377,5 @@ def random_permutation(graph: BipartiteGraph, seed: int) -> BipartiteGraph:
         raise InvalidArgumentType(
             f"graph must be a gpusim.types.graphs.BipartiteGraph, got graph of type {type(graph).__name__}"
         )
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     return graph.permuted(seed)

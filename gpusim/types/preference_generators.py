@@ -26,22 +26,14 @@ import math
 import numba
 import numpy as np
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.errors import InvalidArgument
+from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.preferences import PreferenceInstance
 
 __all__ = ["easy_instance", "hard_instance"]
 
 #: The largest hard instance whose n * n list entries fit int32 offsets.
 HARD_MAX_N = 46340
-
-
-def _check_n(n, seed, upper: int | None = None) -> None:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise InvalidArgumentType(f"n must be an integer, got {n!r}")
-    if n < 0 or (upper is not None and n > upper):
-        raise InvalidArgument(f"n={n} must be in 0..{upper if upper is not None else 2**31 - 1}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidArgument(f"seed must be a non-negative integer, got {seed!r}")
 
 
 @numba.njit(cache=False)
@@ -114,7 +106,7 @@ def easy_instance(n: int, seed: int = 0) -> PreferenceInstance:
     >>> easy_instance(0).n_men
     0
     """
-    _check_n(n, seed)
+    n, seed = check_int("n", n), check_seed(seed)
     rng = np.random.default_rng(seed)
     log_n = math.log(n) if n > 1 else 0.0
     lengths = np.minimum(np.rint((1.0 + rng.random(n)) * log_n), n).astype(np.int64)
@@ -142,7 +134,7 @@ def hard_instance(n: int, seed: int = 0) -> PreferenceInstance:
     >>> hard_instance(0).n_women
     0
     """
-    _check_n(n, seed, HARD_MAX_N)
+    n, seed = check_int("n", n, 0, HARD_MAX_N), check_seed(seed)
     rng = np.random.default_rng(seed)
     women_order = rng.permutation(n).astype(np.int32)  # every man's list, best first
     men_order = rng.permutation(n).astype(np.int32)    # every woman's list, best first

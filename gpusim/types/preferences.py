@@ -17,119 +17,26 @@ from __future__ import annotations
 
 import json
 import os
-import reprlib
 from pathlib import Path
 from typing import Any
 
-import numba
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.preference_lists import (
+    as_lists,
+    check_outer,
+    check_range,
+    check_side,
+    csr_arrays,
+    describe,
+    first_repeat,
+    json_text,
+    mutual_csr,
+    rank_in,
+)
 
 __all__ = ["PreferenceInstance"]
-
-INT32_MAX = int(np.iinfo(np.int32).max)
-
-# ----------------------------------------------------------------------------------------------
-# Validation of one side's lists
-
-
-def _describe(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
-
-
-def _first_bad_entry(side: str, i: int, lst: Any, other: str) -> None:
-    """Raise for the first entry of ``lst`` that is not a plain integer id."""
-    for j, x in enumerate(lst):
-        if isinstance(x, (list, tuple, np.ndarray, set, frozenset)):
-            raise InvalidArgument(
-                f"ties are not supported: {side}[{i}][{j}]={x!r} is a collection inside a preference "
-                "list (a tie); give a strict order, best first"
-            )
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-            raise InvalidArgumentType(f"{side}[{i}][{j}]={_describe(x)} is not an integer {other} id")
-
-
-def _list_as_array(side: str, i: int, lst: Any, other: str) -> np.ndarray:
-    """One preference list as an int64 array; type errors name the list and position."""
-    if isinstance(lst, np.ndarray):
-        if lst.ndim != 1:
-            raise InvalidArgument(
-                f"ties are not supported: {side}[{i}] is an array of shape {lst.shape}; give a flat list"
-            )
-        if lst.size and lst.dtype.kind not in "iu":
-            _first_bad_entry(side, i, lst.tolist(), other)
-            raise InvalidArgumentType(f"{side}[{i}] has dtype {lst.dtype}; ids must be integers")
-        return lst.astype(np.int64)
-    if not isinstance(lst, (list, tuple)):
-        raise InvalidArgumentType(
-            f"{side}[{i}] must be a list of {other} ids (best first), got {_describe(lst)}"
-        )
-    if not all(type(x) is int for x in lst):
-        _first_bad_entry(side, i, lst, other)
-    try:
-        return np.array(lst, dtype=np.int64)
-    except OverflowError:
-        j = next(j for j, x in enumerate(lst) if not -(2**63) <= x < 2**63)
-        raise InvalidArgument(f"{side}[{i}][{j}]={lst[j]} is out of range") from None
-
-
-def _check_outer(side: str, lists: Any) -> list | tuple:
-    """One side's outer container: a list (or tuple, or 2-D integer array) with one list per person."""
-    if isinstance(lists, np.ndarray) and lists.ndim == 2:
-        lists = list(lists)
-    if not isinstance(lists, (list, tuple)):
-        raise InvalidArgumentType(
-            f"{side} must be a list of preference lists, one per person, got {_describe(lists)}"
-        )
-    if len(lists) > INT32_MAX:
-        raise InvalidArgument(f"len({side})={len(lists)} exceeds {INT32_MAX}: ids are int32")
-    return lists
-
-
-def _check_side(side: str, lists: list | tuple, n_other: int, other: str
-                ) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
-    """Validate ``lists``; return them as plain lists, the CSR offsets and the flat ids (int64)."""
-    arrays = [_list_as_array(side, i, lst, other) for i, lst in enumerate(lists)]
-    lengths = np.array([a.shape[0] for a in arrays], np.int64)
-    ptr = np.zeros(len(arrays) + 1, np.int64)
-    np.cumsum(lengths, out=ptr[1:])
-    flat = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
-    owner = np.repeat(np.arange(len(arrays), dtype=np.int64), lengths)
-    _check_range(side, flat, owner, ptr, n_other, other)
-    _check_unique(side, flat, owner, ptr, n_other, other)
-    return [a.tolist() for a in arrays], ptr, flat
-
-
-def _check_range(side: str, flat: np.ndarray, owner: np.ndarray, ptr: np.ndarray, n_other: int, other: str
-                 ) -> None:
-    bad = np.flatnonzero((flat < 0) | (flat >= n_other))
-    if bad.size:
-        k = int(bad[0])
-        i = int(owner[k])
-        plural = {"woman": "women", "man": "men"}[other]
-        valid = f"{other} ids run from 0 to {n_other - 1}" if n_other else f"there are no {plural}"
-        raise InvalidArgument(f"{side}[{i}][{k - int(ptr[i])}]={int(flat[k])} is out of range: {valid}")
-
-
-def _check_unique(side: str, flat: np.ndarray, owner: np.ndarray, ptr: np.ndarray, n_other: int, other: str
-                  ) -> None:
-    key = owner * max(n_other, 1) + flat
-    skey = np.sort(key)  # np.sort is fast; positions are looked up only on error
-    dup = np.flatnonzero(skey[1:] == skey[:-1])
-    if dup.size:
-        k1, k2 = (int(k) for k in np.flatnonzero(key == skey[dup[0]])[:2])
-        i = int(owner[k1])
-        raise InvalidArgument(
-            f"{side}[{i}] lists {other} {int(flat[k1])} twice, at positions {k1 - int(ptr[i])} and "
-            f"{k2 - int(ptr[i])}; a preference list names each person at most once"
-        )
-
-
-def _readonly_int32(arr: np.ndarray) -> np.ndarray:
-    out = np.array(arr, dtype=np.int32)
-    out.flags.writeable = False
-    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -205,11 +112,11 @@ class PreferenceInstance:
 
     def __init__(self, men: Any, women: Any, *, complete: bool = False):
         if not isinstance(complete, bool):
-            raise InvalidArgumentType(f"complete must be a bool, got {_describe(complete)}")
-        men, women = _check_outer("men", men), _check_outer("women", women)
+            raise InvalidArgumentType(f"complete must be a bool, got {describe(complete)}")
+        men, women = check_outer("men", men), check_outer("women", women)
         self._n_men, self._n_women = n_men, n_women = len(men), len(women)
-        self._men, self._m_ptr, self._m_flat = _check_side("men", men, n_women, "woman")
-        self._women, self._w_ptr, self._w_flat = _check_side("women", women, n_men, "man")
+        self._men, self._m_ptr, self._m_flat = check_side("men", men, n_women, "woman")
+        self._women, self._w_ptr, self._w_flat = check_side("women", women, n_men, "man")
         if complete:
             self._check_complete()
         self._csr: dict[str, np.ndarray] | None = None
@@ -268,15 +175,15 @@ class PreferenceInstance:
         0
         """
         if not isinstance(complete, bool):
-            raise InvalidArgumentType(f"complete must be a bool, got {_describe(complete)}")
-        m_ptr, m_flat = _csr_arrays("men", men_ptr, men_ids)
-        w_ptr, w_flat = _csr_arrays("women", women_ptr, women_ids)
+            raise InvalidArgumentType(f"complete must be a bool, got {describe(complete)}")
+        m_ptr, m_flat = csr_arrays("men", men_ptr, men_ids)
+        w_ptr, w_flat = csr_arrays("women", women_ptr, women_ids)
         n_men, n_women = m_ptr.shape[0] - 1, w_ptr.shape[0] - 1
         for side, ptr, flat, n_other, other in (("men", m_ptr, m_flat, n_women, "woman"),
                                                 ("women", w_ptr, w_flat, n_men, "man")):
             owner = np.repeat(np.arange(ptr.shape[0] - 1, dtype=np.int64), np.diff(ptr))
-            _check_range(side, flat, owner, ptr, n_other, other)
-            k = int(_first_repeat(ptr, flat, n_other))
+            check_range(side, flat, owner, ptr, n_other, other)
+            k = int(first_repeat(ptr, flat, n_other))
             if k >= 0:
                 i = int(owner[k])
                 first = int(np.flatnonzero(flat[ptr[i]:k] == flat[k])[0])
@@ -335,7 +242,7 @@ class PreferenceInstance:
         >>> PreferenceInstance.from_json('{"men": [], "women": []}').n_men
         0
         """
-        text = _json_text(source)
+        text = json_text(source)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -378,14 +285,14 @@ class PreferenceInstance:
     def men_prefs(self) -> list[list[int]]:
         """Men's lists of women ids, best first, as given (built on first use for CSR-made instances)."""
         if self._men is None:
-            self._men = _as_lists(self._m_ptr, self._m_flat)
+            self._men = as_lists(self._m_ptr, self._m_flat)
         return self._men
 
     @property
     def women_prefs(self) -> list[list[int]]:
         """Women's lists of men ids, best first, as given."""
         if self._women is None:
-            self._women = _as_lists(self._w_ptr, self._w_flat)
+            self._women = as_lists(self._w_ptr, self._w_flat)
         return self._women
 
     def given_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -409,7 +316,7 @@ class PreferenceInstance:
 
     def _arrays(self) -> dict[str, np.ndarray]:
         if self._csr is None:
-            self._csr = _mutual_csr(self._n_men, self._n_women, self._m_ptr, self._m_flat,
+            self._csr = mutual_csr(self._n_men, self._n_women, self._m_ptr, self._m_flat,
                                     self._w_ptr, self._w_flat)
         return self._csr
 
@@ -435,7 +342,7 @@ class PreferenceInstance:
         >>> PreferenceInstance([[]], [[0]]).women_rank(0, 0) is None
         True
         """
-        return _rank_in(self._arrays()["women_ptr"], self._arrays()["women_list"], w, m, "w", "m",
+        return rank_in(self._arrays()["women_ptr"], self._arrays()["women_list"], w, m, "w", "m",
                         self._n_women, self._n_men)
 
     def men_rank(self, m: int, w: int) -> int | None:
@@ -448,7 +355,7 @@ class PreferenceInstance:
         >>> PreferenceInstance([[0]], [[]]).men_rank(0, 0) is None
         True
         """
-        return _rank_in(self._arrays()["men_ptr"], self._arrays()["men_list"], m, w, "m", "w",
+        return rank_in(self._arrays()["men_ptr"], self._arrays()["men_list"], m, w, "m", "w",
                         self._n_men, self._n_women)
 
     def mutual(self) -> PreferenceInstance:
@@ -498,165 +405,3 @@ class PreferenceInstance:
 
     def __repr__(self) -> str:
         return f"PreferenceInstance(men={self.men_prefs!r}, women={self.women_prefs!r})"
-
-
-def _json_text(source: Any) -> str:
-    if hasattr(source, "read"):
-        return source.read()
-    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
-        return source
-    if isinstance(source, (str, os.PathLike)):
-        return Path(source).read_text()
-    raise InvalidArgumentType(
-        f"source must be JSON text, a path or an open file, got {type(source).__name__}"
-    )
-
-
-def _rank_in(ptr: np.ndarray, flat: np.ndarray, owner: int, target: int, owner_name: str, target_name: str,
-             n_owner: int, n_target: int) -> int | None:
-    for name, value, n in ((owner_name, owner, n_owner), (target_name, target, n_target)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise InvalidArgumentType(f"{name} must be an integer id, got {_describe(value)}")
-        if not 0 <= value < n:
-            raise InvalidArgument(f"{name}={value} is out of range 0..{n - 1}")
-    hits = np.flatnonzero(flat[ptr[owner]:ptr[owner + 1]] == target)
-    return int(hits[0]) if hits.size else None
-
-
-def _as_lists(ptr: np.ndarray, flat: np.ndarray) -> list[list[int]]:
-    if ptr.shape[0] <= 1:
-        return []
-    return [x.tolist() for x in np.split(np.asarray(flat, np.int64), ptr[1:-1])]
-
-
-def _csr_arrays(side: str, ptr: Any, ids: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Check one side's CSR offsets and ids; return them as int64 arrays."""
-    out = []
-    for name, value in ((f"{side}_ptr", ptr), (f"{side}_ids", ids)):
-        arr = np.asarray(value)
-        if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-            raise InvalidArgumentType(f"{name} must be a 1-D integer array, got {arr.dtype} of shape {arr.shape}")
-        out.append(arr.astype(np.int64))
-    ptr64, ids64 = out
-    if ptr64.size == 0 or ptr64[0] != 0 or ptr64[-1] != ids64.size or (np.diff(ptr64) < 0).any():
-        raise InvalidArgument(f"{side}_ptr must run from 0 up to len({side}_ids)={ids64.size} without decreasing, "
-                              f"got {reprlib.repr(ptr64.tolist())}")
-    if ptr64.size - 1 > INT32_MAX:
-        raise InvalidArgument(f"{ptr64.size - 1} {side} exceed {INT32_MAX}: ids are int32")
-    return ptr64, ids64
-
-
-@numba.njit(cache=False)
-def _first_repeat(ptr, flat, n_other):  # pragma: no cover - compiled
-    """Index of the first entry that repeats an earlier entry of the same list, or -1 (linear time)."""
-    seen = np.full(max(n_other, 1), -1, np.int64)
-    for i in range(ptr.shape[0] - 1):
-        for k in range(ptr[i], ptr[i + 1]):
-            if seen[flat[k]] == i:
-                return k
-            seen[flat[k]] = i
-    return -1
-
-
-@numba.njit(cache=False)
-def _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat):  # pragma: no cover - compiled
-    """Seed 003, Paper IV §2: pair every mutual entry with its partner entry, in O(L + n).
-
-    First the women's lists are turned around: for each man, the women who rank him and where
-    (a counting sort).  Then, for each man ``m``: ``position[w] = (m, k)`` for every woman ``w``
-    whose entry ``k`` ranks ``m``; a traversal of ``m``'s list finds, for each of his women, the
-    entry with which she ranks him, or learns that she does not (the entry is purged).
-    Returns, per entry, the index of its partner entry on the other side (-1: not mutual).
-    """
-    n_w_entries = w_flat.shape[0]
-    count = np.zeros(n_men + 1, np.int64)
-    for k in range(n_w_entries):
-        count[w_flat[k] + 1] += 1
-    for m in range(n_men):
-        count[m + 1] += count[m]
-    fill = count[:-1].copy()
-    ranked_by = np.empty(n_w_entries, np.int64)  # entries of women's lists, grouped by the man they rank
-    for w in range(n_women):
-        for k in range(w_ptr[w], w_ptr[w + 1]):
-            m = w_flat[k]
-            ranked_by[fill[m]] = k
-            fill[m] += 1
-    position_man = np.full(max(n_women, 1), -1, np.int64)
-    position_entry = np.empty(max(n_women, 1), np.int64)
-    w_owner = np.empty(n_w_entries, np.int64)
-    for w in range(n_women):
-        for k in range(w_ptr[w], w_ptr[w + 1]):
-            w_owner[k] = w
-    m_partner = np.full(m_flat.shape[0], -1, np.int64)
-    w_partner = np.full(n_w_entries, -1, np.int64)
-    for m in range(n_men):
-        for t in range(count[m], count[m + 1]):
-            k = ranked_by[t]
-            position_man[w_owner[k]] = m
-            position_entry[w_owner[k]] = k
-        for j in range(m_ptr[m], m_ptr[m + 1]):
-            w = m_flat[j]
-            if position_man[w] == m:
-                m_partner[j] = position_entry[w]
-                w_partner[position_entry[w]] = j
-    return m_partner, w_partner
-
-
-@numba.njit(cache=False)
-def _purge(ptr, flat, partner):  # pragma: no cover - compiled
-    """CSR of the kept (mutual) entries, and each entry's position in its purged list (-1 if dropped)."""
-    n = ptr.shape[0] - 1
-    new_ptr = np.zeros(n + 1, np.int64)
-    position = np.full(flat.shape[0], -1, np.int64)
-    kept = 0
-    for i in range(n):
-        for k in range(ptr[i], ptr[i + 1]):
-            if partner[k] >= 0:
-                position[k] = kept - new_ptr[i]
-                kept += 1
-        new_ptr[i + 1] = kept
-    new_flat = np.empty(kept, np.int32)
-    kept = 0
-    for k in range(flat.shape[0]):
-        if partner[k] >= 0:
-            new_flat[kept] = flat[k]
-            kept += 1
-    return new_ptr, new_flat, position
-
-
-@numba.njit(cache=False)
-def _partner_ranks(partner, other_position, kept):  # pragma: no cover - compiled
-    """For each kept entry, the position of its partner entry in the other side's purged list."""
-    out = np.empty(kept, np.int32)
-    i = 0
-    for k in range(partner.shape[0]):
-        if partner[k] >= 0:
-            out[i] = other_position[partner[k]]
-            i += 1
-    return out
-
-
-def _mutual_csr(n_men: int, n_women: int, m_ptr: np.ndarray, m_flat: np.ndarray, w_ptr: np.ndarray,
-                w_flat: np.ndarray) -> dict[str, np.ndarray]:
-    """Purge non-mutual entries and pair every entry with the other person's rank of the owner.
-
-    The linear-time precomputation of seed 003, Paper IV §2 (see :func:`_linear_precomputation`);
-    the rank a woman gives a man is her entry's position in her purged list.
-    """
-    m_partner, w_partner = _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat)
-    men = _purge(m_ptr, m_flat, m_partner)
-    women = _purge(w_ptr, w_flat, w_partner)
-    if men[1].shape[0] > INT32_MAX:
-        raise InvalidArgument(f"{men[1].shape[0]} mutually acceptable pairs exceed {INT32_MAX}: "
-                              "kernels index the lists with int32")
-    return {
-        "men_ptr": _readonly_int32(men[0]), "men_list": _readonly(men[1]),
-        "men_rank_by_woman": _readonly(_partner_ranks(m_partner, women[2], men[1].shape[0])),
-        "women_ptr": _readonly_int32(women[0]), "women_list": _readonly(women[1]),
-        "women_rank_by_man": _readonly(_partner_ranks(w_partner, men[2], women[1].shape[0])),
-    }
-
-
-def _readonly(arr: np.ndarray) -> np.ndarray:
-    arr.flags.writeable = False
-    return arr

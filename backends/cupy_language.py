@@ -3,12 +3,12 @@
 This module imports CuPy; only :mod:`gpusim.backends.cupy` and :mod:`gpusim.runtime.compile` import it,
 lazily.  ``cupyx.jit`` resolves ``T.<member>`` when it transpiles a kernel, so ``T`` is a module
 whose members are cupyx builtins: ``syncthreads`` and ``syncwarp`` are cupyx's own; everything
-else is a shim from :mod:`gpusim.backends._cupy_shims`.  Kernels are transpiled with
+else is a shim from :mod:`gpusim.backends.cupy_shims`.  Kernels are transpiled with
 ``mode="numpy"`` (cupyx's default ``"cuda"`` mode silently narrows types).
 
 Example
 -------
->>> from gpusim.backends._cupy_language import T
+>>> from gpusim.backends.cupy_language import T
 >>> from gpusim.language import MEMBERS
 >>> sorted(set(MEMBERS) - set(vars(T)))
 []
@@ -21,7 +21,7 @@ from __future__ import annotations
 import types
 
 from cupyx import jit
-from gpusim.backends import _cupy_shims as shims
+from gpusim.backends import cupy_shims as shims
 
 __all__ = ["MODE", "T", "wrap_device"]
 

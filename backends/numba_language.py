@@ -25,7 +25,7 @@ set, through shims.
 
 Example
 -------
->>> from gpusim.backends._numba_language import T
+>>> from gpusim.backends.numba_language import T
 >>> from gpusim.language import MEMBERS
 >>> sorted(set(MEMBERS) - set(vars(T)))
 []

@@ -30,7 +30,7 @@ What each shim fixes (see DESIGN.md, "The kernel language T"):
 
 Example
 -------
->>> from gpusim.backends._cupy_shims import Cast
+>>> from gpusim.backends.cupy_shims import Cast
 >>> i32 = Cast("i32", "int32")
 >>> i32(2**31), i32.dtype
 (-2147483648, dtype('int32'))

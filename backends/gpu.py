@@ -1,0 +1,111 @@
+"""What the two GPU backends share: one skeleton, two compilers.
+
+:class:`GpuBackend` owns the cache of compiled kernels (one per kernel and signature, shared by
+every ``Device`` of the process), the count of compilations, and the way a failure is reported: a
+kernel that does not compile is a :class:`~gpusim.errors.KernelSyntaxError`, a launch the driver
+refuses an :class:`~gpusim.errors.InvalidArgument`, a kernel that faults while running a
+:class:`~gpusim.errors.KernelFault`.  A subclass says how to allocate, copy, compile and launch:
+:class:`gpusim.backends.numba.NumbaBackend` and :class:`gpusim.backends.cupy.CupyBackend`.
+
+>>> from gpusim.backends.gpu import GpuBackend
+>>> sorted(GpuBackend.__abstractmethods__)[:4]
+['array', 'compile', 'device_synchronize', 'full']
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, KernelFault
+
+__all__ = ["GpuBackend"]
+
+
+class GpuBackend(ABC):
+    """A GPU backend: memory, compilation with a process-wide cache, and launches.
+
+    Attributes
+    ----------
+    name:
+        The backend's name (``"numba"``, ``"cupy"``).
+    compile_count:
+        How many kernels were compiled by this backend in this process: a launch that reuses a
+        compiled kernel leaves it unchanged.
+    """
+
+    name: ClassVar[str]
+    #: (kernel, signature) -> the compiled kernel, per subclass (set by ``__init_subclass__``).
+    _compiled: ClassVar[dict[tuple, Any]]
+    _compilations: ClassVar[list[int]]
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._compiled, cls._compilations = {}, [0]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self._compiled)} compiled kernels>"
+
+    @property
+    def compile_count(self) -> int:
+        return self._compilations[0]
+
+    # -- what a subclass provides --------------------------------------------------------------
+    @abstractmethod
+    def full(self, n: int, value: Any, dtype: np.dtype) -> Any: ...
+
+    @abstractmethod
+    def array(self, host: np.ndarray) -> Any: ...
+
+    @abstractmethod
+    def to_host(self, array: Any) -> np.ndarray: ...
+
+    @abstractmethod
+    def is_device_array(self, value: Any) -> bool: ...
+
+    @abstractmethod
+    def device_synchronize(self) -> None:
+        """Wait for the device (the compiler's own call; errors are reported by :meth:`synchronize`)."""
+
+    @abstractmethod
+    def signature(self, args: tuple) -> tuple:
+        """The hashable signature a kernel is compiled for, from the launch's arguments."""
+
+    @abstractmethod
+    def compile(self, kernel, signature: tuple) -> Any:
+        """Compile ``kernel`` for ``signature`` (raising KernelSyntaxError when it does not compile)."""
+
+    @abstractmethod
+    def run(self, compiled: Any, grid: int, block: int, args: tuple) -> None:
+        """Launch a compiled kernel."""
+
+    # -- the skeleton ------------------------------------------------------------------------------
+    def compiled(self, kernel, signature: tuple) -> Any:
+        """The compiled kernel for ``kernel`` at ``signature``, compiled on first use."""
+        key = (kernel, signature)
+        found = self._compiled.get(key)
+        if found is None:
+            found = self._compiled[key] = self.compile(kernel, signature)
+            self._compilations[0] += 1
+        return found
+
+    def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
+        compiled = self.compiled(kernel, self.signature(args))
+        try:
+            self.run(compiled, grid, block, args)
+        except Exception as exc:
+            raise InvalidArgument(
+                f"launching kernel {kernel.name!r} on {self.name} with grid={grid}, block={block} failed "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
+
+    def synchronize(self) -> None:
+        try:
+            self.device_synchronize()
+        except Exception as exc:
+            raise KernelFault(
+                f"a kernel launched on {self.name} failed while running ({type(exc).__name__}: {exc}); "
+                "an out-of-bounds access is the usual cause: run it on Device('sim') to find it"
+            ) from exc
