@@ -67,7 +67,7 @@ def _stable(options: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start  # the algorithm alone; the checks below run after
-    if reason is not None:
+    if "device" in extra:  # the simulator made here: say why it was chosen, not "the device given"
         result.stats["chosen"] = reason
     valid = result.valid
     blocking = result.blocking_pairs if valid else []
