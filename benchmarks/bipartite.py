@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gpusim.algorithms import bipartite, bipartite_cpu
+from gpusim.algorithms import bipartite
 from gpusim.backends import GPU_BACKENDS, gpu_status
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 from timing import validation_row
@@ -155,8 +155,8 @@ def bench_graph(name: str, graph: BipartiteGraph, backends: list[str], bandwidth
     base = {"graph": name, "n_rows": graph.n_rows, "n_cols": graph.n_cols, "edges": graph.n_edges}
     rows.append({**base, "program": "scipy", "backend": "cpu", "seconds": scipy_seconds, "ok": True,
                  "timed_out": expected is None})
-    for label, function in (("hk", bipartite_cpu.hopcroft_karp), ("pfp", bipartite_cpu.pothen_fan),
-                            ("pr", bipartite_cpu.push_relabel)):
+    for label, function in (("hk", bipartite.hopcroft_karp), ("pfp", bipartite.pothen_fan),
+                            ("pr", bipartite.push_relabel)):
         seconds, row_match, col_match = forked(function, graph, cpu_timeout)
         if row_match is None:
             rows.append({**base, "program": label, "backend": "cpu", "seconds": seconds, "ok": True,
@@ -192,7 +192,7 @@ def warm_up(backends: list[str]) -> None:
     for backend in backends:
         for function in (bipartite.gpr, bipartite.apfb):
             function(small, device=Device(backend))
-    bipartite_cpu.hopcroft_karp(small), bipartite_cpu.pothen_fan(small), bipartite_cpu.push_relabel(small)
+    bipartite.hopcroft_karp(small), bipartite.pothen_fan(small), bipartite.push_relabel(small)
 
 
 def picture(rows: list[dict], path: str) -> None:

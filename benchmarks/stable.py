@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from gpusim.algorithms import stable
-from gpusim.algorithms.stable_cpu import gale_shapley, mcvitie_wilson
+from gpusim.algorithms.stable import gale_shapley, mcvitie_wilson
 from gpusim.backends import GPU_BACKENDS, gpu_status
 from timing import timed, validation_row
 

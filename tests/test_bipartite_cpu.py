@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gpusim.algorithms.bipartite_cpu import (
+from gpusim.algorithms.bipartite import (
     MatchingResult,
     cheap_matching,
     hopcroft_karp,

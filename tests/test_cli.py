@@ -95,12 +95,21 @@ def test_match_a_file_with_a_picture(capsys, tmp_path):
     (["match", "--example", "nope"], "nope"),
     (["match", "--example", "karate", "--algorithm", "dfs"], "'dfs' is not one of"),
     (["match", "--example", "karate", "--algorithm", "hk", "--backend", "sim"], "runs on the cpu backend"),
-    (["match", "--example", "karate", "--algorithm", "gpr", "--backend", "cpu"], "is a GPU algorithm"),
     (["match", "--example", "karate", "--backend", "tpu"], "backend='tpu'"),
 ])
 def test_match_bad_usage(capsys, argv, fragment):
     assert main(argv) == 2
     assert fragment in capsys.readouterr().err
+
+
+def test_match_gpu_algorithm_on_cpu_runs_its_sequential_counterpart(capsys):
+    # The dispatcher's rule (issue 15): a GPU algorithm asked for the cpu backend runs its registered
+    # sequential counterpart (gpr -> pr) and says so, where it used to be refused.
+    assert main(["match", "--example", "karate", "--algorithm", "gpr", "--backend", "cpu", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm"] == "pr" and out["backend"] == "cpu"
+    assert out["chosen"] == "asked for: ran its sequential counterpart pr"
+    assert out["valid"] and out["certified"]
 
 
 @pytest.mark.parametrize("algorithm", ["suitor", "ld", "roma", "greedy", "pga", "gpa", "bsuitor", "rama"])

@@ -52,7 +52,7 @@ CASES = [
     (["match", "--example", "karate", "--algorithm", "dfs"], "'dfs'"),
     (["match", "--example", "karate", "--backend", "tpu"], "'tpu'"),
     (["match", "--example", "karate", "--algorithm", "hk", "--backend", "sim"], "'sim'"),
-    (["match", "--example", "karate", "--algorithm", "gpr", "--backend", "cpu"], "cpu backend"),
+    (["match", "--example", "karate", "--algorithm", "pfp", "--backend", "cupy"], "cpu backend"),
     (["match", "--example", "karate", "--backend", "numba"], "numba"),
     (["match", "--example", "karate", "--algorithm", "bsuitor", "--b", "nan"], "'nan'"),
     (["match", "--example", "karate", "--algorithm", "bsuitor", "--b", "-3"], "-3"),

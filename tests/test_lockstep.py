@@ -20,8 +20,7 @@ import sim_kernels as K
 from gpusim.algorithms import weighted_cpu
 from gpusim.algorithms.b_suitor import b_suitor
 from gpusim.algorithms.roma import roma
-from gpusim.algorithms.stable import stable_marriage
-from gpusim.algorithms.stable_cpu import gale_shapley
+from gpusim.algorithms.stable import gale_shapley, stable_marriage
 from gpusim.algorithms.weighted import SUITOR_VARIANTS, locally_dominant, suitor
 from scipy.sparse.csgraph import maximum_bipartite_matching
 

@@ -23,8 +23,7 @@ from gpusim.algorithms import b_suitor as gpu_b_suitor
 from gpusim.algorithms import weighted_cpu
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
 from gpusim.algorithms.roma import roma
-from gpusim.algorithms.stable import STABLE_ALGORITHMS, stable_marriage
-from gpusim.algorithms.stable_result import StableMatching
+from gpusim.algorithms.stable import STABLE_ALGORITHMS, StableMatching, stable_marriage
 from gpusim.algorithms.weighted import WEIGHTED_ALGORITHMS, WeightedMatching, maximum_weight_matching
 from hypothesis import given, settings
 from hypothesis import strategies as st

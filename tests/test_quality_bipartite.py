@@ -1,6 +1,6 @@
 """The papers' races are real in the simulator: remove a repair and the explorer finds the bug.
 
-Each broken twin (tests/bipartite_twins.py) replaces one kernel of the real algorithm; the same
+Each broken twin (gpusim/zoo/bipartite_twins.py) replaces one kernel of the real algorithm (``kernels=``); the same
 budget of random schedules that finds the twin's bug finds nothing in the real kernel.
 """
 
@@ -36,31 +36,31 @@ def explore(algorithm, **options):
     return None
 
 
-def alternate_run(device, check_invariants):
+def alternate_run(device, check_invariants, kernels=None):
     return bipartite.apfb(FIGURE_1, device=device, initial=FIGURE_1_MATCHING, bfs="plain", layout="mt",
-                          check_invariants=check_invariants)
+                          check_invariants=check_invariants, kernels=kernels)
 
 
-def push_run(device, check_invariants):
-    return bipartite.gpr(ONE_ROW_TWO_COLUMNS, device=device, initial="empty", check_invariants=check_invariants)
+def push_run(device, check_invariants, kernels=None):
+    return bipartite.gpr(ONE_ROW_TWO_COLUMNS, device=device, initial="empty", check_invariants=check_invariants,
+                         kernels=kernels)
 
 
-def test_alternate_without_predecessor_check_loops_forever(monkeypatch):
+def test_alternate_without_predecessor_check_loops_forever():
     assert explore(alternate_run) is None
-    monkeypatch.setattr(bipartite, "alternate", alternate_without_predecessor_check)
-    bug = explore(alternate_run)
+    bug = explore(alternate_run, kernels={"alternate": alternate_without_predecessor_check})
     assert isinstance(bug, (Livelock, InvariantViolation))
     assert "alternate_without_predecessor_check" in str(bug)
     assert bug.token
 
 
-def test_push_without_ia_guard_lists_a_column_twice(monkeypatch):
+def test_push_without_ia_guard_lists_a_column_twice():
     assert explore(push_run) is None
-    monkeypatch.setattr(bipartite, "push_active", push_active_without_ia_guard)
-    bug = explore(push_run)
+    twin = {"push_active": push_active_without_ia_guard}
+    bug = explore(push_run, kernels=twin)
     assert isinstance(bug, InvariantViolation)
     assert "holds column(s) [1] twice" in str(bug)
     # the token replays the failing launches exactly
     replay = Device("sim", schedule=bug.token, max_steps=50_000)
     with pytest.raises(InvariantViolation):
-        push_run(replay, True)
+        push_run(replay, True, twin)

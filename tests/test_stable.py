@@ -12,7 +12,7 @@ import gpusim.algorithms.stable as stable
 import numpy as np
 import pytest
 from gpusim.algorithms import weighted_cpu
-from gpusim.algorithms.stable_cpu import gale_shapley, mcvitie_wilson
+from gpusim.algorithms.stable import gale_shapley, mcvitie_wilson
 from gpusim.algorithms.weighted import maximum_weight_matching
 from gpusim.backends.sim import PCT, RandomWalk
 from hypothesis import given, settings
@@ -138,22 +138,21 @@ def test_lemma_3_1_on_every_backend(backend):
 
 
 @pytest.mark.quality
-def test_mcvitie_wilson_without_cas_is_caught(monkeypatch):
+def test_mcvitie_wilson_without_cas_is_caught():
     # Four men with the same first choice propose at once: without the CAS two of them both "win" her.
     inst = PreferenceInstance([[0, 1], [0, 1], [0, 1], [0, 1]], [[3, 2, 1, 0], [0, 1, 2, 3]])
     expected = gale_shapley(inst).wife.tolist()
 
-    def explore():
+    def explore(kernels=None):
         for seed in range(200):
             result = stable.stable_marriage(inst, "mw-gpu", device=Device("sim", policy="random", seed=seed,
-                                                                           trace=False))
+                                                                           trace=False), kernels=kernels)
             if result.wife.tolist() != expected:
                 return result
         return None
 
     assert explore() is None
-    monkeypatch.setattr(stable, "mcvitie_wilson_gpu", mcvitie_wilson_no_cas)
-    found = explore()
+    found = explore({"mcvitie_wilson_gpu": mcvitie_wilson_no_cas})
     assert found is not None, "the explorer should find a schedule where a man is lost or a woman has two husbands"
     assert found.size < len(expected) - expected.count(-1) or not found.stable
 

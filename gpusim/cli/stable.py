@@ -37,8 +37,7 @@ def register_stable(commands, common: argparse.ArgumentParser) -> None:
 def _stable(options: argparse.Namespace) -> int:
     import time
 
-    from gpusim.algorithms.stable import STABLE_ALGORITHMS, stable_marriage
-    from gpusim.algorithms.stable_cpu import capacity_array, gale_shapley
+    from gpusim.algorithms.stable import STABLE_ALGORITHMS, capacity_array, gale_shapley, stable_marriage
     from gpusim.errors import InvalidArgument
     from gpusim.runtime.device import Device
     from gpusim.types.preferences import PreferenceInstance
@@ -68,7 +67,7 @@ def _stable(options: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start  # the algorithm alone; the checks below run after
-    if reason is not None:
+    if "device" in extra:  # the simulator made here: say why it was chosen, not "the device given"
         result.stats["chosen"] = reason
     valid = result.valid
     blocking = result.blocking_pairs if valid else []

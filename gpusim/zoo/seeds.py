@@ -18,7 +18,7 @@ import gpusim.algorithms.roma as roma_module
 import gpusim.algorithms.stable as stable
 import gpusim.algorithms.weighted as weighted
 from gpusim.algorithms import weighted_cpu
-from gpusim.algorithms.stable_cpu import gale_shapley
+from gpusim.algorithms.stable import gale_shapley
 from gpusim.explore.scenario import sim_supports
 from gpusim.language.kernels import Kernel
 from gpusim.runtime.device import Device
@@ -247,8 +247,7 @@ _FOUR = PreferenceInstance([[0, 1], [0, 1], [0, 1], [0, 1]], [[3, 2, 1, 0], [0, 
 def _marriages(kernel):
     def run(dev: Device) -> str | None:
         expected = gale_shapley(_FOUR).wife.tolist()
-        with swapped(stable, "mcvitie_wilson_gpu", kernel):
-            wife = stable.stable_marriage(_FOUR, "mw-gpu", device=dev).wife.tolist()
+        wife = stable.stable_marriage(_FOUR, "mw-gpu", device=dev, kernels={"mcvitie_wilson_gpu": kernel}).wife.tolist()
         return None if wife == expected else f"wife = {wife}, but Gale-Shapley gives {expected}"
     return run
 

@@ -22,59 +22,14 @@ import time
 import numba
 import numpy as np
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.errors import InvalidArgumentType
+from gpusim.runtime.registry import register
 from gpusim.types.preferences import PreferenceInstance
 
-from .stable_result import StableMatching
+from .result import StableMatching
+from .slots import EMPTY, LOW, capacity_array, slot_offsets, wives_from_slots
 
-__all__ = ["EMPTY", "LOW", "capacity_array", "gale_shapley", "mcvitie_wilson"]
-
-#: A free slot: larger than every packed offer ``rank << 32 | man``.
-EMPTY = np.iinfo(np.int64).max
-#: The man half of a packed offer.
-LOW = 0xFFFFFFFF
-
-
-def capacity_array(instance: PreferenceInstance, capacities) -> np.ndarray:
-    """``capacities`` checked and as one int32 per woman: ``None`` means 1 each, an int the same for all.
-
-    >>> capacity_array(PreferenceInstance([], [[], []]), 2).tolist()
-    [2, 2]
-    """
-    n = instance.n_women
-    if capacities is None:
-        return np.ones(n, np.int32)
-    if isinstance(capacities, (bool, np.bool_)):
-        raise InvalidArgumentType(f"capacities must be an int or one int per woman, got {capacities!r}")
-    if isinstance(capacities, (int, np.integer)):
-        capacities = np.full(n, int(capacities), np.int64)
-    arr = np.asarray(capacities)
-    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-        raise InvalidArgumentType(f"capacities must be an int or a 1-D integer array, got {arr.dtype} {arr.shape}")
-    if arr.shape[0] != n:
-        raise InvalidArgument(f"capacities has {arr.shape[0]} entries but there are {n} women")
-    bad = np.flatnonzero((arr < 1) | (arr > 2**20))
-    if bad.size:
-        raise InvalidArgument(f"capacities[{int(bad[0])}]={int(arr[bad[0]])}: each woman takes 1 to 2**20 men")
-    return arr.astype(np.int32)
-
-
-def slot_offsets(capacities: np.ndarray) -> np.ndarray:
-    """``slot_ptr``: woman ``w``'s slots are ``slot_ptr[w]:slot_ptr[w + 1]`` (int32)."""
-    ptr = np.zeros(capacities.shape[0] + 1, np.int64)
-    np.cumsum(capacities, out=ptr[1:])
-    if ptr[-1] > np.iinfo(np.int32).max:
-        raise InvalidArgument(f"{int(ptr[-1])} places in total exceed int32")
-    return ptr.astype(np.int32)
-
-
-def wives_from_slots(held: np.ndarray, slot_ptr: np.ndarray, n_men: int) -> np.ndarray:
-    """The woman of each man, read from the slots (-1 for single men)."""
-    owner = np.repeat(np.arange(slot_ptr.shape[0] - 1, dtype=np.int32), np.diff(slot_ptr))
-    taken = np.flatnonzero(held != EMPTY)
-    wife = np.full(n_men, -1, np.int32)
-    wife[(held[taken] & LOW).astype(np.int64)] = owner[taken]
-    return wife
+__all__ = ["gale_shapley", "gs", "mcvitie_wilson", "mw"]
 
 
 @numba.njit(cache=False)
@@ -186,3 +141,32 @@ def mcvitie_wilson(instance: PreferenceInstance, capacities=None) -> StableMatch
     [-1]
     """
     return _run_sequential(instance, capacities, True, "mw")
+
+
+@register("stable", "gs", backends=("cpu",), title="Gale-Shapley with a queue (sequential)",
+          paper="seed 003 (Naim 2017), Paper IV, Alg. 1", guarantees="man-optimal stable")
+def gs(instance: PreferenceInstance, backend: str = "cpu", *, capacities=None, device=None, progress: bool = False,
+       kernels=None) -> StableMatching:
+    """:func:`gale_shapley` as a registered algorithm.
+
+    ``device``, ``progress`` and ``kernels`` are accepted so that every stable algorithm takes the same
+    options (the GPU ones run their sequential counterpart on ``cpu``); they are unused here.
+
+    >>> from gpusim.types.preferences import PreferenceInstance
+    >>> gs(PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])).wife.tolist()
+    [1, 0]
+    """
+    return gale_shapley(instance, capacities)
+
+
+@register("stable", "mw", backends=("cpu",), title="McVitie-Wilson with a stack (sequential)",
+          paper="seed 003 (Naim 2017), Paper IV, Alg. 1 with a stack (§2)", guarantees="man-optimal stable")
+def mw(instance: PreferenceInstance, backend: str = "cpu", *, capacities=None, device=None, progress: bool = False,
+       kernels=None) -> StableMatching:
+    """:func:`mcvitie_wilson` as a registered algorithm; options as :func:`gs`.
+
+    >>> from gpusim.types.preferences import PreferenceInstance
+    >>> mw(PreferenceInstance([[0, 1], [0]], [[1, 0], [0]]), capacities=2).wife.tolist()
+    [0, 0]
+    """
+    return mcvitie_wilson(instance, capacities)

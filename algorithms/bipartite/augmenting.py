@@ -1,0 +1,180 @@
+"""APFB and APsB (seed 000, Alg. 1): BFS from every free column, then ALTERNATE and FIXMATCHING, until no
+augmenting path is left — the host loop, written once against :class:`~gpusim.Device`.
+
+The kernels are in :mod:`gpusim.algorithms.bipartite.kernels_bfs`; ``kernels=`` launches a variant in
+the place of one of them (the bug zoo's broken twins).
+
+Example
+-------
+>>> from gpusim.types.graphs import BipartiteGraph
+>>> g = BipartiteGraph.from_edges([0, 0, 1, 2], [0, 1, 0, 2])
+>>> apfb(g, backend="sim").size, apsb(g, backend="sim").size
+(3, 3)
+>>> apfb(BipartiteGraph.from_edges([], [], n_rows=0, n_cols=0), backend="sim").size
+0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import fill
+from gpusim.runtime.registry import register
+from gpusim.runtime.variants import kernel_table
+from gpusim.types.check import check_bipartite_matching
+from gpusim.types.graphs import BipartiteGraph
+from gpusim.types.results import BipartiteMatching
+
+from .host import CT_SHAPE, MT_BLOCK, check_choice, nonempty, prepare, violation
+from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
+
+__all__ = ["apfb", "apsb"]
+
+#: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
+KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, alternate, fix_rows, fix_columns)}
+
+
+def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
+                      device: Device | None, check_invariants: bool, progress: bool, kernels) -> BipartiteMatching:
+    check_choice("bfs", bfs, ("wr", "plain"))
+    check_choice("layout", layout, ("ct", "mt"))
+    name = "apsb" if shortest else "apfb"
+    kernels = kernel_table(KERNELS, kernels)
+    dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, name)
+    nr, nc = graph.n_rows, graph.n_cols
+    start_level = 2
+    mark_end = 1 if (shortest and bfs == "wr") else 0
+    if layout == "ct":
+        col_grid, block = CT_SHAPE[dev.backend]
+        row_grid = col_grid
+    else:
+        block = MT_BLOCK[dev.backend]
+        col_grid, row_grid = Device.grid_for(nc, block), Device.grid_for(nr, block)
+    # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
+    # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
+    col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
+    cmatch, rmatch = dev.array(nonempty(col_match)), dev.array(nonempty(row_match))
+    bfs_array = dev.zeros(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
+    root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
+    predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
+    flags = dev.zeros(2, np.int32)                  # vertex_inserted, augmenting_path_found
+    phases = levels = 0
+    while nc > 0 and nr > 0:
+        phases += 1
+        with launch.phase("bfs"):
+            launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
+            launch(fill, 1, 32, flags, 0, 2)
+            bfs_level = start_level
+            while True:
+                launch(fill, 1, 32, flags, 0, 1)
+                levels += 1
+                if bfs == "wr":
+                    launch(kernels["gpubfs_wr"], col_grid, block, bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch,
+                           predecessor, root, flags, start_level, mark_end)
+                else:
+                    launch(kernels["gpubfs"], col_grid, block, bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch,
+                           predecessor, flags, start_level)
+                inserted, found = dev.to_host(flags).tolist()
+                if (shortest and found) or not inserted:
+                    break
+                bfs_level += 1
+        if not found:
+            break
+        with launch.phase("alternate"):
+            launch(kernels["alternate"], row_grid, block, cmatch, rmatch, nr, predecessor, bfs_array, root, mark_end)
+            launch(kernels["fix_rows"], row_grid, block, cmatch, rmatch, nr)
+            launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
+        if check_invariants:
+            _check_consistent(dev, graph, rmatch, cmatch, f"after phase {phases} (ALTERNATE and FIXMATCHING)")
+        launch.tick(bfs_levels=levels)
+    launch.close()
+    stats = {"phases": phases, "bfs_levels": levels, "launches": dict(launch.launches),
+             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout}
+    return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], name, dev.backend, stats)
+
+
+@register("bipartite", "apfb", backends=("sim", "numba", "cupy"), on_cpu="hk",
+          title="APFB: augmenting paths, full BFS (GPUBFS / GPUBFS-WR, ALTERNATE, FIXMATCHING)",
+          paper="seed 000 (Deveci et al., Euro-Par 2013), Alg. 1 without lines 9-10, Alg. 2-4",
+          guarantees="maximum", kernels=tuple(KERNELS.values()))
+def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
+         initial=None, device: Device | None = None, check_invariants: bool = False,
+         progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+    """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
+
+    Parameters
+    ----------
+    graph:
+        The bipartite graph.
+    backend:
+        ``"sim"``, ``"numba"``, ``"cupy"`` or ``"auto"`` (ignored when ``device`` is given).
+    bfs:
+        ``"wr"``: GPUBFS-WR (Alg. 4, the paper's best); ``"plain"``: GPUBFS (Alg. 2).
+    layout:
+        ``"ct"``: a constant grid (256 × 256 on a GPU), each thread striding over vertices;
+        ``"mt"``: a thread per vertex.  CT was faster in every configuration of Table 1.
+    initial:
+        ``"cheap"`` (default: the greedy cheap matching), ``"empty"``, or ``(row_match, col_match)``.
+    device:
+        A :class:`~gpusim.Device` to run on (say, a simulator with a chosen policy).
+    check_invariants:
+        After every phase, copy the matching back and check both sides agree and every pair is
+        an edge; raise :class:`~gpusim.errors.InvariantViolation` (with the replay token on the
+        simulator) if not.  For teaching and bug hunting: it costs a copy per phase.
+    progress:
+        Show a progress bar (tqdm) of the host loop's iterations.
+    kernels:
+        Kernels to launch in the place of the paper's, by name (``{"alternate": twin}``): the seam
+        the bug zoo passes its broken twins through (:func:`gpusim.runtime.variants.kernel_table`).
+
+    Returns
+    -------
+    BipartiteMatching
+        With its König cover certificate and statistics (phases, BFS levels, launches).
+
+    Notes
+    -----
+    Each phase: INITBFSARRAY, BFS levels until no column is inserted, ALTERNATE from every
+    free row that ends a path, FIXMATCHING.  O(n·τ) sequential work in the worst case: the
+    alternations are speculative and need not be a maximal set of disjoint paths.
+
+    Examples
+    --------
+    >>> from gpusim.types.graphs import BipartiteGraph
+    >>> apfb(BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1]), backend="sim").row_match.tolist()
+    [0, 1]
+    """
+    return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
+                             kernels)
+
+
+@register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
+          title="APsB: shortest augmenting paths (GPUBFS / GPUBFS-WR, ALTERNATE, FIXMATCHING)",
+          paper="seed 000 (Deveci et al., Euro-Par 2013), Alg. 1-4", guarantees="maximum",
+          kernels=tuple(KERNELS.values()))
+def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
+         initial=None, device: Device | None = None, check_invariants: bool = False,
+         progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+    """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
+
+    With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
+    ALTERNATE starts from one row per root.  Parameters as :func:`apfb`.
+
+    Examples
+    --------
+    >>> from gpusim.types.graphs import BipartiteGraph
+    >>> apsb(BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1]), backend="sim").size
+    2
+    """
+    return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
+                             kernels)
+
+
+def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str) -> None:
+    try:
+        check_bipartite_matching(graph, dev.to_host(rmatch)[:graph.n_rows], dev.to_host(cmatch)[:graph.n_cols])
+    except InvalidArgument as problem:
+        raise violation(dev, f"InvariantViolation: the matching is inconsistent {when}: {problem}") from None
+

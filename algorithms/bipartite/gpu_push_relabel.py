@@ -1,0 +1,182 @@
+"""G-PR (seed 001, Alg. 3 and 7): push-relabel matching on the GPU — the host loop, written once against
+:class:`~gpusim.Device`.
+
+The kernels are in :mod:`gpusim.algorithms.bipartite.kernels_push_relabel`; ``kernels=`` launches a
+variant in the place of one of them (the bug zoo's broken twins).
+
+Example
+-------
+>>> from gpusim.types.graphs import BipartiteGraph
+>>> g = BipartiteGraph.from_edges([0, 0, 1, 2], [0, 1, 0, 2])
+>>> gpr(g, backend="sim").size
+3
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import fill
+from gpusim.runtime.registry import register
+from gpusim.runtime.variants import kernel_table
+from gpusim.types.graphs import BipartiteGraph
+from gpusim.types.results import BipartiteMatching
+
+from .host import COMPACT_BLOCK, MT_BLOCK, SHRINK_THRESHOLD, check_choice, nonempty, prepare, violation
+from .kernels_bfs import fix_columns
+from .kernels_push_relabel import (
+    compact_active,
+    global_relabel_level,
+    init_active,
+    init_relabel,
+    push_active,
+    push_relabel_all,
+)
+
+__all__ = ["gpr"]
+
+#: The kernels G-PR launches, by name; ``kernels=`` replaces any of them.
+KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, init_active, push_active,
+                               compact_active, fix_columns)}
+
+
+@register("bipartite", "gpr", backends=("sim", "numba", "cupy"), on_cpu="pr",
+          title="G-PR: push-relabel with global relabelling, active lists and compaction",
+          paper="seed 001 (Deveci et al., ICPP 2013), Alg. 3-9", guarantees="maximum",
+          kernels=tuple(KERNELS.values()))
+def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
+        relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
+        check_invariants: bool = False, progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+    """G-PR (seed 001, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
+
+    Parameters
+    ----------
+    variant:
+        ``"active"``: the active-column lists of Alg. 7–9 (INITKRNL, PUSHKRNL with the ``iA``
+        guard); ``"first"``: G-PR-KRNL over every column (Alg. 6).
+    shrink:
+        Compact the active lists by prefix sum after each global relabel when at least 512
+        columns are listed (SHRKRNL, §III-C2).
+    relabel:
+        ``("adaptive", k)``: the next global relabel after ``k × maxLevel`` loops (k = 0.7 was
+        the paper's best with shrinking; 0.3 the other good value); ``("fixed", k)``: every
+        ``k`` loops.
+    backend, initial, device, progress:
+        As :func:`apfb`.
+    check_invariants:
+        After every INITKRNL (and compaction), copy the active list back and check no column is
+        listed twice — the duplicate the ``iA`` guard exists to prevent; raise
+        :class:`~gpusim.errors.InvariantViolation` if one is.
+    kernels:
+        Kernels to launch in the place of the paper's, by name (``{"push_active": twin}``), as
+        :func:`~gpusim.algorithms.bipartite.augmenting.apfb`.
+
+    Notes
+    -----
+    ψ is a lower bound on the alternating distance to a free row; G-GR (Alg. 4–5) makes it
+    exact by a BFS from the free rows, and every column it cannot reach is left unreachable.
+    Rows stay consistent throughout; at the end FIXMATCHING clears the columns whose row
+    moved on (Alg. 3 line 11).
+
+    Examples
+    --------
+    >>> from gpusim.types.graphs import BipartiteGraph
+    >>> g = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 1])
+    >>> gpr(g, backend="sim").size, gpr(g, backend="sim", variant="first").size
+    (2, 2)
+    """
+    check_choice("variant", variant, ("active", "first"))
+    if not isinstance(shrink, bool):
+        raise InvalidArgumentType(f"shrink must be True or False, got {shrink!r}")
+    if (not isinstance(relabel, tuple) or len(relabel) != 2 or relabel[0] not in ("adaptive", "fixed")
+            or isinstance(relabel[1], bool) or not isinstance(relabel[1], (int, float)) or not relabel[1] > 0):
+        raise InvalidArgument(f"relabel must be ('adaptive', k) or ('fixed', k) with k > 0, got {relabel!r}")
+    kernels = kernel_table(KERNELS, kernels)
+    dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, "gpr")
+    nr, nc = graph.n_rows, graph.n_cols
+    infinity = nr + nc
+    block = MT_BLOCK[dev.backend]
+    row_grid, col_grid = Device.grid_for(nr, block), Device.grid_for(nc, block)
+    # rmatch[u], cmatch[v]: the paper's μ on rows and columns; cmatch[v] = -2 marks a column
+    # that cannot reach a free row.  psi_r, psi_c: the labels ψ.
+    row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
+    col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
+    rmatch, cmatch = dev.array(nonempty(row_match)), dev.array(nonempty(col_match))
+    psi_r, psi_c = dev.zeros(max(nr, 1), np.int32), dev.zeros(max(nc, 1), np.int32)
+    flag = dev.zeros(1, np.int32)
+
+    def global_relabel() -> int:
+        launch(kernels["init_relabel"], max(row_grid, col_grid), block, rmatch, psi_r, psi_c, nr, nc, infinity)
+        level = 0
+        while True:
+            launch(fill, 1, 32, flag, 0, 1)
+            launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr,
+                   level, infinity, flag)
+            level += 2
+            if not launch.flag(flag):
+                return level
+
+    def next_relabel(max_level: int, loop: int) -> int:
+        kind, k = relabel
+        return loop + max(1, int(k * max_level if kind == "adaptive" else k))
+
+    loop, relabels, next_gr = 0, 0, 0
+    free_columns = np.flatnonzero(col_match == -1).astype(np.int32)
+    n_active = int(free_columns.size)
+    if variant == "active" and n_active:
+        # a_c, a_p: the current and previous active-column lists (Alg. 7); i_a[v] = loop when v is active.
+        a_c, a_p = dev.array(free_columns), dev.array(free_columns)
+        i_a = dev.full(nc, -1, np.int32)
+        new_length = dev.zeros(1, np.int32)
+    shrink_now = False
+    while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
+        if loop == next_gr:
+            with launch.phase("global_relabel"):
+                next_gr = next_relabel(global_relabel(), loop)
+            relabels += 1
+            shrink_now = True
+        with launch.phase("push_relabel"):
+            launch(fill, 1, 32, flag, 0, 1)
+            if variant == "first":
+                launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc,
+                       infinity, flag)
+                active = launch.flag(flag)
+            else:
+                grid = Device.grid_for(n_active, block)
+                launch(kernels["init_active"], grid, block, cmatch, rmatch, loop, a_c, a_p, i_a, n_active, flag)
+                active = launch.flag(flag)
+                if active and shrink and shrink_now and n_active >= SHRINK_THRESHOLD:
+                    with launch.phase("shrink"):
+                        launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active, new_length)
+                        a_c, a_p = a_p, a_c
+                        n_active = launch.flag(new_length)
+                        grid = Device.grid_for(n_active, block)
+                    shrink_now = False
+                if active and check_invariants:
+                    _check_distinct(dev, a_c, n_active, loop)
+                if active:
+                    launch(kernels["push_active"], grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop,
+                           a_c, a_p, i_a, n_active, infinity)
+                a_c, a_p = a_p, a_c
+        loop += 1
+        launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
+        if not active:
+            break
+    launch.close()
+    launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
+    stats = {"loops": loop, "global_relabels": relabels, "launches": dict(launch.launches),
+             "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
+    return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], "gpr", dev.backend, stats)
+
+
+def _check_distinct(dev: Device, a_c, n_active: int, loop: int) -> None:
+    listed = dev.to_host(a_c)[:n_active]
+    listed = listed[listed != -1]
+    values, counts = np.unique(listed, return_counts=True)
+    if (counts > 1).any():
+        twice = values[counts > 1][:5].tolist()
+        raise violation(dev, f"InvariantViolation: in loop {loop} the active list holds column(s) {twice} twice: "
+                              f"two threads would push for one column (seed 001, Alg. 9 line 13)")
+

@@ -1,0 +1,190 @@
+"""The kernels of APFB and APsB (seed 000 [000]_, Alg. 1–4): BFS levels from the free columns, then ALTERNATE.
+
+Written once in ``T``; the host loop is :mod:`gpusim.algorithms.bipartite.augmenting`.  Rows are one
+side and columns the other; ``rmatch[r]`` is the column matched to row ``r`` and ``cmatch[c]`` the row
+matched to column ``c``, -1 when free.  Each thread strides over the vertices
+(``getProcessCount`` of the paper: vertex ``i * tot_thread_num + tid``).
+
+References
+----------
+.. [000] M. Deveci, K. Kaya, B. Uçar, Ü. V. Çatalyürek, "GPU accelerated maximum cardinality
+   matching algorithms for bipartite graphs", Euro-Par 2013 (seed 000).
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim import Device
+>>> dev = Device("sim", seed=0)
+>>> bfs_array, root = dev.zeros(3, np.int32), dev.zeros(3, np.int32)
+>>> cmatch = dev.array(np.array([-1, 0, -1], np.int32))
+>>> _ = dev.launch(init_bfs_array, 1, 32, (bfs_array, cmatch, root, 3, 2))
+>>> dev.to_host(bfs_array).tolist(), dev.to_host(root).tolist()
+([2, 1, 2], [0, -1, 2])
+"""
+
+from __future__ import annotations
+
+from gpusim import T, kernel
+
+__all__ = ["alternate", "fix_columns", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array"]
+
+_I = "int32"
+_A = "int32[:]"
+
+
+def _sig(*types: str) -> str:
+    return ", ".join(types)
+
+
+#: The races the BFS kernels intend (seed 000, §3: "the race conditions are benign").
+_BFS_RACES = {
+    "bfs_array": "several columns may visit one column in a level, all writing the same level",
+    "predecessor": "several columns may reach one row; any of them is a valid predecessor",
+    "rmatch": "a free row may be marked -2 by several columns (the same value) while others read it",
+    "flags": "flags: every writer writes 1",
+}
+@kernel(signature=_sig(_A, _A, _A, _I, _I))
+def init_bfs_array(bfs_array, cmatch, root, nc, start_level):
+    """INITBFSARRAY (seed 000, Alg. 1 line 4 and §3): free columns start the BFS at level L0, matched
+    ones wait at L0 - 1.
+
+    ``root[c]`` (for GPUBFS-WR, Alg. 4) is ``c`` for a free column and -1 (no root yet) otherwise.
+    """
+    c = T.gtid()
+    while c < nc:
+        if cmatch[c] > -1:
+            bfs_array[c] = start_level - 1
+            root[c] = -1
+        else:
+            bfs_array[c] = start_level
+            root[c] = c
+        c += T.num_threads()
+
+
+@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _I), intended_races=_BFS_RACES)
+def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flags, start_level):
+    """GPUBFS (seed 000, Alg. 2 lines 1–17): expand one BFS level from every column at ``bfs_level``.
+
+    ``flags[0]`` is *vertex_inserted* (line 10), ``flags[1]`` *augmenting_path_found* (line 17).
+    A free row ends an augmenting path: it is marked ``rmatch = -2`` for ALTERNATE (line 15).
+    Intended races: many threads may write the same ``bfs_array`` entry (same value) or
+    ``predecessor`` entry (any writer's column is a valid predecessor).
+    """
+    c = T.gtid()
+    while c < nc:
+        if bfs_array[c] == bfs_level:
+            for j in range(col_ptr[c], col_ptr[c + 1]):
+                row = col_adj[j]
+                col_match = rmatch[row]
+                if col_match > -1:
+                    if bfs_array[col_match] == start_level - 1:
+                        flags[0] = 1
+                        bfs_array[col_match] = bfs_level + 1
+                        predecessor[row] = c
+                elif col_match == -1:
+                    rmatch[row] = -2
+                    predecessor[row] = c
+                    flags[1] = 1
+        c += T.num_threads()
+
+
+@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I), intended_races={
+    **_BFS_RACES, "root": "several columns may claim one column for their roots; any one is a valid root"})
+def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level,
+              mark_end):
+    """GPUBFS-WR (seed 000, Alg. 4 lines 1–22): GPUBFS with the root array and early exit.
+
+    A column stops expanding once its root has an augmenting path (lines 6–7: ``bfs_array[root] <
+    L0 - 1``).  With ``mark_end`` (the APsB improvement after Alg. 4, L0 = 2) line 19 records
+    *which* row ends the root's path, as ``-(row + 1)``, so ALTERNATE alternates one path per root.
+    """
+    c = T.gtid()
+    while c < nc:
+        if bfs_array[c] == bfs_level:
+            my_root = root[c]
+            if bfs_array[my_root] >= start_level - 1:
+                for j in range(col_ptr[c], col_ptr[c + 1]):
+                    row = col_adj[j]
+                    col_match = rmatch[row]
+                    if col_match > -1:
+                        if bfs_array[col_match] == start_level - 1:
+                            flags[0] = 1
+                            bfs_array[col_match] = bfs_level + 1
+                            root[col_match] = my_root
+                            predecessor[row] = c
+                    elif col_match == -1:
+                        if mark_end == 1:
+                            bfs_array[my_root] = -row - 1
+                        else:
+                            bfs_array[my_root] = start_level - 2
+                        rmatch[row] = -2
+                        predecessor[row] = c
+                        flags[1] = 1
+        c += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I), intended_races={
+    "cmatch": "two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs the rest "
+              "(seed 000, Alg. 3 and §3)",
+    "rmatch": "a row read as -2 (path end) while another path re-matches it; FIXMATCHING repairs it"})
+def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
+    """ALTERNATE (seed 000, Alg. 3 lines 1–12): flip the edges of the augmenting paths found, from their
+    free rows.
+
+    The predecessor check (lines 8–9) stops a thread at a column another thread has already
+    re-matched along a different path; without it two paths through one column can chase each
+    other forever (Fig. 1).  Threads in one warp may still both write ``cmatch`` of a column;
+    FIXMATCHING repairs that.  The check ``matched_row != -1`` guards the root column, where the
+    paper's line 8 would read ``predecessor[-1]``.
+    """
+    r = T.gtid()
+    while r < nr:
+        if rmatch[r] == -2:
+            start = 1
+            if use_marks == 1:
+                if bfs_array[root[predecessor[r]]] != -r - 1:
+                    start = 0
+            row = r
+            while start == 1 and row != -1:
+                matched_col = predecessor[row]
+                matched_row = cmatch[matched_col]
+                if matched_row != -1:
+                    if predecessor[matched_row] == matched_col:
+                        break
+                cmatch[matched_col] = row
+                rmatch[row] = matched_col
+                row = matched_row
+        r += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _I))
+def fix_rows(cmatch, rmatch, nr):
+    """FIXMATCHING, row side (seed 000, Alg. 1 line 13 and §3): ``rmatch[r] = -1`` unless
+    ``cmatch[rmatch[r]] == r``; -2 becomes -1."""
+    r = T.gtid()
+    while r < nr:
+        c = rmatch[r]
+        if c == -2:
+            rmatch[r] = -1
+        elif c > -1:
+            if cmatch[c] != r:
+                rmatch[r] = -1
+        r += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _I))
+def fix_columns(cmatch, rmatch, nc):
+    """FIXMATCHING, column side (seed 000, Alg. 1 line 13): ``cmatch[c] = -1`` unless ``rmatch[cmatch[c]] == c``.
+
+    The papers state the row side only; after racing alternations a column can also keep a row
+    that moved on, and a column that believes itself matched would never start a BFS again.
+    For G-PR (seed 001, Alg. 3 line 11) this is the whole fix, -2 (unreachable) included.
+    """
+    c = T.gtid()
+    while c < nc:
+        r = cmatch[c]
+        if r < 0:
+            cmatch[c] = -1
+        elif rmatch[r] != c:
+            cmatch[c] = -1
+        c += T.num_threads()

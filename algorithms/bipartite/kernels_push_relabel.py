@@ -1,0 +1,232 @@
+"""The kernels of G-PR (seed 001 [001]_, Alg. 3–9): global relabelling by BFS levels, pushes, active lists.
+
+Written once in ``T``; the host loop is :mod:`gpusim.algorithms.bipartite.gpu_push_relabel`.  ``rmatch``
+and ``cmatch`` are the paper's μ on rows and columns (``cmatch[v] = -2``: column ``v`` cannot reach
+a free row), ``psi_r`` and ``psi_c`` its labels ψ, ``infinity`` its m + n.
+
+References
+----------
+.. [001] M. Deveci, K. Kaya, B. Uçar, Ü. V. Çatalyürek, "A push-relabel-based maximum
+   cardinality bipartite matching algorithm on GPUs", ICPP 2013 (seed 001).
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim import Device
+>>> dev = Device("sim", seed=0)
+>>> rmatch = dev.array(np.array([-1, 0], np.int32))
+>>> psi_r, psi_c = dev.zeros(2, np.int32), dev.zeros(1, np.int32)
+>>> _ = dev.launch(init_relabel, 1, 32, (rmatch, psi_r, psi_c, 2, 1, 3))
+>>> dev.to_host(psi_r).tolist(), dev.to_host(psi_c).tolist()
+([0, 3], [3])
+"""
+
+from __future__ import annotations
+
+from gpusim import T, kernel
+
+__all__ = ["compact_active", "global_relabel_level", "init_active", "init_relabel", "push_active",
+           "push_relabel_all"]
+
+_I = "int32"
+_A = "int32[:]"
+
+
+def _sig(*types: str) -> str:
+    return ", ".join(types)
+
+
+#: The races the push-relabel kernels intend (seed 001, §III-B: concurrent pushes on one row leave one
+#: winner; the losers stay active, or INITKRNL rolls them back).
+_PUSH_RACES = {
+    "rmatch": "concurrent pushes on one row: the last write wins, the losers' columns stay active",
+    "psi_r": "a row relabelled by concurrent pushes; labels only grow and any winner's label is valid",
+}
+
+
+
+@kernel(signature=_sig(_A, _A, _A, _I, _I, _I))
+def init_relabel(rmatch, psi_r, psi_c, nr, nc, infinity):
+    """INITRELABEL (seed 001, Alg. 4 line 1; Alg. 2 lines 1–3): ψ = 0 on free rows, m + n everywhere else."""
+    i = T.gtid()
+    while i < nr:
+        if rmatch[i] == -1:
+            psi_r[i] = 0
+        else:
+            psi_r[i] = infinity
+        i += T.num_threads()
+    i = T.gtid()
+    while i < nc:
+        psi_c[i] = infinity
+        i += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A), intended_races={
+    "psi_c": "several rows label one column, always level + 1 (seed 001, Alg. 5)",
+    "psi_r": "several columns label one mate, always level + 2",
+    "added": "a flag: every writer writes 1"})
+def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, level, infinity, added):
+    """G-GR-KRNL (seed 001, Alg. 5 lines 1–8): one BFS level from the rows labelled ``level``.
+
+    Unvisited columns get ``level + 1`` and their (consistent) mates ``level + 2``.  Several
+    threads may write one label, always the same value: an intended, benign race.
+    """
+    u = T.gtid()
+    while u < nr:
+        if psi_r[u] == level:
+            for j in range(row_ptr[u], row_ptr[u + 1]):
+                v = row_adj[j]
+                if psi_c[v] == infinity:
+                    psi_c[v] = level + 1
+                    w = cmatch[v]
+                    if w > -1:
+                        if rmatch[w] == v:
+                            psi_r[w] = level + 2
+                            added[0] = 1
+        u += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A),
+        intended_races={**_PUSH_RACES, "active": "a flag: every writer writes 1"})
+def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinity, active):
+    """G-PR-KRNL (seed 001, Alg. 6 lines 1–19): a thread per column; each active column pushes once.
+
+    A column is active when free (-1) or when its row moved on (line 3: ``rmatch[cmatch[v]] != v``).
+    It takes the row of minimum ψ (lines 5–12, stopping early at ψ(v) - 1), matches it (single or
+    double push, lines 14–15) and relabels both (lines 16–17), or becomes unreachable (-2, line 19).
+    Concurrent pushes on one row leave one winner; the losers stay active (§III-B).
+    """
+    v = T.gtid()
+    while v < nc:
+        mate = cmatch[v]
+        is_active = 0
+        if mate == -1:
+            is_active = 1
+        elif mate > -1:
+            if rmatch[mate] != v:
+                is_active = 1
+        if is_active == 1:
+            active[0] = 1
+            psi_min = infinity
+            u = -1
+            for j in range(col_ptr[v], col_ptr[v + 1]):
+                label = psi_r[col_adj[j]]
+                if label < psi_min:
+                    psi_min = label
+                    u = col_adj[j]
+                    if psi_min == psi_c[v] - 1:
+                        break
+            if psi_min < infinity:
+                rmatch[u] = v
+                cmatch[v] = u
+                psi_c[v] = psi_min + 1
+                psi_r[u] = psi_min + 2
+            else:
+                cmatch[v] = -2
+        v += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A), intended_races={"active": "a flag: every writer writes 1"})
+def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
+    """G-PR-INITKRNL (seed 001, Alg. 8 lines 1–11): fix the active list, rolling back pushes that lost a race.
+
+    ``a_p[i]`` is the column processed at slot ``i`` last loop and ``a_c[i]`` the column its push
+    freed.  If the processed column is still unmatched, its push lost: process it again (lines
+    5–6).  Every column processed this loop gets ``i_a[v] = loop`` (line 10).
+    """
+    i = T.gtid()
+    while i < n_active:
+        v = a_p[i]
+        if v != -1:
+            mate = cmatch[v]
+            lost = 0
+            if mate == -1:
+                lost = 1
+            elif mate > -1:
+                if rmatch[mate] != v:
+                    lost = 1
+            if lost == 1:
+                a_c[i] = v
+            else:
+                v = a_c[i]
+        if v != -1:
+            i_a[v] = loop
+            active[0] = 1
+        i += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I), intended_races=_PUSH_RACES)
+def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity):
+    """G-PR-PUSHKRNL (seed 001, Alg. 9 lines 1–24): push-relabel on the listed active columns only.
+
+    The ``i_a`` guard (line 13) refuses a row whose mate is itself active this loop: pushing
+    there would put that column in the list a second time, and after a roll-back two threads
+    would process it.  ``a_p[i]`` receives the column the push freed (line 18; -1 for none).
+    """
+    i = T.gtid()
+    while i < n_active:
+        v = a_c[i]
+        if v != -1:
+            psi_min = infinity
+            u = -1
+            for j in range(col_ptr[v], col_ptr[v + 1]):
+                label = psi_r[col_adj[j]]
+                if label < psi_min:
+                    psi_min = label
+                    u = col_adj[j]
+                    if psi_min == psi_c[v] - 1:
+                        break
+            if psi_min < infinity:
+                w = rmatch[u]
+                if w == -1 or i_a[w] != loop:
+                    rmatch[u] = v
+                    cmatch[v] = u
+                    psi_c[v] = psi_min + 1
+                    psi_r[u] = psi_min + 2
+                    a_p[i] = w
+            else:
+                cmatch[v] = -2
+                a_c[i] = -1
+                a_p[i] = -1
+        else:
+            a_p[i] = -1
+        i += T.num_threads()
+
+
+@kernel(signature=_sig(_A, _A, _I, _A))
+def compact_active(source, target, n, new_length):
+    """G-PR-SHRKRNL's compaction (seed 001, Alg. 7 lines 11–13, §III-C2): one block packs the active
+    columns by prefix sum.
+
+    Each thread counts the active entries of its own contiguous chunk, a block-wide
+    Hillis-Steele scan in shared memory turns the counts into private write offsets, and each
+    thread copies its entries, in order, to ``target``.  ``new_length[0]`` gets the total.
+    """
+    counts = T.shared_array(1024, T.i32)
+    tid = T.thread_id()
+    threads = T.block_size()
+    chunk = (n + threads - 1) // threads
+    low = tid * chunk
+    high = min(low + chunk, n)
+    mine = 0
+    for i in range(low, high):
+        if source[i] != -1:
+            mine += 1
+    counts[tid] = mine
+    T.syncthreads()
+    offset = 1
+    while offset < threads:
+        before = 0
+        if tid >= offset:
+            before = counts[tid - offset]
+        T.syncthreads()
+        counts[tid] = counts[tid] + before
+        T.syncthreads()
+        offset *= 2
+    write = counts[tid] - mine
+    for i in range(low, high):
+        if source[i] != -1:
+            target[write] = source[i]
+            write += 1
+    if tid == threads - 1:
+        new_length[0] = counts[tid]

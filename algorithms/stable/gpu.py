@@ -1,0 +1,127 @@
+"""The host loops of stable marriage on GPUs (seed 003, Paper IV §4): McVitie-Wilson in one launch,
+Gale-Shapley in a launch per round — written once against :class:`~gpusim.Device`.
+
+The kernels are in :mod:`gpusim.algorithms.stable.kernels`; ``kernels=`` launches a variant in the
+place of one of them (the bug zoo's broken twin).  Every order of proposals gives the man-optimal
+stable matching, so the result equals sequential Gale-Shapley's on every schedule.
+
+Example
+-------
+>>> from gpusim.types.preferences import PreferenceInstance
+>>> inst = PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])
+>>> mw_gpu(inst, backend="sim").wife.tolist(), gs_rounds(inst, backend="sim").wife.tolist()
+([1, 0], [1, 0])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpusim.errors import InvalidArgumentType
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.registry import register
+from gpusim.runtime.variants import kernel_table
+from gpusim.types.preferences import PreferenceInstance
+
+from .kernels import gale_shapley_round, mcvitie_wilson_gpu
+from .result import StableMatching
+from .slots import EMPTY, LOW, capacity_array, slot_offsets, wives_from_slots
+
+__all__ = ["gs_rounds", "mw_gpu"]
+
+#: The kernels the two drivers launch, by name; ``kernels=`` replaces either.
+KERNELS = {k.name: k for k in (mcvitie_wilson_gpu, gale_shapley_round)}
+
+
+@register("stable", "gs-rounds", backends=("sim", "numba", "cupy"), on_cpu="gs",
+          title="Gale-Shapley in rounds: a kernel per round, CAS proposals",
+          paper="seed 003 (Naim 2017), Paper IV §2 and §4", guarantees="man-optimal stable",
+          kernels=(gale_shapley_round,))
+def gs_rounds(instance: PreferenceInstance, backend: str = "auto", *, capacities: Any = None,
+              device: Device | None = None, progress: bool = False, kernels: dict | None = None) -> StableMatching:
+    """Gale-Shapley in rounds on ``backend`` (or ``device``): each round a thread per free man.
+
+    ``capacities``: ``b(w)`` as :func:`~gpusim.algorithms.stable.slots.capacity_array`; ``progress``:
+    a tqdm bar over the rounds; ``kernels``: ``{"gale_shapley_round": variant}``.
+
+    >>> from gpusim.types.preferences import PreferenceInstance
+    >>> gs_rounds(PreferenceInstance([[0, 1], [0]], [[1, 0], [0]]), backend="sim", capacities=2).wife.tolist()
+    [0, 0]
+    """
+    return _run(instance, "gs-rounds", backend, capacities, device, progress, kernels)
+
+
+@register("stable", "mw-gpu", backends=("sim", "numba", "cupy"), on_cpu="mw",
+          title="McVitie-Wilson on the GPU: a thread per man, CAS on each woman's suitor",
+          paper="seed 003 (Naim 2017), Paper IV §4", guarantees="man-optimal stable",
+          kernels=(mcvitie_wilson_gpu,))
+def mw_gpu(instance: PreferenceInstance, backend: str = "auto", *, capacities: Any = None,
+           device: Device | None = None, progress: bool = False, kernels: dict | None = None) -> StableMatching:
+    """McVitie-Wilson on ``backend`` (or ``device``) in one launch; options as :func:`gs_rounds`
+    (``kernels``: ``{"mcvitie_wilson_gpu": variant}``, say the bug zoo's twin without the CAS).
+
+    >>> from gpusim.types.preferences import PreferenceInstance
+    >>> mw_gpu(PreferenceInstance([[0, 1], [0, 1], [1]], [[1, 0], [2, 0, 1]]), backend="sim").wife.tolist()
+    [-1, 0, 1]
+    """
+    return _run(instance, "mw-gpu", backend, capacities, device, progress, kernels)
+
+
+def _run(instance: PreferenceInstance, algorithm: str, backend: str, capacities: Any, device: Device | None,
+         progress: bool, kernels: dict | None) -> StableMatching:
+    if not isinstance(instance, PreferenceInstance):
+        raise InvalidArgumentType(f"instance must be a PreferenceInstance, got {type(instance).__name__}")
+    if device is not None and not isinstance(device, Device):
+        raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
+    b = capacity_array(instance, capacities)
+    kernels = kernel_table(KERNELS, kernels)
+    dev = device if device is not None else Device(backend)
+    n_men = instance.n_men
+    slot_ptr_host = slot_offsets(b)
+    launch = Launcher(dev, progress=progress, description=f"{algorithm} rounds")
+    with launch.phase("copy in"):
+        men_ptr = dev.array(instance.men_ptr)
+        men_list = dev.array(_nonempty(instance.men_list))
+        men_rank = dev.array(_nonempty(instance.men_rank_by_woman))
+        slot_ptr = dev.array(slot_ptr_host)
+        # held[s]: the offer in slot s, rank << 32 | man (smaller is better); EMPTY when free.
+        held = dev.full(max(int(slot_ptr_host[-1]), 1), EMPTY, np.int64)
+        # man_next[m]: the next position of man m's list he will consider.
+        man_next = dev.array(_nonempty(instance.men_ptr[:-1].copy()))
+    block = 32 if dev.backend == "sim" else 256
+    rounds = 0
+    if n_men and algorithm == "mw-gpu":
+        with launch.phase("proposals"):
+            launch(kernels["mcvitie_wilson_gpu"], Device.grid_for(n_men, block), block, men_ptr, men_list, men_rank,
+                   slot_ptr, held, man_next, n_men, LOW, EMPTY)
+        rounds = 1
+    elif n_men:
+        # free: the men proposing this round; rejected: those displaced in it (the next round's free men).
+        free = dev.array(np.arange(n_men, dtype=np.int32))
+        rejected = dev.zeros(n_men, np.int32)
+        counter = dev.zeros(1, np.int32)
+        n_free = n_men
+        with launch.phase("proposals"):
+            while n_free:
+                rounds += 1
+                launch(fill, 1, 32, counter, 0, 1)
+                launch(kernels["gale_shapley_round"], Device.grid_for(n_free, block), block, men_ptr, men_list,
+                       men_rank, slot_ptr, held, man_next, free, n_free, rejected, counter, LOW, EMPTY)
+                n_free = launch.flag(counter)
+                free, rejected = rejected, free
+                launch.tick(free=n_free)
+    launch.close()
+    with launch.phase("copy out"):
+        held_host = dev.to_host(held)[: int(slot_ptr_host[-1])]
+        next_host = dev.to_host(man_next)[:n_men]
+    wife = wives_from_slots(held_host, slot_ptr_host, n_men)
+    stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds),
+             "proposals": int((next_host.astype(np.int64) - instance.men_ptr[:-1]).sum())}
+    return StableMatching(instance, wife, algorithm, dev.backend, stats, b)
+
+
+def _nonempty(host: np.ndarray) -> np.ndarray:
+    return host if host.size else np.zeros(1, host.dtype)

@@ -1,0 +1,104 @@
+"""``stable_marriage``: the stable marriage family's entry, one call to the dispatcher.
+
+It checks the input types and hands the rest to :func:`gpusim.runtime.dispatch.dispatch`; a
+``device`` given runs a GPU algorithm on that device.
+
+Example
+-------
+>>> STABLE_ALGORITHMS
+('gs', 'mw', 'gs-rounds', 'mw-gpu')
+>>> from gpusim.types.preferences import PreferenceInstance
+>>> inst = PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])
+>>> stable_marriage(inst, "mw-gpu", backend="sim").wife.tolist()
+[1, 0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpusim.errors import InvalidArgumentType
+from gpusim.runtime.device import Device
+from gpusim.runtime.dispatch import dispatch
+from gpusim.runtime.registry import lookup, names
+from gpusim.types.preferences import PreferenceInstance
+
+# isort: off
+# The order of registration is the order of STABLE_ALGORITHMS: the sequential ones, then the GPU ones.
+from . import reference, gpu  # noqa: F401
+# isort: on
+from .result import StableMatching
+
+__all__ = ["STABLE_ALGORITHMS", "stable_marriage"]
+
+#: Every stable marriage algorithm by its CLI name (the registry's).
+STABLE_ALGORITHMS = names("stable")
+
+
+def stable_marriage(instance: PreferenceInstance, algorithm: str = "mw-gpu", backend: str = "auto", *,
+                    capacities: Any = None, device: Device | None = None, progress: bool = False,
+                    kernels: dict | None = None) -> StableMatching:
+    """The man-optimal stable matching of ``instance`` by ``algorithm`` on ``backend``.
+
+    Parameters
+    ----------
+    instance:
+        Preference lists, complete (SM) or incomplete (SMI).
+    algorithm:
+        ``"gs"`` (Gale-Shapley with a queue, Alg. 1) and ``"mw"`` (McVitie-Wilson with a
+        stack) run sequentially on ``cpu``; ``"mw-gpu"`` (a thread per man, CAS) and
+        ``"gs-rounds"`` (a kernel per round) run on ``sim``, ``numba`` or ``cupy``, or with
+        ``backend="cpu"`` as their sequential counterparts (``mw``, ``gs``; ``stats["chosen"]`` says so).
+        Each is registered (:mod:`gpusim.runtime.registry`) and run by :func:`gpusim.runtime.dispatch.dispatch`.
+    backend, device:
+        Where to run (``device`` wins); ``"auto"`` as :func:`gpusim.runtime.device.choose_backend`.
+    capacities:
+        ``b(w)``, how many men each woman may take: ``None`` (1), an int, or one per woman.
+    progress:
+        A tqdm bar over the rounds of ``gs-rounds``.
+    kernels:
+        For ``mw-gpu`` and ``gs-rounds``: kernels to launch in the place of the paper's, by name
+        (``{"mcvitie_wilson_gpu": twin}``; :func:`gpusim.runtime.variants.kernel_table`).
+
+    Returns
+    -------
+    StableMatching
+        ``wife[m]``: man ``m``'s woman or -1; ``stats["chosen"]`` says which backend ran and why.
+
+    Raises
+    ------
+    InvalidArgumentType
+        ``instance`` not a :class:`PreferenceInstance`, ``device`` not a Device, bad ``capacities``.
+    InvalidArgument
+        An unknown algorithm or backend; a sequential algorithm asked to run on a GPU backend.
+
+    Notes
+    -----
+    Threads write ``held`` only by ``atomic_cas`` (a woman never loses an offer to a race) and
+    ``man_next[m]`` only while they hold man ``m`` (he is no woman's suitor then).  The
+    plain reads of ``held`` in :func:`~gpusim.algorithms.stable.kernels.next_candidate` race with the CAS on purpose.
+
+    Examples
+    --------
+    >>> from gpusim.types.preferences import PreferenceInstance
+    >>> inst = PreferenceInstance([[0, 1], [0, 1], [1]], [[1, 0], [2, 0, 1]])
+    >>> stable_marriage(inst, "gs-rounds", backend="sim").wife.tolist()
+    [-1, 0, 1]
+    >>> stable_marriage(inst, "mw-gpu", backend="sim", capacities=[1, 2]).wife.tolist()
+    [1, 0, 1]
+    >>> stable_marriage(PreferenceInstance([], []), "gs", backend="cpu").wife.tolist()
+    []
+    """
+    if not isinstance(instance, PreferenceInstance):
+        raise InvalidArgumentType(f"instance must be a PreferenceInstance, got {type(instance).__name__}")
+    if device is not None and not isinstance(device, Device):
+        raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
+    options = {"capacities": capacities, "device": device, "progress": progress}
+    if kernels is not None:
+        options["kernels"] = kernels
+    on_device = device is not None and lookup("stable", algorithm).gpu
+    result = dispatch("stable", instance, algorithm, device.backend if on_device else backend,
+                      size=int(instance.men_list.size), **options)
+    if on_device:
+        result.stats["chosen"] = "the device given"
+    return result
