@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import pkgutil
 
 import pytest
+from hypothesis import settings
 
 import gpusim
 
@@ -34,3 +36,12 @@ def test_docstring_examples(name):
     module = importlib.import_module(name)
     failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert failures == 0
+
+
+@pytest.fixture(autouse=True)
+def _no_example_database():
+    """The examples show what Hypothesis finds from nothing: no example an earlier test saved may answer."""
+    settings.register_profile("doctests", settings.default, database=None)
+    settings.load_profile("doctests")
+    yield
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
