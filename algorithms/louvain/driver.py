@@ -43,7 +43,7 @@ from .reference import bucket_louvain
 from .result import CommunityResult
 from .variants import PAPER, LouvainKernels
 
-__all__ = ["BIN_VERTICES", "LAYOUTS", "T_BIN", "T_FINAL", "louvain"]
+__all__ = ["BIN_VERTICES", "LAYOUTS", "T_BIN", "T_FINAL", "aggregate", "louvain"]
 
 #: ``layout=``: the paper's degree buckets (threads scale with the degree) or one thread per vertex.
 LAYOUTS = ("buckets", "thread")
@@ -115,6 +115,46 @@ def louvain(graph, *, backend: str = "auto", resolution: float = 1.0, threshold:
     return result
 
 
+def aggregate(graph, communities, *, backend: str = "sim", device: Device | None = None
+              ) -> tuple[LouvainGraph, np.ndarray]:
+    """Algorithm 3 alone, on a device: the graph whose vertices are the communities of ``communities``.
+
+    ``communities[v]`` is a community id in ``0..n-1`` for each vertex.  Returns the contracted graph (its
+    vertices numbered by increasing community id; each list in the order the kernels wrote it) and the new
+    id of each community id (-1 for an id no vertex has).
+
+    >>> from gpusim.algorithms.louvain.graph import LouvainGraph
+    >>> g = LouvainGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 2.0, 4.0])
+    >>> h, new_id = aggregate(g, [3, 3, 0, 0])
+    >>> h.to_scipy().toarray().tolist(), new_id.tolist(), h.total_weight == g.total_weight
+    ([[4.0, 2.0], [2.0, 1.0]], [0, -1, -1, 1], True)
+    """
+    graph = load_louvain_graph(graph)
+    labels = np.asarray(communities)
+    if labels.shape != (graph.n,) or (labels.size and labels.dtype.kind not in "iu"):
+        raise InvalidArgument(f"communities must hold one integer id per vertex ({graph.n}), got {labels!r}")
+    if labels.size and (labels.min() < 0 or labels.max() >= graph.n):
+        raise InvalidArgument(f"community ids must lie in 0..{graph.n - 1}, "
+                              f"got {int(labels.min())}..{int(labels.max())}")
+    if device is None:
+        chosen, _ = resolve_backend(backend, graph.n_entries)
+        if chosen == "cpu":
+            raise InvalidArgument("aggregate runs the kernels: backend must be sim, numba, cupy or auto")
+        device = Device("sim", trace=False) if chosen == "sim" else Device(chosen)
+    run = _Run(graph, device, 1.0, (T_FINAL, T_BIN, BIN_VERTICES), "buckets", PAPER, False)
+    if graph.n == 0:
+        return graph, np.zeros(0, np.int32)
+    run.primes = device.array(run.primes_host)
+    C = device.array(labels.astype(np.int32))
+    ptr, adj, w, n, entries, new_id = run.contract(device.array(graph.ptr), run.nonempty(graph.adj),
+                                                   run.nonempty(graph.weights), C, graph.n, always=True)
+    host_ptr = run.read(ptr, n + 1)
+    used = np.zeros(graph.n, bool)
+    used[labels] = True
+    ids = np.where(used, run.read(new_id, graph.n), -1).astype(np.int32)
+    return LouvainGraph(n, host_ptr, run.read(adj, entries), run.read(w, entries)), ids
+
+
 def _positive(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise InvalidArgument(f"{name}={value!r} must be a finite number > 0")
@@ -168,7 +208,7 @@ class _Run:
         graph, dev, launch = self.graph, self.dev, self.launch
         n0 = graph.n
         with launch.phase("copy in"):
-            ptr, adj, w = dev.array(graph.ptr), self._nonempty(graph.adj), self._nonempty(graph.weights)
+            ptr, adj, w = dev.array(graph.ptr), self.nonempty(graph.adj), self.nonempty(graph.weights)
             self.primes = dev.array(self.primes_host)
             labels = self.zeros(n0, np.int32)
             self.each(mv.init_communities, n0, labels, n0)
@@ -199,7 +239,7 @@ class _Run:
         return CommunityResult(graph, final, level_q[-1] if levels else first_q, levels, level_q, "louvain",
                                dev.backend, stats, self.gamma)
 
-    def _nonempty(self, host: np.ndarray):
+    def nonempty(self, host: np.ndarray):
         return self.dev.array(host if host.size else np.zeros(1, host.dtype))
 
     # -- Algorithm 1 -----------------------------------------------------------------------------
@@ -266,14 +306,15 @@ class _Run:
             self.launch(kernels.move_block_global, grid, mv.BLOCK, *args, keys, vals, stride)
 
     # -- Algorithm 3 -----------------------------------------------------------------------------
-    def contract(self, ptr, adj, w, C, n: int):
-        """Algorithm 3: the graph of the communities of ``C``, or None when every community is one vertex."""
+    def contract(self, ptr, adj, w, C, n: int, always: bool = False):
+        """Algorithm 3: the graph of the communities of ``C``; None when every community is one vertex (unless
+        ``always``)."""
         dev = self.dev
         com_size, com_degree, flags = (self.zeros(n, np.int32) for _ in range(3))
         self.each(agg.community_sizes, n, C, ptr, com_size, com_degree, n)
         self.each(agg.mark_nonempty, n, com_size, flags, n)
         new_id, n_new = exclusive_scan(dev, flags, n, self.launch)
-        if n_new == n:
+        if n_new == n and not always:
             return None
         edge_pos, bound = exclusive_scan(dev, com_degree, n, self.launch)
         com_start, _ = exclusive_scan(dev, com_size, n, self.launch)

@@ -151,7 +151,7 @@ class LouvainGraph:
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
                 row = int(np.searchsorted(csr.indptr, k, side="right") - 1)
-                raise InvalidArgument(f"entry ({row}, {int(csr.indices[k])}) = {data[k]!r} {what}: "
+                raise InvalidArgument(f"entry ({row}, {int(csr.indices[k])}) = {float(data[k])!r} {what}: "
                                       "Louvain needs finite, non-negative weights")
         if symmetrise is not None and symmetrise not in SYMMETRISE_RULES:
             raise InvalidArgument(f"symmetrise={symmetrise!r} is not one of {SYMMETRISE_RULES}")
@@ -161,7 +161,8 @@ class LouvainGraph:
             first = sp.coo_array(diff)
             r, c = int(first.row[0]), int(first.col[0])
             raise InvalidArgument(
-                f"the matrix is not symmetric (entry ({r}, {c}) = {csr[r, c]!r} but ({c}, {r}) = {csr[c, r]!r}): "
+                f"the matrix is not symmetric (entry ({r}, {c}) = {float(csr[r, c])!r} but "
+                f"({c}, {r}) = {float(csr[c, r])!r}): "
                 f"a directed graph; pass symmetrise= one of {SYMMETRISE_RULES} to combine the two directions")
         if diff.nnz:
             diagonal = csr.diagonal()
