@@ -96,9 +96,11 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print one JSON list")
     bench.set_defaults(run=_bench)
     from gpusim.cli_explore import register_explore
+    from gpusim.cli_louvain import register_louvain
 
     register_explore(commands, common)
     register_stable(commands, common)
+    register_louvain(commands, common)
     return parser
 
 
