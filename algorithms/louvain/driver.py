@@ -1,0 +1,381 @@
+"""Louvain community detection on the GPU (seed 003, Paper III): the host's outer loop over the kernels.
+
+Each level runs the modularity optimisation of Algorithm 1 (:mod:`.kernels_move`) and then the
+aggregation of Algorithm 3 (:mod:`.kernels_aggregate`), until a level gains less modularity than the
+threshold or merges nothing.  As in §4 the threshold is ``bin_threshold`` (``t_bin = 1e-2``) while the
+graph has more than ``bin_vertices`` (100,000) vertices and ``threshold`` (``t_final = 1e-6``) below.
+The host only launches kernels and reads counters back; every array stays on the device.
+
+Parallel moves decide from the same state, so one sweep can *lower* modularity; each phase keeps
+the best partition it has seen (a copy of ``C`` on the device), so every level is at least as good as
+the one before it.
+
+References
+----------
+.. [003] M. Naim, "GPU algorithms for matching and clustering", PhD thesis, Bergen 2017, Paper III:
+   M. Naim, F. Manne, M. Halappanavar, A. Tumeo, "Community detection on the GPU", IPDPS 2017 (seed 003).
+
+Example
+-------
+>>> from gpusim.algorithms.louvain.graph import karate
+>>> result = louvain(karate(), backend="sim", seed=1)
+>>> result.n_communities, round(result.modularity, 4), result.valid
+(4, 0.4188, True)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.runtime.device import Device, choose_backend
+from gpusim.runtime.dispatch import dispatch
+from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.registry import lookup, register
+
+from . import kernels_aggregate as agg
+from . import kernels_move as mv
+from .graph import LouvainGraph, load_louvain_graph
+from .hashing import prime_table
+from .kernels_scan import exclusive_scan
+from .reference import bucket_louvain
+from .result import CommunityResult
+from .variants import PAPER, LouvainKernels
+
+__all__ = ["BIN_VERTICES", "LAYOUTS", "T_BIN", "T_FINAL", "aggregate", "louvain"]
+
+#: ``layout=``: the paper's degree buckets (threads scale with the degree) or one thread per vertex.
+LAYOUTS = ("buckets", "thread")
+#: The thresholds of §5 and the graph size above which the larger applies.
+T_FINAL, T_BIN, BIN_VERTICES = 1e-6, 1e-2, 100_000
+#: Global-memory table slots the blocks of group seven share at once.
+GLOBAL_TABLE_SLOTS = 2**23
+_INT32_MAX = int(np.iinfo(np.int32).max)
+#: Lanes per vertex and slots per table of §4.1's groups one to five.
+_SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
+
+
+def louvain(graph, *, algorithm: str = "louvain", backend: str = "auto", device: Device | None = None,
+            **options) -> CommunityResult:
+    """Communities of ``graph`` by ``algorithm`` on ``backend``: the registry's ``"communities"`` problem.
+
+    ``algorithm="louvain"`` (the default) is the GPU method of seed 003, Paper III
+    (:func:`gpu_louvain`, whose options it takes); ``"blondel"`` is the original sequential Louvain
+    method (:func:`~gpusim.algorithms.louvain.reference.blondel_louvain`, on ``cpu``).  ``graph`` is a
+    :class:`~gpusim.algorithms.louvain.graph.LouvainGraph` or anything
+    :func:`~gpusim.algorithms.louvain.graph.load_louvain_graph` takes; ``device`` (a
+    :class:`gpusim.Device`) wins over ``backend`` for the GPU method.  ``stats["chosen"]`` says what ran.
+
+    >>> from gpusim.algorithms.louvain import karate
+    >>> round(louvain(karate(), algorithm="blondel").modularity, 4)
+    0.4188
+    """
+    graph = load_louvain_graph(graph)
+    if device is not None and not isinstance(device, Device):
+        raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
+    on_device = device is not None and lookup("communities", algorithm).gpu
+    if on_device:
+        options["device"] = device
+    result = dispatch("communities", graph, algorithm, device.backend if on_device else backend,
+                      size=graph.n_entries, **options)
+    if on_device:
+        result.stats["chosen"] = "the device given"
+    return result
+
+
+@register("communities", "louvain", backends=("sim", "numba", "cupy", "cpu"),
+          title="GPU Louvain: hash tables per vertex, threads per vertex by degree, contraction on the device",
+          paper="seed 003 (Naim 2017), Paper III, Algorithms 1-3",
+          guarantees="a partition; modularity of the result at least that of every earlier level",
+          kernels=tuple(PAPER))
+def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float = 1.0,
+                threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
+                seed: int | None = None, layout: str = "buckets", progress: bool = False,
+                device: Device | None = None, kernels: LouvainKernels | None = None) -> CommunityResult:
+    """Communities of ``graph`` by the GPU Louvain method of seed 003, Paper III.
+
+    Parameters
+    ----------
+    graph:
+        A :class:`~gpusim.algorithms.louvain.graph.LouvainGraph`.
+    backend, device:
+        ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the bucket-synchronous reference, which gives the
+        simulator's answer); ``device`` (a :class:`gpusim.Device`) wins.
+    resolution:
+        ``gamma`` of Eq. (2), > 0 (larger: smaller communities).
+    threshold, bin_threshold, bin_vertices:
+        ``t_final``, ``t_bin`` and the size above which ``t_bin`` applies (§5).
+    seed:
+        The simulator's schedule seed (the result does not depend on it when the weights' sums are exact).
+    layout:
+        ``"buckets"`` (§4.1: 4 to 128 threads a vertex by degree) or ``"thread"`` (one thread a vertex).
+    kernels:
+        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
+
+    Returns
+    -------
+    CommunityResult
+        ``labels``, ``modularity``, ``levels``, ``stats`` (levels, sweeps, launches, seconds per phase).
+    """
+    graph = load_louvain_graph(graph)
+    resolution = _positive("resolution", resolution)
+    threshold, bin_threshold = _positive("threshold", threshold), _positive("bin_threshold", bin_threshold)
+    if isinstance(bin_vertices, bool) or not isinstance(bin_vertices, numbers.Integral) or bin_vertices < 0:
+        raise InvalidArgument(f"bin_vertices={bin_vertices!r} must be a non-negative integer")
+    if layout not in LAYOUTS:
+        raise InvalidArgument(f"layout={layout!r} is not one of {LAYOUTS}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+        raise InvalidArgument(f"seed={seed!r} must be None or a non-negative integer")
+    if kernels is not None and not isinstance(kernels, LouvainKernels):
+        raise InvalidArgumentType(f"kernels must be a LouvainKernels table, got {type(kernels).__name__}")
+    if device is not None and not isinstance(device, Device):
+        raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
+    limits = (threshold, bin_threshold, int(bin_vertices))
+    chosen, reason = ((device.backend, "the device given") if device is not None
+                      else choose_backend(backend, graph.n_entries))
+    if chosen == "cpu":
+        result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
+                                bin_vertices=int(bin_vertices), layout=layout)
+    else:
+        if device is None:
+            device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)
+        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress).result()
+    result.stats["chosen"] = reason
+    return result
+
+
+def aggregate(graph, communities, *, backend: str = "sim", device: Device | None = None
+              ) -> tuple[LouvainGraph, np.ndarray]:
+    """Algorithm 3 alone, on a device: the graph whose vertices are the communities of ``communities``.
+
+    ``communities[v]`` is a community id in ``0..n-1`` for each vertex.  Returns the contracted graph (its
+    vertices numbered by increasing community id; each list in the order the kernels wrote it) and the new
+    id of each community id (-1 for an id no vertex has).
+
+    >>> from gpusim.algorithms.louvain.graph import LouvainGraph
+    >>> g = LouvainGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 2.0, 4.0])
+    >>> h, new_id = aggregate(g, [3, 3, 0, 0])
+    >>> h.to_scipy().toarray().tolist(), new_id.tolist(), h.total_weight == g.total_weight
+    ([[4.0, 2.0], [2.0, 1.0]], [0, -1, -1, 1], True)
+    """
+    graph = load_louvain_graph(graph)
+    labels = np.asarray(communities)
+    if labels.shape != (graph.n,) or (labels.size and labels.dtype.kind not in "iu"):
+        raise InvalidArgument(f"communities must hold one integer id per vertex ({graph.n}), got {labels!r}")
+    if labels.size and (labels.min() < 0 or labels.max() >= graph.n):
+        raise InvalidArgument(f"community ids must lie in 0..{graph.n - 1}, "
+                              f"got {int(labels.min())}..{int(labels.max())}")
+    if device is None:
+        chosen, _ = choose_backend(backend, graph.n_entries)
+        if chosen == "cpu":
+            raise InvalidArgument("aggregate runs the kernels: backend must be sim, numba, cupy or auto")
+        device = Device("sim", trace=False) if chosen == "sim" else Device(chosen)
+    run = _Run(graph, device, 1.0, (T_FINAL, T_BIN, BIN_VERTICES), "buckets", PAPER, False)
+    if graph.n == 0:
+        return graph, np.zeros(0, np.int32)
+    run.primes = device.array(run.primes_host)
+    C = device.array(labels.astype(np.int32))
+    ptr, adj, w, n, entries, new_id = run.contract(device.array(graph.ptr), run.nonempty(graph.adj),
+                                                   run.nonempty(graph.weights), C, graph.n, always=True)
+    host_ptr = run.read(ptr, n + 1)
+    used = np.zeros(graph.n, bool)
+    used[labels] = True
+    ids = np.where(used, run.read(new_id, graph.n), -1).astype(np.int32)
+    return LouvainGraph(n, host_ptr, run.read(adj, entries), run.read(w, entries)), ids
+
+
+def _positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+        raise InvalidArgument(f"{name}={value!r} must be a finite number > 0")
+    return float(value)
+
+
+class _Run:
+    """One Louvain run on a device: the arrays of the current level and the launches."""
+
+    def __init__(self, graph: LouvainGraph, dev: Device, resolution: float, limits: tuple, layout: str,
+                 kernels: LouvainKernels, progress: bool):
+        self.graph, self.dev, self.gamma, self.limits = graph, dev, resolution, limits
+        self.layout, self.kernels = layout, kernels
+        self.launch = Launcher(dev, progress=progress, description="louvain levels")
+        self.max_grid = 4 if dev.backend == "sim" else 8192
+        self.primes_host = prime_table()
+
+    # -- small helpers --------------------------------------------------------------------------
+    def zeros(self, n: int, dtype) -> object:
+        return self.dev.zeros(max(int(n), 1), dtype)
+
+    def each(self, kernel, n: int, *args) -> None:
+        """Launch a grid-stride kernel over ``n`` items."""
+        self.launch(kernel, Device.grid_for(n, mv.BLOCK, self.max_grid), mv.BLOCK, *args)
+
+    def read(self, array, count: int = 1) -> np.ndarray:
+        return self.dev.to_host(array)[:count]
+
+    def table_slots(self, degree: int) -> int:
+        return int(self.primes_host[np.searchsorted(self.primes_host, (3 * degree) // 2, side="right")])
+
+    def partition(self, degree, bounds: tuple[int, ...], n: int) -> tuple[object, list[tuple[int, int]]]:
+        """Alg. 1 line 5 / Alg. 3 line 21: ``vset`` and ``(offset, count)`` of each degree bucket."""
+        bounds_dev = self.dev.array(np.array((0, *bounds, _INT32_MAX), np.int32))
+        counts = self.dev.zeros(len(bounds) + 1, np.int32)
+        self.each(mv.count_buckets, n, degree, bounds_dev, len(bounds) + 1, counts, n)
+        sizes = self.read(counts, len(bounds) + 1).astype(np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        vset = self.zeros(n, np.int32)
+        self.each(mv.fill_buckets, n, degree, bounds_dev, len(bounds) + 1,
+                  self.dev.array(offsets[:-1].astype(np.int32)), vset, n)
+        return vset, [(int(offsets[b]), int(sizes[b])) for b in range(len(sizes))]
+
+    def largest(self, values, n: int) -> int:
+        out = self.dev.zeros(1, np.int32)
+        self.each(mv.largest_value, n, values, out, n)
+        return int(self.read(out)[0])
+
+    # -- the outer loop ---------------------------------------------------------------------------
+    def result(self) -> CommunityResult:
+        graph, dev, launch = self.graph, self.dev, self.launch
+        n0 = graph.n
+        with launch.phase("copy in"):
+            ptr, adj, w = dev.array(graph.ptr), self.nonempty(graph.adj), self.nonempty(graph.weights)
+            self.primes = dev.array(self.primes_host)
+            labels = self.zeros(n0, np.int32)
+            self.each(mv.init_communities, n0, labels, n0)
+        n, entries = n0, graph.n_entries
+        levels, level_q, sweeps = [], [], []
+        first_q = 0.0
+        while n and graph.total_weight > 0:
+            limit = self.limits[1] if n > self.limits[2] else self.limits[0]
+            with launch.phase("optimise"):
+                C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, limit)
+            first_q = q0 if not levels else first_q
+            with launch.phase("aggregate"):
+                contracted = self.contract(ptr, adj, w, C, n)
+            if contracted is None:
+                break
+            ptr, adj, w, n, entries, new_id = contracted
+            self.each(agg.relabel, n0, labels, C, new_id, n0)
+            levels.append(self.read(labels, n0).copy())
+            level_q.append(q_best)
+            sweeps.append(level_sweeps)
+            launch.tick(level=len(levels), communities=n, modularity=f"{q_best:.6f}")
+            if q_best - q0 < limit:
+                break
+        launch.close()
+        final = levels[-1] if levels else np.arange(n0, dtype=np.int32)
+        stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
+                 "launches": dict(launch.launches), "seconds": dict(launch.seconds), "layout": self.layout}
+        return CommunityResult(graph, final, level_q[-1] if levels else first_q, levels, level_q, "louvain",
+                               dev.backend, stats, self.gamma)
+
+    def nonempty(self, host: np.ndarray):
+        return self.dev.array(host if host.size else np.zeros(1, host.dtype))
+
+    # -- Algorithm 1 -----------------------------------------------------------------------------
+    def optimise(self, ptr, adj, w, n: int, entries: int, limit: float):
+        """Algorithm 1 on the current graph: ``(best C, Q at the start, best Q, sweeps)``."""
+        dev = self.dev
+        k, total = self.zeros(n, np.float64), dev.zeros(1, np.float64)
+        self.each(mv.vertex_degrees, n, ptr, w, k, total, n)
+        two_m = float(self.read(total)[0])
+        C, best, new_comm = self.zeros(n, np.int32), self.zeros(n, np.int32), self.zeros(n, np.int32)
+        a, csize = self.zeros(n, np.float64), self.zeros(n, np.int32)
+        self.each(mv.init_communities, n, C, n)
+        self.each(mv.init_communities, n, new_comm, n)
+
+        def totals_and_q() -> float:
+            self.each(mv.clear_totals, n, a, csize, n)
+            self.each(mv.community_totals, n, C, k, a, csize, n)
+            sums = dev.zeros(2, np.float64)
+            self.each(mv.modularity_terms, n, ptr, adj, w, C, a, sums, n)
+            inside, squares = (float(x) for x in self.read(sums, 2))
+            return inside / two_m - self.gamma * squares / (two_m * two_m)
+
+        degree = self.zeros(n, np.int32)
+        self.each(mv.entry_counts, n, ptr, degree, n)
+        bounds = mv.DEGREE_BUCKETS if self.layout == "buckets" else ()
+        vset, buckets = self.partition(degree, bounds, n)
+        stride = self.table_slots(self.largest(degree, n)) if buckets[-1][1] else 0
+        q = q_start = best_q = totals_and_q()
+        self.each(mv.copy_labels, n, C, best, n)
+        sweeps = 0
+        while True:
+            for b, (offset, count) in enumerate(buckets):
+                if count:
+                    self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
+                                  len(self.primes_host), two_m / 2.0, self.gamma), stride, entries, n)
+                    self.each(mv.apply_moves, count, vset, offset, count, new_comm, C)
+                    self.each(mv.clear_totals, n, a, csize, n)
+                    self.each(mv.community_totals, n, C, k, a, csize, n)
+            sweeps += 1
+            q_new = totals_and_q()
+            if q_new > best_q:
+                best_q = q_new
+                self.each(mv.copy_labels, n, C, best, n)
+            if q_new - q < limit:
+                return best, q_start, best_q, sweeps
+            q = q_new
+
+    def move(self, b: int, args: tuple, stride: int, entries: int, n: int) -> None:
+        """computeMove (Algorithm 2) for bucket ``b`` with the layout's threads per vertex."""
+        count, kernels = args[9], self.kernels
+        if self.layout == "thread":
+            slots = 3 * entries + 2 * n
+            keys, vals = self.dev.zeros(slots, np.int32), self.dev.zeros(slots, np.float64)
+            self.each(kernels.move_thread, count, *args, keys, vals)
+        elif b < len(_SUBWARP):
+            width, slots = _SUBWARP[b]
+            blocks = -(-count // (mv.BLOCK // width))
+            self.launch(kernels.move_subwarp, min(blocks, self.max_grid), mv.BLOCK, *args, width, slots)
+        elif b == len(_SUBWARP):
+            self.launch(kernels.move_block_shared, min(count, self.max_grid), mv.BLOCK, *args)
+        else:
+            grid = max(1, min(count, self.max_grid, GLOBAL_TABLE_SLOTS // stride))
+            keys, vals = self.dev.zeros(grid * stride, np.int32), self.dev.zeros(grid * stride, np.float64)
+            self.launch(kernels.move_block_global, grid, mv.BLOCK, *args, keys, vals, stride)
+
+    # -- Algorithm 3 -----------------------------------------------------------------------------
+    def contract(self, ptr, adj, w, C, n: int, always: bool = False):
+        """Algorithm 3: the graph of the communities of ``C``; None when every community is one vertex (unless
+        ``always``)."""
+        dev = self.dev
+        com_size, com_degree, flags = (self.zeros(n, np.int32) for _ in range(3))
+        self.each(agg.community_sizes, n, C, ptr, com_size, com_degree, n)
+        self.each(agg.mark_nonempty, n, com_size, flags, n)
+        new_id, n_new = exclusive_scan(dev, flags, n, self.launch)
+        if n_new == n and not always:
+            return None
+        edge_pos, bound = exclusive_scan(dev, com_degree, n, self.launch)
+        com_start, _ = exclusive_scan(dev, com_size, n, self.launch)
+        cursor, com = self.zeros(n, np.int32), self.zeros(n, np.int32)
+        self.each(mv.copy_labels, n, com_start, cursor, n)
+        self.each(agg.place_vertices, n, C, cursor, com, n)
+        cset, buckets = self.partition(com_degree, agg.COMMUNITY_BUCKETS, n)
+        fill, new_adj, new_w = self.zeros(n, np.int32), self.zeros(bound, np.int32), self.zeros(bound, np.float64)
+        args = (ptr, adj, w, C, com, com_start, com_size, com_degree, cset)
+        tail = (self.primes, len(self.primes_host), edge_pos, fill, new_id, new_adj, new_w)
+        kernels = self.kernels
+        for b, (offset, count) in enumerate(buckets):
+            if not count:
+                continue
+            if b == 0:
+                self.launch(kernels.merge_warp, min(-(-count // 4), self.max_grid), mv.BLOCK, *args, offset,
+                            count, *tail)
+            elif b == 1:
+                self.launch(kernels.merge_block_shared, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
+                            *tail)
+            else:
+                stride = self.table_slots(self.largest(com_degree, n))
+                grid = max(1, min(count, self.max_grid, GLOBAL_TABLE_SLOTS // stride))
+                keys, vals = dev.zeros(grid * stride, np.int32), dev.zeros(grid * stride, np.float64)
+                self.launch(kernels.merge_block_global, grid, mv.BLOCK, *args, offset, count, *tail, keys, vals,
+                            stride)
+        new_count = self.zeros(n_new, np.int32)
+        self.each(agg.scatter_counts, n, fill, new_id, com_size, new_count, n)
+        new_ptr, entries = exclusive_scan(dev, new_count, n_new, self.launch)
+        out_adj, out_w = self.zeros(entries, np.int32), self.zeros(entries, np.float64)
+        self.each(agg.compact_edges, n, fill, edge_pos, new_id, com_size, new_ptr, new_adj, new_w, out_adj, out_w, n)
+        return new_ptr, out_adj, out_w, n_new, entries, new_id

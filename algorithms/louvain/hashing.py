@@ -1,0 +1,208 @@
+"""The per-vertex hash tables of seed 003, Paper III (Alg. 2 lines 2–14), as ``@device`` helpers in ``T``.
+
+A table is ``size`` consecutive slots ``keys[base:base + size]`` (community ids, :data:`EMPTY` when
+free) and ``vals[base:base + size]`` (the weight summed for each), in shared or global memory: the
+kernels of :mod:`.kernels_move` and :mod:`.kernels_aggregate` pass either.  ``size`` is the
+smallest prime above 1.5 times the degree, from a list of precomputed primes (§4), so the table
+never fills and double hashing visits every slot.  The threads sharing a table each take the slots
+``first, first + step, ...``.
+
+Line 9 of Alg. 2 in the paper reads ``CAS(hashComm[curPos], null, C[i])``: it claims the slot for
+the community of the vertex ``i`` being moved.  The slot is the one probed for ``C[j]``, the
+*neighbour's* community, and line 13 loops until ``hashComm[curPos] == C[j]``: with ``C[i]`` the
+weight of line 10 would be added under the wrong community and the loop would go on probing and
+add it again.  :func:`insert` claims the slot for ``C[j]`` (its ``key``), as the text around the
+pseudo-code describes ("tries to replace a null value in hashComm with the new community ID").
+
+>>> from gpusim.algorithms.louvain.hashing import EMPTY
+>>> EMPTY
+-1
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from gpusim import T, device
+
+__all__ = [
+    "EMPTY", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot", "insert", "lookup",
+    "prime_table", "score", "table_size", "warp_inclusive_sum",
+]
+
+#: The null of ``hashComm``: a slot no community has claimed.
+EMPTY = -1
+
+
+@functools.cache
+def prime_table() -> np.ndarray:
+    """The precomputed primes tables are sized from (§4), ascending, int32.
+
+    Every prime below 2^16, then, up to 2^31, the smallest prime above each ``2^16 (1 + 1/64)^t``: a table
+    for a degree up to 43,690 has the smallest prime size above 1.5 x degree, a larger one at most 1.6 %
+    more (a list of every prime up to 2^31 would not fit on a GPU).
+
+    >>> p = prime_table()
+    >>> p[:5].tolist(), int(p[-1]) > 2**31 - 2**26, bool((np.diff(p) > 0).all())
+    ([2, 3, 5, 7, 11], True, True)
+    """
+    sieve = np.ones(2**16, bool)
+    sieve[:2] = False
+    for q in range(2, 256):
+        if sieve[q]:
+            sieve[q * q::q] = False
+    small = np.flatnonzero(sieve)
+    large = []
+    value = float(2**16)
+    while True:
+        candidate = int(value) + 1
+        while (candidate % small[small * small <= candidate] == 0).any():
+            candidate += 1
+        if candidate >= 2**31 - 1:
+            break
+        if not large or candidate > large[-1]:
+            large.append(candidate)
+        value *= 1 + 1 / 64
+    return np.concatenate([small, np.array(large, np.int64)]).astype(np.int32)
+
+
+@device
+def table_size(primes, n_primes, degree):
+    """The smallest prime above 1.5 x ``degree`` (§4), by binary search in the ascending ``primes``."""
+    limit = (3 * degree) // 2
+    lo = 0
+    hi = n_primes - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if primes[mid] > limit:
+            hi = mid
+        else:
+            lo = mid + 1
+    return primes[lo]
+
+
+@device
+def hash_slot(key, it, size):
+    """Probe ``it`` of ``key`` by double hashing (Alg. 2 line 5): ``(h1 + it h2) mod size``, ``size`` prime."""
+    h1 = T.i64(key) % size
+    h2 = 1 + T.i64(key) % (size - 1)
+    return T.i32((h1 + T.i64(it) * h2) % size)
+
+
+@device
+def clear_table(keys, vals, base, size, first, step):
+    """Mark this thread's share of the table's slots free."""
+    s = first
+    while s < size:
+        keys[base + s] = EMPTY
+        vals[base + s] = 0.0
+        s += step
+
+
+@device
+def insert(keys, vals, base, size, key, weight):
+    """Add ``weight`` to community ``key``'s slot, claiming a free one by CAS (seed 003, Paper III, Alg. 2 lines 3–13).
+
+    Line 9 claims the slot for ``key`` (the neighbour's ``C[j]``), where the paper's line writes ``C[i]``
+    (see the module's docstring).  The key is read without an atomic (lines 6 and 8): a stale EMPTY
+    only sends the thread to the CAS, which says who won.
+    """
+    it = 0
+    done = 0
+    while done == 0:
+        pos = base + hash_slot(key, it, size)
+        it += 1
+        seen = keys[pos]
+        if seen == key:
+            T.atomic_add(vals, pos, weight)
+            done = 1
+        elif seen == EMPTY:
+            old = T.atomic_cas(keys, pos, EMPTY, key)
+            if old == EMPTY or old == key:
+                T.atomic_add(vals, pos, weight)
+                done = 1
+
+
+@device
+def lookup(keys, vals, base, size, key):
+    """The weight summed for ``key`` (0 when it is not in the table), along :func:`insert`'s probes."""
+    it = 0
+    while it < size:
+        pos = base + hash_slot(key, it, size)
+        if keys[pos] == key:
+            return vals[pos]
+        if keys[pos] == EMPTY:
+            return 0.0
+        it += 1
+    return 0.0
+
+
+@device
+def score(e, ki, a_c, m, gamma):
+    """The terms of Eq. (2) that depend on the target community: ``e_{i->c} / m - gamma k_i a_c / (2 m^2)``.
+
+    Moving ``i`` to ``c`` gains ``score(e_{i->c}, a_c) - score(e_{i->C(i)\\{i}}, a_{C(i)\\{i}})``.
+    """
+    return e / m - gamma * ki * a_c / (2.0 * m * m)
+
+
+@device
+def allowed(own, c, csize):
+    """The move rules of §4: never to its own community; a singleton joins a singleton only if ``C[j] < C[i]``."""
+    if c == own:
+        return 0
+    if csize[own] == 1 and csize[c] == 1 and c > own:
+        return 0
+    return 1
+
+
+@device
+def better(c1, s1, c2, s2):
+    """1 if candidate ``(c2, s2)`` beats ``(c1, s1)``: a higher score, ties to the lower community; -1 is none."""
+    if c2 < 0:
+        return 0
+    if c1 < 0:
+        return 1
+    if s2 > s1 or (s2 == s1 and c2 < c1):
+        return 1
+    return 0
+
+
+@device
+def candidate_score(keys, vals, base, size, c, ki, a, m, gamma):
+    """:func:`score` of community ``c`` from the table (0 for none, ``c < 0``)."""
+    if c < 0:
+        return 0.0
+    return score(lookup(keys, vals, base, size, c), ki, a[c], m, gamma)
+
+
+@device
+def group_best(c, s, width):
+    """The best ``(community, score)`` of ``width`` aligned lanes, in every one of them (Alg. 2 line 14's reduction).
+
+    A butterfly of ``shfl_xor`` over offsets ``width / 2, ..., 1``: every lane of the warp takes part.
+    """
+    offset = width // 2
+    while offset > 0:
+        other_c = T.shfl_xor(c, offset)
+        other_s = T.shfl_xor(s, offset)
+        if better(c, s, other_c, other_s) == 1:
+            c = other_c
+            s = other_s
+        offset = offset // 2
+    return c
+
+
+@device
+def warp_inclusive_sum(x):
+    """The sum of ``x`` over lanes ``0..lane`` (``shfl_up``, Hillis-Steele); every lane takes part."""
+    lane = T.lane_id()
+    offset = 1
+    while offset < 32:
+        y = T.shfl_up(x, offset)
+        if lane >= offset:
+            x += y
+        offset = offset * 2
+    return x

@@ -1,0 +1,212 @@
+"""Aggregation on the GPU (seed 003, Paper III, Algorithm 3 and §4.1), written once in ``T``.
+
+Each community becomes one vertex of the next graph: its size and degree bound by atomics
+(:func:`community_sizes`, lines 4–6), new consecutive ids by a prefix sum over "non-empty"
+(:func:`mark_nonempty`, lines 7–12), the vertices ordered by community (:func:`place_vertices`,
+lines 17–19), then ``mergeCommunity`` hashes the edges of all its vertices by the neighbour's
+community (lines 20–23) on a warp (degree bound 1–127, table in shared memory), a block (128–479,
+shared) or a block with the table in global memory (above 479), and writes the table's entries,
+renamed to the new ids, to the community's part of the new edge list.  The lists are then packed
+(:func:`compact_edges`) and the dendrogram extended (:func:`relabel`).
+
+The new graph's entries are ``A'[c, d] = sum of A[i, j]`` over ``i`` in ``c`` and ``j`` in ``d``: the
+edges inside ``c`` become its self-loop, and the total weight is unchanged.
+
+>>> from gpusim.algorithms.louvain.kernels_aggregate import COMMUNITY_BUCKETS
+>>> COMMUNITY_BUCKETS
+(127, 479)
+"""
+
+from __future__ import annotations
+
+from gpusim import T, device, kernel
+
+from .hashing import EMPTY, clear_table, insert, table_size, warp_inclusive_sum
+
+__all__ = [
+    "COMMUNITY_BUCKETS", "MERGE_RACES", "MERGE_SLOTS", "MERGE_WARP_STRIDE", "community_sizes", "compact_edges",
+    "emit_edges", "hash_community", "mark_nonempty", "merge_block", "merge_block_global", "merge_block_shared",
+    "merge_warp", "place_vertices", "relabel", "scatter_counts",
+]
+
+#: Upper bounds of the degree sums of §4.1's three community buckets: [1, 127], [128, 479], > 479.
+COMMUNITY_BUCKETS = (127, 479)
+#: Slots of a block's shared tables: four warps x 191 (a prime above 1.5 x 127), or one block x 719.
+MERGE_SLOTS = 768
+MERGE_WARP_STRIDE = 191
+MERGE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won",
+               "vals": "weights are added atomically; the reads come after a barrier"}
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32[:], int32")
+def community_sizes(C, ptr, com_size, com_degree, n):
+    """Alg. 3 lines 4–6 (seed 003, Paper III): each community's size and the sum of its vertices' degrees."""
+    i = T.gtid()
+    while i < n:
+        T.atomic_add(com_size, C[i], 1)
+        T.atomic_add(com_degree, C[i], ptr[i + 1] - ptr[i])
+        i += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32")
+def mark_nonempty(com_size, new_id, n):
+    """Alg. 3 lines 7–11: ``newID[c]`` is 1 for a non-empty community, 0 for an empty one (then a prefix sum)."""
+    c = T.gtid()
+    while c < n:
+        new_id[c] = 0
+        if com_size[c] > 0:
+            new_id[c] = 1
+        c += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32")
+def place_vertices(C, cursor, com, n):
+    """Alg. 3 lines 17–19: ``com[atomicAdd(vertexStart[C[i]], 1)] = i``, the vertices grouped by community."""
+    i = T.gtid()
+    while i < n:
+        com[T.atomic_add(cursor, C[i], 1)] = i
+        i += T.num_threads()
+
+
+@device
+def hash_community(ptr, adj, w, C, com, start, members, keys, vals, base, size, first, step):
+    """mergeCommunity's hashing: every edge of every vertex of the community, one vertex after the other, under
+    the neighbour's community (self-loops and inner edges too: they become the new vertex's self-loop)."""
+    for q in range(start, start + members):
+        i = com[q]
+        e = ptr[i] + first
+        while e < ptr[i + 1]:
+            insert(keys, vals, base, size, C[adj[e]], w[e])
+            e += step
+
+
+@device
+def emit_edges(keys, vals, base, size, first, step, c, fill, edge_pos, new_id, new_adj, new_w):
+    """mergeCommunity's output: the table's entries, renamed by ``newID``, to ``c``'s edge list at ``edgePos[c]``.
+
+    Each warp counts its occupied slots by a prefix sum over its lanes (``shfl_up``) and reserves that many
+    places with one ``atomicAdd`` on ``fill[c]``; every lane of the warp takes part.
+    """
+    r = 0
+    while r < size:
+        s = r + first
+        flag = 0
+        if s < size:
+            if keys[base + s] != EMPTY:
+                flag = 1
+        inclusive = warp_inclusive_sum(flag)
+        start = 0
+        if T.lane_id() == 31 and inclusive > 0:
+            start = T.atomic_add(fill, c, inclusive)
+        start = T.shfl_idx(start, 31)
+        if flag == 1:
+            p = edge_pos[c] + start + inclusive - 1
+            new_adj[p] = new_id[keys[base + s]]
+            new_w[p] = vals[base + s]
+        r += step
+
+
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
+                  "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:]",
+        intended_races=MERGE_RACES)
+def merge_warp(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
+               edge_pos, fill, new_id, new_adj, new_w):
+    """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), §4.1 first community group (degree sum 1–127):
+    a warp per community, its table in shared memory."""
+    keys = T.shared_array(MERGE_SLOTS, T.i32)
+    vals = T.shared_array(MERGE_SLOTS, T.f64)
+    lane = T.lane_id()
+    base = T.warp_id() * MERGE_WARP_STRIDE
+    first = T.block_id() * 4
+    while first < count:
+        c = -1
+        size = 2
+        if first + T.warp_id() < count:
+            c = cset[offset + first + T.warp_id()]
+            size = table_size(primes, n_primes, com_degree[c])
+        clear_table(keys, vals, base, size, lane, 32)
+        T.syncwarp()
+        if c >= 0:
+            hash_community(ptr, adj, w, C, com, com_start[c], com_size[c], keys, vals, base, size, lane, 32)
+        T.syncwarp()
+        if c >= 0:
+            emit_edges(keys, vals, base, size, lane, 32, c, fill, edge_pos, new_id, new_adj, new_w)
+        T.syncwarp()
+        first += T.grid_size() * 4
+
+
+@device
+def merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes, n_primes, edge_pos, fill, new_id,
+                new_adj, new_w, keys, vals, base):
+    """mergeCommunity for one community on all threads of a block (§4.1, second and third groups)."""
+    t = T.thread_id()
+    size = table_size(primes, n_primes, com_degree[c])
+    clear_table(keys, vals, base, size, t, T.block_size())
+    T.syncthreads()
+    hash_community(ptr, adj, w, C, com, com_start[c], com_size[c], keys, vals, base, size, t, T.block_size())
+    T.syncthreads()
+    emit_edges(keys, vals, base, size, t, T.block_size(), c, fill, edge_pos, new_id, new_adj, new_w)
+    T.syncthreads()
+
+
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
+                  "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:]",
+        intended_races=MERGE_RACES)
+def merge_block_shared(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
+                       edge_pos, fill, new_id, new_adj, new_w):
+    """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), degree sums 128–479: a block, shared table."""
+    keys = T.shared_array(MERGE_SLOTS, T.i32)
+    vals = T.shared_array(MERGE_SLOTS, T.f64)
+    q = T.block_id()
+    while q < count:
+        merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, cset[offset + q], primes, n_primes,
+                    edge_pos, fill, new_id, new_adj, new_w, keys, vals, 0)
+        q += T.grid_size()
+
+
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
+                  "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:], int32[:], "
+                  "float64[:], int32", intended_races=MERGE_RACES)
+def merge_block_global(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
+                       edge_pos, fill, new_id, new_adj, new_w, keys, vals, stride):
+    """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), degree sums above 479: a block, the table in global
+    memory (``stride`` slots a block, reused for each community the block takes in turn)."""
+    q = T.block_id()
+    while q < count:
+        merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, cset[offset + q], primes, n_primes,
+                    edge_pos, fill, new_id, new_adj, new_w, keys, vals, T.block_id() * stride)
+        q += T.grid_size()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32[:], int32")
+def scatter_counts(fill, new_id, com_size, new_count, n):
+    """The new vertex ``newID[c]`` has ``fill[c]`` edges (then a prefix sum gives the packed offsets)."""
+    c = T.gtid()
+    while c < n:
+        if com_size[c] > 0:
+            new_count[new_id[c]] = fill[c]
+        c += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], float64[:], int32[:], float64[:], "
+                  "int32")
+def compact_edges(fill, edge_pos, new_id, com_size, new_ptr, new_adj, new_w, out_adj, out_w, n):
+    """The compaction after Alg. 3 (§4, "compressed to fill consecutive slots"): each community's edges moved
+    from ``edgePos[c]`` to the packed offset of its new vertex."""
+    c = T.gtid()
+    while c < n:
+        if com_size[c] > 0:
+            target = new_ptr[new_id[c]]
+            for t in range(fill[c]):
+                out_adj[target + t] = new_adj[edge_pos[c] + t]
+                out_w[target + t] = new_w[edge_pos[c] + t]
+        c += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32")
+def relabel(labels, C, new_id, n):
+    """The dendrogram: an input vertex in vertex ``u`` of this level is in vertex ``newID[C[u]]`` of the next."""
+    v = T.gtid()
+    while v < n:
+        labels[v] = new_id[C[labels[v]]]
+        v += T.num_threads()

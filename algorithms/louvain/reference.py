@@ -1,0 +1,236 @@
+"""Two sequential Louvain references, compiled with numba for the CPU.
+
+:func:`blondel_louvain` is the original method (Blondel, Guillaume, Lambiotte, Lefebvre 2008): vertices
+move one at a time, each seeing every move before it; the paper's baseline for quality and speed.
+
+:func:`bucket_louvain` emulates the GPU algorithm of seed 003, Paper III step for step, sequentially:
+the degree buckets of §4.1 in order, every vertex of a bucket choosing from the same state (Algorithm 2,
+with the move rules of §4: best score, ties to the lowest community id, a singleton joins a singleton
+only if ``C[j] < C[i]``), moves applied and ``a_c`` recomputed after each bucket, the best partition of
+a phase kept, and Algorithm 3's numbering of the new vertices (by increasing community id).  It makes
+the decisions the kernels make, so its labels equal the simulator's whenever the sums of weights are
+exact (integer weights, say); with other weights, sums taken in another order may round differently
+and break an exact tie another way.
+
+>>> from gpusim.algorithms.louvain.graph import karate
+>>> r = bucket_louvain(karate())
+>>> r.n_communities, round(r.modularity, 4)
+(4, 0.4188)
+>>> round(blondel_louvain(karate()).modularity, 4) >= 0.41
+True
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from gpusim.runtime.registry import register
+
+from .graph import LouvainGraph
+from .result import CommunityResult
+
+__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "contract"]
+
+#: The degree buckets of §4.1, as in :data:`gpusim.algorithms.louvain.kernels_move.DEGREE_BUCKETS`.
+DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
+
+
+@numba.njit(cache=False)
+def _score(e, ki, a_c, m, gamma):
+    return e / m - gamma * ki * a_c / (2.0 * m * m)
+
+
+@numba.njit(cache=False)
+def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, touched):
+    """Algorithm 2 for every vertex of ``vset`` from the same state; ``new_comm`` receives the choices."""
+    for v in vset:
+        own = C[v]
+        n_touched = 0
+        for e in range(ptr[v], ptr[v + 1]):
+            j = adj[e]
+            if j != v:
+                c = C[j]
+                if acc[c] < 0.0:
+                    acc[c] = 0.0
+                    touched[n_touched] = c
+                    n_touched += 1
+                acc[c] += w[e]
+        best = -1
+        best_s = 0.0
+        for t in range(n_touched):
+            c = touched[t]
+            if c != own and not (csize[own] == 1 and csize[c] == 1 and c > own):
+                sc = _score(acc[c], k[v], a[c], m, gamma)
+                if best < 0 or sc > best_s or (sc == best_s and c < best):
+                    best, best_s = c, sc
+        new_comm[v] = own
+        if best >= 0:
+            e_own = acc[own] if acc[own] >= 0.0 else 0.0
+            if _score(acc[best], k[v], a[best], m, gamma) > _score(e_own, k[v], a[own] - k[v], m, gamma):
+                new_comm[v] = best
+        for t in range(n_touched):
+            acc[touched[t]] = -1.0
+
+
+@numba.njit(cache=False)
+def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
+    """One pass of Blondel et al.: each vertex in turn leaves its community and joins the best one."""
+    moved = 0
+    for v in order:
+        own = C[v]
+        n_touched = 0
+        for e in range(ptr[v], ptr[v + 1]):
+            j = adj[e]
+            if j != v:
+                c = C[j]
+                if acc[c] < 0.0:
+                    acc[c] = 0.0
+                    touched[n_touched] = c
+                    n_touched += 1
+                acc[c] += w[e]
+        a[own] -= k[v]
+        best = own
+        best_s = _score(acc[own] if acc[own] >= 0.0 else 0.0, k[v], a[own], m, gamma)
+        for t in range(n_touched):
+            c = touched[t]
+            sc = _score(acc[c], k[v], a[c], m, gamma)
+            if sc > best_s:
+                best, best_s = c, sc
+        a[best] += k[v]
+        if best != own:
+            C[v] = best
+            moved += 1
+        for t in range(n_touched):
+            acc[touched[t]] = -1.0
+    return moved
+
+
+def _modularity(ptr, adj, w, C, a, two_m, gamma) -> float:
+    src = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    inside = float(w[C[src] == C[adj]].sum())
+    return inside / two_m - gamma * float((a * a).sum()) / (two_m * two_m)
+
+
+def contract(ptr, adj, w, C) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Algorithm 3 on the host: ``(ptr, adj, w, new_id)`` of the community graph, ``A'[c, d] = sum A[i, j]``;
+    the non-empty communities numbered by increasing id."""
+    n = ptr.size - 1
+    used = np.zeros(n, bool)
+    used[C] = True
+    new_id = np.cumsum(used) - 1
+    src = np.repeat(np.arange(n), np.diff(ptr))
+    n_new = int(used.sum())
+    matrix = sp.csr_array((w, (new_id[C[src]], new_id[C[adj]])), shape=(n_new, n_new))
+    matrix.sum_duplicates()
+    matrix.sort_indices()
+    return (matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32), matrix.data.astype(np.float64),
+            new_id.astype(np.int32))
+
+
+def _levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertices, gamma, algorithm):
+    """The outer loop both references share: optimise, contract, until a level gains too little."""
+    start = time.perf_counter()
+    ptr, adj, w = graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
+    labels = np.arange(graph.n, dtype=np.int32)
+    levels, level_q, sweeps = [], [], []
+    first_q = 0.0
+    while ptr.size > 1 and graph.total_weight > 0:
+        n = ptr.size - 1
+        limit = bin_threshold if n > bin_vertices else threshold
+        C, q0, q_best, level_sweeps = optimise(ptr, adj, w, limit)
+        first_q = q0 if not levels else first_q
+        if np.unique(C).size == n:
+            break
+        ptr, adj, w, new_id = contract(ptr, adj, w, C)
+        ptr, adj = ptr.astype(np.int64), adj.astype(np.int64)
+        labels = new_id[C[labels]].astype(np.int32)
+        levels.append(labels)
+        level_q.append(q_best)
+        sweeps.append(level_sweeps)
+        if q_best - q0 < limit:
+            break
+    final = levels[-1] if levels else np.arange(graph.n, dtype=np.int32)
+    stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
+             "seconds": {"total": time.perf_counter() - start}}
+    return CommunityResult(graph, final, level_q[-1] if levels else first_q, levels, level_q, algorithm, "cpu",
+                           stats, gamma)
+
+
+def _degrees(ptr, w) -> np.ndarray:
+    return np.bincount(np.repeat(np.arange(ptr.size - 1), np.diff(ptr)), w, minlength=ptr.size - 1)
+
+
+def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
+                   bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets"
+                   ) -> CommunityResult:
+    """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
+
+    ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does.
+    """
+    bounds = np.array(DEGREE_BOUNDS if layout == "buckets" else (), np.int64)
+
+    def optimise(ptr, adj, w, limit):
+        n = ptr.size - 1
+        k = _degrees(ptr, w)
+        two_m = float(k.sum())
+        C = np.arange(n, dtype=np.int64)
+        degree = np.diff(ptr)
+        bucket = np.searchsorted(bounds, degree, side="left")
+        vsets = [np.flatnonzero((bucket == b) & (degree > 0)) for b in range(bounds.size + 1)]
+        new_comm, acc, touched = C.copy(), np.full(n, -1.0), np.zeros(n, np.int64)
+
+        def totals():
+            return np.bincount(C, k, minlength=n), np.bincount(C, minlength=n)
+
+        a, csize = totals()
+        q = q_start = best_q = _modularity(ptr, adj, w, C, a, two_m, resolution)
+        best, sweeps = C.copy(), 0
+        while True:
+            for vset in vsets:
+                if vset.size:
+                    _bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm, acc, touched)
+                    C[vset] = new_comm[vset]
+                    a, csize = totals()
+            sweeps += 1
+            q_new = _modularity(ptr, adj, w, C, a, two_m, resolution)
+            if q_new > best_q:
+                best_q, best = q_new, C.copy()
+            if q_new - q < limit:
+                return best, q_start, best_q, sweeps
+            q = q_new
+
+    return _levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
+
+
+@register("communities", "blondel", backends=("cpu",),
+          title="Louvain (Blondel et al. 2008): one vertex moved at a time, then contraction",
+          paper="Blondel, Guillaume, Lambiotte, Lefebvre, J. Stat. Mech. 2008 (seed 003, Paper III's baseline)",
+          guarantees="a partition; no single move of a vertex gains modularity at the last level")
+def blondel_louvain(graph: LouvainGraph, backend: str = "cpu", *, resolution: float = 1.0, threshold: float = 1e-6,
+                    seed: int | None = None) -> CommunityResult:
+    """The original sequential Louvain method; ``seed`` shuffles the order vertices are visited in (default: by id)."""
+    rng = None if seed is None else np.random.default_rng(seed)
+
+    def optimise(ptr, adj, w, limit):
+        n = ptr.size - 1
+        k = _degrees(ptr, w)
+        two_m = float(k.sum())
+        C = np.arange(n, dtype=np.int64)
+        a = k.copy()
+        order = np.arange(n) if rng is None else rng.permutation(n)
+        acc, touched = np.full(n, -1.0), np.zeros(n, np.int64)
+        q = q_start = _modularity(ptr, adj, w, C, a, two_m, resolution)
+        sweeps = 0
+        while True:
+            moved = _sequential_pass(ptr, adj, w, C, k, a, order, two_m / 2.0, resolution, acc, touched)
+            sweeps += 1
+            q_new = _modularity(ptr, adj, w, C, np.bincount(C, k, minlength=n), two_m, resolution)
+            if moved == 0 or q_new - q < limit:
+                return C, q_start, q_new, sweeps
+            q = q_new
+
+    return _levels(graph, optimise, threshold, threshold, 0, resolution, "louvain-blondel")

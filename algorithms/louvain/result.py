@@ -1,0 +1,147 @@
+"""What Louvain returns: :class:`CommunityResult`, a partition that checks itself against its input graph.
+
+The check (:func:`check_partition`) is independent of the kernels: the labels must be one community id
+per input vertex, consecutive from 0, and the reported modularity must equal Eq. (1) recomputed on the
+host from the input graph (to 1e-9 relative); every level of the dendrogram must be a partition too, and
+the final modularity at least every earlier level's (the driver keeps the best partition of each phase:
+parallel moves can lower modularity within one).
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim.algorithms.louvain.graph import LouvainGraph
+>>> g = LouvainGraph.from_edges([0, 2], [1, 3])
+>>> round(modularity(g, np.array([0, 0, 1, 1])), 6)
+0.5
+>>> r = CommunityResult(g, np.array([0, 0, 1, 1]), 0.5, [np.array([0, 0, 1, 1])], [0.5], "louvain", "cpu")
+>>> r.valid, r.n_communities, r.communities()
+(True, 2, [[0, 1], [2, 3]])
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument
+from gpusim.types.results import CheckedResult
+
+from .graph import LouvainGraph
+
+__all__ = ["CommunityResult", "check_partition", "modularity"]
+
+#: How closely the reported modularity must match the recomputed one (relative, with an absolute floor).
+RELATIVE_TOLERANCE = 1e-9
+
+
+def modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float = 1.0) -> float:
+    """Eq. (1) of seed 003, Paper III (Newman's modularity with resolution ``gamma``), from the input graph.
+
+    ``Q = sum_c [ W_c / 2m - gamma (a_c / 2m)^2 ]`` with ``W_c`` the sum of ``A[i, j]`` over ``i, j`` in ``c``
+    (each inner edge twice, a self-loop ``2 w``) and ``a_c`` the sum of the degrees in ``c``.  A graph
+    without edge weight has ``Q = 0`` (NetworkX divides by zero there).
+    """
+    labels = np.asarray(labels, np.int64)
+    two_m = 2.0 * graph.total_weight
+    if two_m == 0.0:
+        return 0.0
+    src = np.repeat(np.arange(graph.n), np.diff(graph.ptr))
+    inside = float(graph.weights[labels[src] == labels[graph.adj]].sum())
+    totals = np.bincount(labels, graph.degrees, minlength=int(labels.max(initial=-1)) + 1)
+    return inside / two_m - resolution * float((totals * totals).sum()) / (two_m * two_m)
+
+
+def check_partition(graph: LouvainGraph, labels: np.ndarray, reported: float | None = None,
+                    resolution: float = 1.0) -> float:
+    """The modularity of ``labels`` on ``graph``; ``InvalidArgument`` naming the first fault of the partition.
+
+    ``labels`` must hold one id per vertex, consecutive from 0; ``reported`` (if given) must equal the
+    recomputed modularity to :data:`RELATIVE_TOLERANCE`.
+    """
+    labels = np.asarray(labels)
+    if labels.shape != (graph.n,):
+        raise InvalidArgument(f"labels has shape {labels.shape}, but the graph has {graph.n} vertices")
+    if labels.size and labels.dtype.kind not in "iu":
+        raise InvalidArgument(f"labels must be integer community ids, got dtype {labels.dtype}")
+    if labels.size:
+        used = np.unique(labels)
+        if used[0] < 0:
+            raise InvalidArgument(f"community id {int(used[0])} is negative")
+        gaps = np.flatnonzero(used != np.arange(used.size))
+        if gaps.size:
+            raise InvalidArgument(f"community ids are not consecutive from 0: id {int(gaps[0])} is unused "
+                                  f"but {int(used[-1])} is used")
+    q = modularity(graph, labels, resolution)
+    if reported is not None and not abs(reported - q) <= RELATIVE_TOLERANCE * max(abs(q), 1e-3):
+        raise InvalidArgument(f"the reported modularity {reported!r} differs from the recomputed {q!r}")
+    return q
+
+
+class CommunityResult(CheckedResult):
+    """A partition of a graph's vertices into communities, checked on demand.
+
+    Attributes
+    ----------
+    graph:
+        The :class:`~gpusim.algorithms.louvain.graph.LouvainGraph` it partitions.
+    labels:
+        ``labels[v]``: the community of input vertex ``v``, consecutive from 0 (int32).
+    modularity:
+        Eq. (1) of the final partition on the input graph, with the run's resolution.
+    levels:
+        The dendrogram: ``levels[l][v]`` is the community of ``v`` after level ``l`` (``levels[-1]`` is
+        ``labels``; empty when no vertex ever moved).
+    level_modularity:
+        The modularity after each level, non-decreasing.
+    valid, problem:
+        Every level a partition, the reported modularity recomputed from the input, the last level the
+        best (:func:`check_partition`); else ``problem`` names the fault.
+    certified:
+        Valid: the modularity was recomputed independently of the kernels (there is no certificate of
+        optimality; modularity maximisation is NP-hard).
+    algorithm, backend, resolution, stats:
+        What computed it: levels, sweeps per level, launches, seconds per phase.
+    """
+
+    def __init__(self, graph: LouvainGraph, labels: np.ndarray, modularity: float, levels: list[np.ndarray],
+                 level_modularity: list[float], algorithm: str, backend: str, stats: dict | None = None,
+                 resolution: float = 1.0):
+        self.graph = graph
+        self.labels = np.asarray(labels, np.int32)
+        self.modularity = float(modularity)
+        self.levels = [np.asarray(level, np.int32) for level in levels]
+        self.level_modularity = [float(q) for q in level_modularity]
+        self.algorithm = algorithm
+        self.backend = backend
+        self.resolution = float(resolution)
+        self.stats = dict(stats or {})
+
+    @property
+    def n_communities(self) -> int:
+        return int(self.labels.max(initial=-1)) + 1
+
+    def communities(self) -> list[list]:
+        """The communities as lists of vertices (of the original nodes for NetworkX input), by id."""
+        order = np.argsort(self.labels, kind="stable")
+        groups = np.split(order, np.cumsum(np.bincount(self.labels, minlength=self.n_communities))[:-1])
+        nodes = self.graph.nodes
+        return [[nodes[v] for v in g.tolist()] if nodes is not None else g.tolist() for g in groups if g.size]
+
+    def _check(self) -> float:
+        q = check_partition(self.graph, self.labels, self.modularity, self.resolution)
+        for depth, level in enumerate(self.levels):
+            q_level = check_partition(self.graph, level, self.level_modularity[depth], self.resolution)
+            if q_level > q + RELATIVE_TOLERANCE * max(abs(q), 1e-3):
+                raise InvalidArgument(f"level {depth} has modularity {q_level!r}, above the final {q!r}")
+        if self.levels and not np.array_equal(self.levels[-1], self.labels):
+            raise InvalidArgument("the labels are not the dendrogram's last level")
+        return q
+
+    @cached_property
+    def certified(self) -> bool:
+        return self.valid
+
+    def __repr__(self) -> str:
+        return (f"CommunityResult(communities={self.n_communities}, modularity={self.modularity:.6f}, "
+                f"levels={len(self.levels)}, algorithm={self.algorithm!r}, backend={self.backend!r})")

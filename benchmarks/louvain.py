@@ -1,0 +1,235 @@
+"""Louvain community detection on the GPU (seed 003, Paper III) beside the CPU codes, side by side in one run.
+
+Programs, on each generated graph (the optional ones only where installed and within their size limit):
+
+- gpusim on ``numba`` and ``cupy``, ``layout="buckets"`` (the paper's) and ``"thread"`` (one thread a
+  vertex): ``seconds`` is the whole call (copies in, every level, the dendrogram read back) after a warm-up
+  that compiled every kernel; ``device_seconds`` the synchronised phases of the host loop (optimise and
+  aggregate: the kernels and the counters read back between them), which is what the paper times;
+- the sequential references on the CPU: the bucket-synchronous emulation (the GPU's decisions) and
+  Blondel et al.'s original one-vertex-at-a-time Louvain, both compiled with numba — the paper's
+  speed-ups (2.7 to 312, average 41.7 at t_bin = 1e-2, t_final = 1e-6; Table 1) are over the original;
+- NetworKit's PLM (``networkit.community.PLM``, all host cores), igraph's ``community_multilevel`` (up to
+  ``--igraph-edges``), NetworkX's ``louvain_communities`` (up to ``--networkx-edges``).
+
+Graphs: planted partition (communities of 64 to 1024 vertices), R-MAT (a = 0.57, b = c = 0.19), random
+geometric in the unit square, and LFR (NetworkX's generator, small sizes only: it rarely converges beyond).
+Every row reports the modularity (recomputed by gpusim's independent check for gpusim's results, by the
+program's own modularity otherwise) and its ratio to PLM's (or to the best CPU program when PLM is
+missing).  Usage::
+
+    python benchmarks/louvain.py [--quick] [--sizes 20,22,24] [--json FILE]
+
+``--sizes`` are log2 of the vertex counts (average degree about 10, so 2^20 vertices is about 10^7 edges).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from gpusim.algorithms.louvain import LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
+from gpusim.backends import GPU_BACKENDS, gpu_status
+from timing import timed
+
+from gpusim import Device
+
+
+def _from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> LouvainGraph:
+    """An unweighted simple graph from endpoint arrays (self-loops dropped, duplicates merged)."""
+    keep = u != v
+    lo, hi = np.minimum(u[keep], v[keep]).astype(np.int64), np.maximum(u[keep], v[keep]).astype(np.int64)
+    keys = np.unique(lo * n + hi)
+    return LouvainGraph.from_edges(keys // n, keys % n, n=n)
+
+
+def planted_partition(n: int, degree: float, seed: int) -> tuple[LouvainGraph, np.ndarray]:
+    """Communities of 64 to 1024 vertices; 80 % of each vertex's edges inside its community."""
+    rng = np.random.default_rng(seed)
+    sizes = []
+    while sum(sizes) < n:
+        sizes.append(int(rng.integers(64, 1025)))
+    sizes[-1] -= sum(sizes) - n
+    truth = np.repeat(np.arange(len(sizes)), sizes)
+    start = np.concatenate([[0], np.cumsum(sizes)])
+    m = int(n * degree / 2)
+    u = rng.integers(0, n, m)
+    inside = rng.random(m) < 0.8
+    community = truth[u]
+    v = np.where(inside, start[community] + (rng.random(m) * np.asarray(sizes)[community]).astype(np.int64),
+                 rng.integers(0, n, m))
+    return _from_pairs(u, v, n), truth
+
+
+def rmat(scale: int, degree: float, seed: int) -> LouvainGraph:
+    """R-MAT (Chakrabarti et al.) with a = 0.57, b = c = 0.19, vertex ids permuted."""
+    rng = np.random.default_rng(seed)
+    m = int((1 << scale) * degree / 2)
+    u = np.zeros(m, np.int64)
+    v = np.zeros(m, np.int64)
+    for bit in range(scale):
+        r = rng.random(m)
+        right = (r >= 0.57) & (r < 0.76) | (r >= 0.95)
+        down = r >= 0.76
+        u |= down.astype(np.int64) << bit
+        v |= right.astype(np.int64) << bit
+    perm = rng.permutation(1 << scale)
+    return _from_pairs(perm[u], perm[v], 1 << scale)
+
+
+def random_geometric(n: int, degree: float, seed: int) -> LouvainGraph:
+    """Points in the unit square joined within the radius that gives ``degree`` on average (a k-d tree)."""
+    from scipy.spatial import cKDTree
+
+    rng = np.random.default_rng(seed)
+    points = rng.random((n, 2))
+    pairs = cKDTree(points).query_pairs(math.sqrt(degree / (math.pi * n)), output_type="ndarray")
+    return _from_pairs(pairs[:, 0], pairs[:, 1], n)
+
+
+def lfr(n: int, seed: int) -> LouvainGraph | None:
+    import networkx as nx
+
+    try:
+        G = nx.LFR_benchmark_graph(n, 3, 1.5, 0.1, average_degree=10, max_degree=50, min_community=20,
+                                   max_community=200, seed=seed)
+    except nx.ExceededMaxIterations:
+        return None
+    G.remove_edges_from(nx.selfloop_edges(G))
+    return LouvainGraph.from_networkx(G)
+
+
+def _edges(graph: LouvainGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return graph.edges()
+
+
+def networkit_plm(graph: LouvainGraph):
+    import networkit as nk
+
+    u, v, w = _edges(graph)
+    if hasattr(nk, "GraphFromCoo"):
+        G = nk.GraphFromCoo((w, (u, v)), n=graph.n, weighted=True, directed=False)
+    else:
+        G = nk.Graph(graph.n, weighted=True)
+        for a, b, c in zip(u.tolist(), v.tolist(), w.tolist(), strict=True):
+            G.addEdge(a, b, c)
+    start = time.perf_counter()
+    partition = nk.community.detectCommunities(G, algo=nk.community.PLM(G, refine=False), inspect=False)
+    seconds = time.perf_counter() - start
+    return seconds, np.array(partition.getVector(), np.int64)
+
+
+def igraph_multilevel(graph: LouvainGraph):
+    import igraph as ig
+
+    u, v, w = _edges(graph)
+    G = ig.Graph(n=graph.n, edges=np.column_stack([u, v]).tolist())
+    start = time.perf_counter()
+    clustering = G.community_multilevel(weights=w.tolist())
+    return time.perf_counter() - start, np.array(clustering.membership, np.int64)
+
+
+def networkx_louvain(graph: LouvainGraph):
+    import networkx as nx
+
+    G = graph.to_networkx()
+    start = time.perf_counter()
+    communities = nx.community.louvain_communities(G, seed=0, threshold=1e-6)
+    seconds = time.perf_counter() - start
+    labels = np.zeros(graph.n, np.int64)
+    for c, members in enumerate(communities):
+        labels[list(members)] = c
+    return seconds, labels
+
+
+def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argparse.Namespace) -> list[dict]:
+    base = {"graph": name, "n": graph.n, "edges": int(graph.edges()[0].size)}
+    rows = []
+    for program, run in (("bucket reference", lambda: bucket_louvain(graph)),
+                         ("blondel reference", lambda: blondel_louvain(graph))):
+        if graph.n_entries <= options.reference_edges * 2:
+            seconds, result = timed(run)
+            rows.append({**base, "program": program, "backend": "cpu", "seconds": seconds,
+                         "modularity": result.modularity, "communities": result.n_communities, "valid": result.valid})
+    optional = (("networkit PLM", "networkit", networkit_plm, math.inf),
+                ("igraph multilevel", "igraph", igraph_multilevel, options.igraph_edges),
+                ("networkx louvain", "networkx", networkx_louvain, options.networkx_edges))
+    for program, module, run, limit in optional:
+        if importlib.util.find_spec(module) is None or base["edges"] > limit:
+            continue
+        seconds, labels = run(graph)
+        _, labels = np.unique(labels, return_inverse=True)
+        rows.append({**base, "program": program, "backend": "cpu", "seconds": seconds,
+                     "modularity": modularity(graph, labels), "communities": int(labels.max()) + 1})
+    for backend in backends:
+        device = Device(backend)
+        for layout in ("buckets", "thread"):
+            seconds, result = timed(lambda d=device, lay=layout: louvain(graph, device=d, layout=lay))
+            phases = result.stats["seconds"]
+            rows.append({**base, "program": f"gpusim {layout}", "backend": backend, "seconds": seconds,
+                         "device_seconds": phases.get("optimise", 0.0) + phases.get("aggregate", 0.0),
+                         "modularity": result.modularity, "communities": result.n_communities,
+                         "levels": result.stats["levels"], "sweeps": result.stats["sweeps"], "valid": result.valid})
+    best = {r["program"]: r for r in rows}
+    anchor = best.get("networkit PLM") or max((r for r in rows if r["backend"] == "cpu"),
+                                              key=lambda r: r["modularity"], default=None)
+    blondel = best.get("blondel reference")
+    for row in rows:
+        if anchor is not None:
+            row["modularity_vs_" + ("plm" if "networkit PLM" in best else "best_cpu")] = row["modularity"] / max(
+                anchor["modularity"], 1e-12)
+            row["speedup_vs_" + ("plm" if "networkit PLM" in best else "best_cpu")] = anchor["seconds"] / row["seconds"]
+        if blondel is not None:
+            row["speedup_vs_blondel"] = blondel["seconds"] / row["seconds"]
+            if "device_seconds" in row:
+                row["device_speedup_vs_blondel"] = blondel["seconds"] / row["device_seconds"]
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small graphs only (2^12 and 2^14 vertices)")
+    parser.add_argument("--sizes", default="16,18,20,22", help="log2 of the vertex counts (default 16,18,20,22)")
+    parser.add_argument("--degree", type=float, default=10.0, help="average degree (default 10)")
+    parser.add_argument("--igraph-edges", type=float, default=1e7, help="igraph only up to this many edges")
+    parser.add_argument("--networkx-edges", type=float, default=1e6, help="networkx only up to this many edges")
+    parser.add_argument("--reference-edges", type=float, default=3e7, help="sequential references up to this")
+    parser.add_argument("--json", help="write the rows to this file")
+    options = parser.parse_args(argv)
+    sizes = [12, 14] if options.quick else [int(s) for s in options.sizes.split(",")]
+    backends = [b for b in GPU_BACKENDS if gpu_status(b)[0]]
+    if not backends:
+        print("no GPU backend works here: only the CPU programs run", file=sys.stderr)
+    warm = planted_partition(4096, options.degree, 0)[0]
+    for backend in backends:  # compile every kernel before timing
+        for layout in ("buckets", "thread"):
+            louvain(warm, device=Device(backend), layout=layout)
+    rows = []
+    for scale in sizes:
+        n = 1 << scale
+        graphs = [("planted partition", planted_partition(n, options.degree, scale)[0]),
+                  ("rmat", rmat(scale, options.degree, scale)),
+                  ("random geometric", random_geometric(n, options.degree, scale))]
+        if scale <= 14:
+            graph = lfr(n, scale)
+            if graph is not None:
+                graphs.append(("lfr", graph))
+        for name, graph in graphs:
+            for row in rows_for(name, graph, backends, options):
+                rows.append(row)
+                print(json.dumps(row, default=float), flush=True)
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "command": " ".join(["python", *sys.argv]),
+            "backends": {b: gpu_status(b)[1] for b in GPU_BACKENDS}}
+    if options.json:
+        Path(options.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""gpusim seen from other libraries: the NetworkX dispatch backend (``backend="gpusim"``)."""

@@ -1,0 +1,237 @@
+"""Louvain community detection (seed 003, Paper III): properties on the simulator (and the GPUs where present).
+
+Oracles: ``networkx.community.modularity`` (Eq. 1 recomputed from the input), SciPy's ``P^T A P`` for the
+contracted graph, the bucket-synchronous sequential reference (the same decisions as the kernels, in a fixed
+order), and NetworkX's own Louvain for quality.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from gpusim.algorithms.louvain import (
+    LouvainGraph,
+    blondel_louvain,
+    bucket_louvain,
+    karate,
+    louvain,
+)
+from gpusim.algorithms.louvain.driver import aggregate
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpusim import Device
+
+
+@st.composite
+def louvain_graphs(draw, max_n: int = 14, max_weight: int = 5, loops: bool = True) -> LouvainGraph:
+    """Small undirected graphs with integer weights (exact sums), isolated vertices and self-loops allowed."""
+    n = draw(st.integers(1, max_n))
+    pairs = [(u, v) for u in range(n) for v in range(u if loops else u + 1, n)]
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=3 * n)) if pairs else []
+    weights = draw(st.lists(st.integers(1, max_weight), min_size=len(chosen), max_size=len(chosen)))
+    u = [a for a, _ in chosen]
+    v = [b for _, b in chosen]
+    return LouvainGraph.from_edges(np.array(u, np.int64), np.array(v, np.int64), np.array(weights, float), n=n)
+
+
+def nx_modularity(graph: LouvainGraph, result, resolution: float = 1.0) -> float:
+    return nx.community.modularity(graph.to_networkx(), [set(c) for c in result.communities()],
+                                   resolution=resolution)
+
+
+def assert_close(a: float, b: float) -> None:
+    assert abs(a - b) <= 1e-9 * max(abs(b), 1e-3), (a, b)
+
+
+@settings(max_examples=30)
+@given(graph=louvain_graphs(), seed=st.integers(0, 2**16), layout=st.sampled_from(["buckets", "thread"]),
+       resolution=st.sampled_from([0.5, 1.0, 2.0]))
+def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution):
+    result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution)
+    assert result.valid, result.problem
+    assert sorted(np.unique(result.labels).tolist()) == list(range(result.n_communities))
+    assert result.labels.shape == (graph.n,)
+    if graph.total_weight:
+        assert_close(result.modularity, nx_modularity(graph, result, resolution))
+    assert all(q <= result.modularity + 1e-12 for q in result.level_modularity)
+    reference = bucket_louvain(graph, layout=layout, resolution=resolution)
+    assert result.labels.tolist() == reference.labels.tolist()
+    assert [lv.tolist() for lv in result.levels] == [lv.tolist() for lv in reference.levels]
+    assert result.stats["sweeps"] == reference.stats["sweeps"]
+
+
+@settings(max_examples=25)
+@given(graph=louvain_graphs(max_n=12), data=st.data())
+def test_contraction_preserves_total_weight_and_sums_blocks(graph, data):
+    communities = np.array(data.draw(st.lists(st.integers(0, graph.n - 1), min_size=graph.n, max_size=graph.n)))
+    contracted, new_id = aggregate(graph, communities, device=Device("sim", seed=data.draw(st.integers(0, 99)),
+                                                                      trace=False))
+    assert contracted.total_weight == graph.total_weight
+    used = np.unique(communities)
+    assert new_id[used].tolist() == list(range(used.size)) and (np.delete(new_id, used) == -1).all()
+    membership = sp.csr_array((np.ones(graph.n), (np.arange(graph.n), new_id[communities])),
+                              shape=(graph.n, used.size))
+    src = np.repeat(np.arange(graph.n), np.diff(graph.ptr))
+    full = sp.csr_array((graph.weights, (src, graph.adj)), shape=(graph.n, graph.n))  # A, self-loops twice
+    expected = (membership.T @ full @ membership).toarray()
+    got_src = np.repeat(np.arange(contracted.n), np.diff(contracted.ptr))
+    got = sp.csr_array((contracted.weights, (got_src, contracted.adj)), shape=(used.size, used.size)).toarray()
+    assert np.array_equal(got, expected)
+    assert np.array_equal(contracted.degrees, np.bincount(new_id[communities], graph.degrees, minlength=used.size))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_same_seed_same_run_and_any_seed_same_answer(seed):
+    g = karate()
+    first, again = louvain(g, backend="sim", seed=seed), louvain(g, backend="sim", seed=seed)
+    assert first.labels.tolist() == again.labels.tolist() == bucket_louvain(g).labels.tolist()
+    assert first.stats["launches"] == again.stats["launches"]
+
+
+def test_karate_within_one_percent_of_networkx():
+    result = louvain(karate(), backend="sim", seed=4)
+    G = nx.karate_club_graph()
+    best = max(nx.community.modularity(G, nx.community.louvain_communities(G, weight=None, seed=s), weight=None)
+               for s in range(5))
+    assert_close(result.modularity, nx.community.modularity(G, [set(c) for c in result.communities()], weight=None))
+    assert result.modularity >= 0.99 * best
+    assert result.n_communities == 4 and result.stats["levels"] == 2
+
+
+def _nmi(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised mutual information (arithmetic mean of the entropies), from the contingency table."""
+    table = sp.coo_array((np.ones(a.size), (a, b))).toarray() / a.size
+    pa, pb = table.sum(1), table.sum(0)
+    nz = table > 0
+    mi = float((table[nz] * np.log(table[nz] / np.outer(pa, pb)[nz])).sum())
+    ha, hb = -(pa[pa > 0] * np.log(pa[pa > 0])).sum(), -(pb[pb > 0] * np.log(pb[pb > 0])).sum()
+    return 2 * mi / (ha + hb) if ha + hb else 1.0
+
+
+def test_planted_partition_found_on_the_simulator():
+    G = nx.planted_partition_graph(5, 16, 0.5, 0.02, seed=3)
+    truth = np.repeat(np.arange(5), 16)
+    graph = LouvainGraph.from_networkx(G)
+    result = louvain(graph, backend="sim", seed=0)
+    assert result.valid and _nmi(result.labels, truth) > 0.95
+    theirs = nx.community.modularity(G, nx.community.louvain_communities(G, seed=0))
+    assert result.modularity >= 0.99 * theirs
+
+
+def _lfr(mu: float, seed: int) -> nx.Graph:
+    G = nx.LFR_benchmark_graph(1000, 3, 1.5, mu, average_degree=10, max_degree=50, min_community=20,
+                               max_community=100, seed=seed)
+    G.remove_edges_from(nx.selfloop_edges(G))
+    return G
+
+
+def _truth(G: nx.Graph) -> np.ndarray:
+    labels = np.zeros(G.number_of_nodes(), np.int64)
+    for c, members in enumerate({frozenset(G.nodes[v]["community"]) for v in G}):
+        labels[list(members)] = c
+    return labels
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lfr_within_one_percent_of_networkx(seed):
+    G = _lfr(0.1, seed)
+    graph = LouvainGraph.from_networkx(G)
+    theirs = max(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s)) for s in range(3))
+    for result in (bucket_louvain(graph), blondel_louvain(graph)):
+        assert result.valid and result.modularity >= 0.99 * theirs
+    assert _nmi(bucket_louvain(graph).labels, _truth(G)) > 0.95
+
+
+@pytest.mark.parametrize(("name", "floor"), [("jagmesh7", 0.98), ("delaunay_n10", 0.97), ("lfr-0.3", 0.93)])
+def test_synchronous_moves_lose_a_few_percent_where_sequential_does_not(name, floor):
+    """A documented gap, not a target: on meshes and on LFR graphs with mixing 0.3, most vertices of a bucket
+    move at once and oscillate between neighbouring communities, so a phase stops at its first sweep that
+    does not gain (Alg. 1 line 12) well short of the sequential optimum (the paper's Figure 1 reports up to
+    2 % on average over its graphs).  Blondel's sequential moves stay within 1 %."""
+    graph = _matrix(name) if name != "lfr-0.3" else LouvainGraph.from_networkx(_lfr(0.3, 1))
+    G = graph.to_networkx()
+    theirs = max(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s, threshold=1e-6))
+                 for s in range(3))
+    ours = bucket_louvain(graph).modularity
+    assert floor * theirs <= ours < 0.99 * theirs
+    assert blondel_louvain(graph).modularity >= 0.985 * theirs
+
+
+@pytest.mark.slow
+def test_lfr_on_the_simulator_equals_the_reference():
+    graph = LouvainGraph.from_networkx(_lfr(0.1, 0))
+    assert louvain(graph, backend="sim", seed=5).labels.tolist() == bucket_louvain(graph).labels.tolist()
+
+
+def _matrix(name: str) -> LouvainGraph:
+    from pathlib import Path
+
+    return LouvainGraph.from_matrix_market(Path(__file__).parent / "data" / "matrices" / f"{name}.mtx")
+
+
+@pytest.mark.parametrize("name", ["dolphins", "netscience", "bcspwr10", "zenios"])
+def test_real_graphs_within_one_percent_of_networkx(name):
+    graph = _matrix(name)
+    G = graph.to_networkx()
+    theirs = nx.community.modularity(G, nx.community.louvain_communities(G, seed=0, threshold=1e-6))
+    for result in (bucket_louvain(graph), blondel_louvain(graph, seed=0)):
+        assert result.valid, result.problem
+        assert result.modularity >= 0.99 * theirs
+        assert_close(result.modularity, nx_modularity(graph, result))
+
+
+def test_real_graph_on_the_simulator():
+    graph = _matrix("dolphins")
+    result = louvain(graph, backend="sim", seed=2)
+    assert result.labels.tolist() == bucket_louvain(graph).labels.tolist()
+    assert_close(result.modularity, nx_modularity(graph, result))
+
+
+def _hubs() -> LouvainGraph:
+    """Two hubs of degrees 100 and 400 among 450 vertices: §4.1's block buckets (shared and global tables)."""
+    rng = np.random.default_rng(0)
+    n = 450
+    u = np.r_[np.zeros(100, int), np.ones(400, int), rng.integers(2, n, 300)]
+    v = np.r_[np.arange(2, 102), np.arange(50, 450), rng.integers(2, n, 300)]
+    lo, hi = np.minimum(u, v), np.maximum(u, v)
+    keys = np.unique(lo * n + hi)
+    return LouvainGraph.from_edges(keys // n, keys % n, rng.integers(1, 3, keys.size).astype(float), n=n + 5)
+
+
+def test_block_buckets_on_the_simulator_equal_the_reference():
+    graph = _hubs()
+    result = louvain(graph, backend="sim", seed=9)
+    assert result.stats["launches"]["move_block_shared"] and result.stats["launches"]["move_block_global"]
+    assert result.labels.tolist() == bucket_louvain(graph).labels.tolist()
+    assert result.valid
+
+
+def test_isolated_vertices_self_loops_and_empty_graphs():
+    g = LouvainGraph.from_edges([0, 0, 1, 3], [0, 1, 1, 4], [3.0, 1.0, 2.0, 1.0], n=7)
+    result = louvain(g, backend="sim")
+    assert result.valid and result.labels[5] != result.labels[6]
+    assert_close(result.modularity, nx_modularity(g, result))
+    for empty in (LouvainGraph.from_edges([], [], n=0), LouvainGraph.from_edges([], [], n=4)):
+        for backend in ("sim", "cpu"):
+            r = louvain(empty, backend=backend)
+            assert r.labels.tolist() == list(range(empty.n)) and r.modularity == 0.0 and r.valid
+
+
+def test_resolution_changes_the_answer_as_networkx_does():
+    fine = louvain(karate(), backend="sim", resolution=2.0)
+    coarse = louvain(karate(), backend="sim", resolution=0.3)
+    assert fine.n_communities > coarse.n_communities
+    assert_close(fine.modularity, nx_modularity(karate(), fine, 2.0))
+
+
+@pytest.mark.parametrize("layout", ["buckets", "thread"])
+def test_on_every_backend(backend, layout):
+    for graph in (karate(), _hubs(), _matrix("dolphins")):
+        result = louvain(graph, device=Device(backend, **({"trace": False} if backend == "sim" else {})),
+                         layout=layout)
+        assert result.valid, result.problem
+        assert result.labels.tolist() == bucket_louvain(graph, layout=layout).labels.tolist()
+        assert_close(result.modularity, nx_modularity(graph, result))

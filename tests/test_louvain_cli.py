@@ -1,0 +1,66 @@
+"""``gpusim louvain``: JSON keys per DESIGN, certified results, pictures, one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+
+from gpusim.cli import main
+
+
+@pytest.mark.parametrize("backend", ["sim", "cpu"])
+def test_json_output(backend, capsys):
+    assert main(["louvain", "--example", "karate", "--backend", backend, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("algorithm", "backend", "size", "valid", "certified", "seconds", "communities", "modularity"):
+        assert key in out
+    assert out["valid"] and out["certified"] and out["size"] == 4 and len(out["communities"]) == 34
+    groups = {}
+    for v, c in enumerate(out["communities"]):
+        groups.setdefault(c, set()).add(v)
+    G = nx.karate_club_graph()
+    assert abs(nx.community.modularity(G, list(groups.values()), weight=None) - out["modularity"]) < 1e-12
+
+
+def test_text_and_pictures(tmp_path, capsys):
+    small, large = tmp_path / "k.png", tmp_path / "big.svg"
+    assert main(["louvain", "--example", "karate", "--backend", "sim", "--png", str(small)]) == 0
+    assert "certified" in capsys.readouterr().out and small.stat().st_size > 0
+    G = nx.planted_partition_graph(8, 50, 0.2, 0.005, seed=2)
+    path = tmp_path / "planted.mtx"
+    import scipy.io
+
+    scipy.io.mmwrite(path, nx.to_scipy_sparse_array(G), symmetry="symmetric")
+    assert main(["louvain", str(path), "--backend", "cpu", "--png", str(large), "--layout", "thread"]) == 0
+    assert large.stat().st_size > 0
+
+
+def test_unsymmetric_file_and_its_rule(tmp_path, capsys):
+    path = tmp_path / "d.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 2.0\n3 2 1.0\n")
+    assert main(["louvain", str(path), "--backend", "cpu"]) == 2
+    assert "not symmetric" in capsys.readouterr().err
+    assert main(["louvain", str(path), "--backend", "cpu", "--symmetrise", "sum", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["certified"]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["louvain"], "give either a FILE or --example"),
+    (["louvain", "--example", "nope"], "no bundled example named 'nope'"),
+    (["louvain", "--example", "karate", "--resolution", "0"], "resolution=0.0 must be a finite number > 0"),
+    (["louvain", "--example", "karate", "--resolution", "nan"], "resolution=nan"),
+    (["louvain", "--example", "karate", "--layout", "warp"], "--layout 'warp' is not one of"),
+    (["louvain", "--example", "karate", "--symmetrise", "min"], "--symmetrise 'min' is not one of"),
+    (["louvain", "--example", "karate", "--backend", "tpu"], "backend='tpu'"),
+    (["louvain", "--example", "karate", "--threshold", "-1"], "threshold=-1.0"),
+    (["louvain", "--example", "ash219"], "must be square"),
+    (["louvain", "--example", "west0067"], "is negative"),
+    (["louvain", "--example", "karate", "--png", "/nonexistent/x.png"], "no folder"),
+    (["louvain", "/nonexistent.mtx"], "no such file"),
+])
+def test_errors(argv, fragment, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1
