@@ -1,0 +1,47 @@
+"""Weighted matching (seeds 002 and 003): Suitor, Locally-Dominant, b-Suitor and ROMA on the GPU backends,
+their sequential references, and :func:`maximum_weight_matching`, which runs any of them.
+
+================================  ===========================================================================
+module                            what it holds
+================================  ===========================================================================
+``kernels_suitor``, ``kernels_ld``  GPU-Suitor (Paper I Alg. 4, its variants beside it), Suitor a thread per
+``kernels_b_suitor``,             vertex (Alg. 3), Locally-Dominant (Alg. 1–2), b-Suitor (Paper IV §3),
+``kernels_roma``, ``swaps``       ROMA's phases and atomicFlip (seed 002, Alg. 6–8), the 4-cycle gain test
+``driver_*``, ``complete``        the host drivers, registered with :mod:`gpusim.runtime.registry`
+``reference_*``,                  the sequential references (Numba): Greedy, Suitor, LD, PGA', GPA, exact,
+``start_matchings``               b-matching, RAMA and ROMA, and the start matchings of seed 002
+``result``, ``offers``            the result types and their assembly; the graph on the device, offers
+``matching``                      :func:`maximum_weight_matching`, one call to the dispatcher
+================================  ===========================================================================
+
+Example
+-------
+>>> from gpusim.types.graphs import WeightedGraph
+>>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+>>> suitor(g, backend="sim").mate.tolist(), locally_dominant(g, backend="sim").mate.tolist()
+([-1, 2, 1, -1], [-1, 2, 1, -1])
+>>> WEIGHTED_ALGORITHMS
+('suitor', 'ld', 'greedy', 'pga', 'gpa', 'bsuitor', 'roma', 'rama')
+"""
+
+from gpusim.runtime.registry import names
+
+from . import reference_greedy, reference_paths  # noqa: F401  (register greedy, pga, gpa)
+from .complete import run_roma  # noqa: F401  (registers roma and rama)
+from .driver_b_suitor import b_suitor
+from .driver_ld import locally_dominant
+from .driver_roma import ROMA_BLOCK, roma
+
+# registered in this order: the GPU algorithms of seed 003, the sequential ones, b-Suitor, seed 002's
+from .driver_suitor import suitor  # noqa: I001
+from .kernels_suitor import SUITOR_VARIANTS
+from .matching import maximum_weight_matching
+from .result import BMatchingResult, WeightedMatching, WeightedMatchingResult
+
+#: Every weighted-matching algorithm by its CLI name, from the registry.
+WEIGHTED_ALGORITHMS = names("weighted")
+
+__all__ = [
+    "ROMA_BLOCK", "SUITOR_VARIANTS", "WEIGHTED_ALGORITHMS", "BMatchingResult", "WeightedMatching",
+    "WeightedMatchingResult", "b_suitor", "locally_dominant", "maximum_weight_matching", "roma", "suitor",
+]
