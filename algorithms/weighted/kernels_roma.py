@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-from .swaps import best_swap
+from .swaps import best_swap, swap_gain
 
 __all__ = [
     "atomic_flip", "block_best_swap", "flip", "lock_order", "make_flip_visible", "mates_unchanged", "roma_block_phase",
@@ -124,30 +124,27 @@ def roma_thread_phase(w, mate, locks, n, threshold, flips):
     Thread ``u`` (for ``u < M[u]``, line 2) scans every other matching edge for the swap of largest
     gain above ``threshold`` (Alg. 5) and tries it with :func:`atomic_flip` (line 3).
     """
-    news = T.local_array(1, T.i32)
-    others = T.local_array(1, T.i32)
     u = T.gtid()
     while u < n:
         mate_u = mate[u]
         if u < mate_u:
-            best_swap(w, mate, n, u, mate_u, 0, 1, threshold, news, others, 0)
-            if news[0] >= 0:
-                atomic_flip(mate, locks, news[0], others[0], u, mate_u, flips)
+            swap = best_swap(w, mate, n, u, mate_u, 0, 1, threshold)
+            if swap >= 0:
+                atomic_flip(mate, locks, swap // n, swap % n, u, mate_u, flips)
         u += T.num_threads()
 
 
 @device
-def block_best_swap(gains, news, others):
+def block_best_swap(gains, swaps):
     """Alg. 8 line 23, ``BlockReduce`` with a max of gains: a shared-memory tree reduction leaves the block's
-    best ``(gain, a, b)`` in slot 0 (ties to the lower thread).  Block size: a power of two."""
+    best gain and swap (``a * n + b``) in slot 0 (ties to the lower thread).  Block size: a power of two."""
     tid = T.thread_id()
     stride = T.block_size() // 2
     while stride > 0:
         if tid < stride:
             if gains[tid + stride] > gains[tid]:
                 gains[tid] = gains[tid + stride]
-                news[tid] = news[tid + stride]
-                others[tid] = others[tid + stride]
+                swaps[tid] = swaps[tid + stride]
         T.syncthreads()
         stride = stride // 2
 
@@ -163,8 +160,7 @@ def roma_block_phase(w, mate, locks, n, threshold, flips):
     that holds ``syncthreads`` — a divergent barrier.  Block size: a power of two, at most 256.
     """
     gains = T.shared_array(256, T.f64)
-    news = T.shared_array(256, T.i32)
-    others = T.shared_array(256, T.i32)
+    swaps = T.shared_array(256, T.i32)
     shared_mate = T.shared_array(1, T.i32)
     tid = T.thread_id()
     u = T.block_id()
@@ -174,11 +170,16 @@ def roma_block_phase(w, mate, locks, n, threshold, flips):
         T.syncthreads()
         mate_u = shared_mate[0]
         if u < mate_u:
-            gains[tid] = best_swap(w, mate, n, u, mate_u, tid, T.block_size(), threshold, news, others, tid)
+            swap = best_swap(w, mate, n, u, mate_u, tid, T.block_size(), threshold)
+            gain = threshold
+            if swap >= 0:
+                gain = swap_gain(w, n, u, mate_u, swap // n, swap % n)
+            gains[tid] = gain
+            swaps[tid] = swap
             T.syncthreads()
-            block_best_swap(gains, news, others)
+            block_best_swap(gains, swaps)
             if tid == 0:
-                if news[0] >= 0:
-                    atomic_flip(mate, locks, news[0], others[0], u, mate_u, flips)
+                if swaps[0] >= 0:
+                    atomic_flip(mate, locks, swaps[0] // n, swaps[0] % n, u, mate_u, flips)
         T.syncthreads()
         u += T.grid_size()

@@ -35,16 +35,14 @@ def _augment_phase(flat, mate, order, threshold):  # pragma: no cover - compiled
     """One phase of RAMA/ROMA: seed 002, Alg. 5 (the best swap of ``u``'s edge) then Alg. 4 (flip) at each
     vertex ``u`` of ``order``."""
     n = mate.shape[0]
-    news = np.zeros(1, np.int32)
-    others = np.zeros(1, np.int32)
     flips = 0
     for i in range(order.shape[0]):
         u = order[i]
         v = mate[u]
-        best_swap_cpu(flat, mate, n, u, v, 0, 1, threshold, news, others, 0)
-        a = news[0]
-        if a != -1:
-            b = others[0]
+        best = best_swap_cpu(flat, mate, n, u, v, 0, 1, threshold)
+        if best != -1:
+            a = best // n
+            b = best % n
             mate[u] = a
             mate[a] = u
             mate[v] = b
