@@ -15,7 +15,7 @@ from gpusim import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import bundled_matrices, schedules, weighted_graphs
 from gpusim.types.graphs import WeightedGraph
-from gpusim.zoo.weighted_twins import suitor_without_cas
+from gpusim.zoo.weighted_twins import propose_without_cas, suitor_without_cas
 
 VARIANTS = [
     ("suitor", {}),
@@ -110,6 +110,11 @@ BAD = [
                                                       block=48), InvalidArgument, "block=48"),
     ("float balance rounds", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
                                                      balance_rounds=1.5), InvalidArgumentType, "balance_rounds"),
+    ("unknown kernel step", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
+                                                    kernels={"flip": propose_without_cas}), InvalidArgument, "'flip'"),
+    ("kernel step not a device function", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]),
+                                                                  backend="sim", kernels={"propose": print}),
+     InvalidArgumentType, "'propose'"),
     ("device not a Device", lambda: weighted.locally_dominant(WeightedGraph.from_edges([0], [1], [1.0]),
                                                               device="sim"), InvalidArgumentType, "device"),
     ("negative weight", lambda: WeightedGraph.from_edges([0], [1], [-1.0]), InvalidArgument, "-1"),

@@ -26,14 +26,16 @@ Example
 
 from gpusim.runtime.registry import names
 
-from . import reference_greedy, reference_paths  # noqa: F401  (register greedy, pga, gpa)
-from .complete import run_roma  # noqa: F401  (registers roma and rama)
-from .driver_b_suitor import b_suitor
+# isort: off
+# The order of these imports is the order the algorithms register in (WEIGHTED_ALGORITHMS, the CLI's
+# list): the GPU algorithms of seed 003, the sequential half-approximations, b-Suitor, then seed 002's.
+from .driver_suitor import suitor
 from .driver_ld import locally_dominant
+from . import reference_greedy, reference_paths  # noqa: F401  (register greedy, pga, gpa)
+from .driver_b_suitor import b_suitor
+from . import complete  # noqa: F401  (registers roma and rama)
+# isort: on
 from .driver_roma import ROMA_BLOCK, roma
-
-# registered in this order: the GPU algorithms of seed 003, the sequential ones, b-Suitor, seed 002's
-from .driver_suitor import suitor  # noqa: I001
 from .kernels_suitor import SUITOR_VARIANTS
 from .matching import maximum_weight_matching
 from .result import BMatchingResult, WeightedMatching, WeightedMatchingResult
