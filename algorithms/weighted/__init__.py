@@ -1,18 +1,16 @@
 """Weighted matching (seeds 002 and 003): Suitor, Locally-Dominant, b-Suitor and ROMA on the GPU backends,
 their sequential references, and :func:`maximum_weight_matching`, which runs any of them.
 
-================================  ===========================================================================
-module                            what it holds
-================================  ===========================================================================
-``kernels_suitor``, ``kernels_ld``  GPU-Suitor (Paper I Alg. 4, its variants beside it), Suitor a thread per
-``kernels_b_suitor``,             vertex (Alg. 3), Locally-Dominant (Alg. 1–2), b-Suitor (Paper IV §3),
-``kernels_roma``, ``swaps``       ROMA's phases and atomicFlip (seed 002, Alg. 6–8), the 4-cycle gain test
-``driver_*``, ``complete``        the host drivers, registered with :mod:`gpusim.runtime.registry`
-``reference_*``,                  the sequential references (Numba): Greedy, Suitor, LD, PGA', GPA, exact,
-``start_matchings``               b-matching, RAMA and ROMA, and the start matchings of seed 002
-``result``, ``offers``            the result types and their assembly; the graph on the device, offers
-``matching``                      :func:`maximum_weight_matching`, one call to the dispatcher
-================================  ===========================================================================
+- kernels: ``kernels_suitor`` (GPU-Suitor, Paper I Alg. 4, its variants beside it; Suitor a thread per
+  vertex, Alg. 3), ``kernels_ld`` (Locally-Dominant, Alg. 1–2), ``kernels_b_suitor`` (Paper IV §3),
+  ``kernels_roma`` (ROMA's phases and atomicFlip, seed 002 Alg. 6–8) and ``swaps`` (the 4-cycle gain test);
+- host drivers, registered with :mod:`gpusim.runtime.registry`: ``driver_suitor``, ``driver_ld``,
+  ``driver_b_suitor``, ``driver_roma``, and ``complete`` (ROMA and RAMA on a sparse graph);
+- sequential references (Numba): ``reference_greedy``, ``reference_suitor``, ``reference_ld``,
+  ``reference_paths`` (PGA', GPA), ``reference_exact``, ``reference_b_suitor``, ``reference_augmentation``
+  (RAMA, ROMA), with ``reference_common`` and ``start_matchings``;
+- ``result`` (the result types and their assembly), ``offers`` (the graph on the device, two offers
+  compared), and ``matching`` (:func:`maximum_weight_matching`, one call to the dispatcher).
 
 Example
 -------

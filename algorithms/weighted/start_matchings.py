@@ -24,7 +24,7 @@ from gpusim.types.graphs import WeightedGraph
 from .reference_greedy import greedy
 from .reference_paths import gpa
 
-__all__ = ["START_KINDS", "AugmentationInput", "augmentation_bytes", "prepare_augmentation", "start_matching", "unpad"]
+__all__ = ["START_KINDS", "augmentation_bytes", "prepare_augmentation", "start_matching", "unpad"]
 
 START_KINDS = ("i,i+1", "i,i+n/2", "shuffled", "greedy", "gpa")
 
