@@ -35,13 +35,15 @@ def best_swap(w, mate, n, u, mate_u, first, step, threshold):
     ``x < M[x]``, for ``x = first, first + step, ...``, the swap with ``(u, mate_u)`` of largest gain above
     ``threshold`` (ties to the first found), as ``a * n + b`` — ``a`` becomes ``u``'s mate and ``b``
     ``mate_u``'s — or -1 for none.  ``mate`` is read without a lock: a swap found on a stale read fails
-    atomicFlip's check.  (The gain of the swap found is :func:`swap_gain`.)"""
+    atomicFlip's check, and an edge read as sharing an endpoint with ``(u, mate_u)`` (``M[x]`` read after
+    a flip moved it there) is skipped — its four "endpoints" would be three, and atomicFlip's lock order
+    would run off the end (``locks[-1]``).  (The gain of the swap found is :func:`swap_gain`.)"""
     gain = threshold
     best = -1
     x = first
     while x < n:
         mate_x = mate[x]
-        if x != u and x != mate_u and x < mate_x:
+        if x != u and x != mate_u and x < mate_x and mate_x != mate_u and mate_x != u:
             current = w[u * n + mate_u] + w[x * n + mate_x]
             w1 = w[u * n + x] + w[mate_u * n + mate_x]
             w2 = w[u * n + mate_x] + w[mate_u * n + x]
