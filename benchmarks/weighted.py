@@ -34,9 +34,15 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from gpusim.algorithms import roma as roma_module
-from gpusim.algorithms import weighted, weighted_cpu
-from gpusim.algorithms.b_suitor import b_suitor
+from gpusim.algorithms import weighted
+from gpusim.algorithms.weighted import (
+    b_suitor,
+    reference_augmentation,
+    reference_b_suitor,
+    reference_exact,
+    reference_greedy,
+    reference_suitor,
+)
 from gpusim.backends import GPU_BACKENDS, gpu_status
 from scipy.optimize import linear_sum_assignment
 from timing import timed, validation_row
@@ -61,15 +67,15 @@ def random_graph(n: int, m: int, seed: int) -> WeightedGraph:
 
 def suitor_rows(name, graph, backends, with_networkx):
     rows = []
-    seconds, reference = timed(lambda: weighted_cpu.greedy(graph))
+    seconds, reference = timed(lambda: reference_greedy.greedy(graph))
     expected = reference.mate.tolist()
     base = {"part": "suitor", "graph": name, "n": graph.n, "edges": graph.n_edges}
     rows.append({**base, "program": "greedy", "backend": "cpu", "seconds": seconds, "ok": True})
-    seconds, result = timed(lambda: weighted_cpu.suitor(graph))
+    seconds, result = timed(lambda: reference_suitor.suitor(graph))
     rows.append({**base, "program": "suitor", "backend": "cpu", "seconds": seconds,
                  "ok": result.mate.tolist() == expected})
     if with_networkx:
-        seconds, exact = timed(lambda: weighted_cpu.exact_maximum_weight(graph))
+        seconds, exact = timed(lambda: reference_exact.exact_maximum_weight(graph))
         rows.append({**base, "program": "networkx exact", "backend": "cpu", "seconds": seconds, "ok": True,
                      "greedy_over_optimum": reference.weight / exact.weight})
     gpu_programs = [(f"suitor {variant}", lambda d, v=variant: weighted.suitor(graph, device=d, variant=v))
@@ -95,10 +101,10 @@ def suitor_rows(name, graph, backends, with_networkx):
 def b_suitor_rows(graph, base, backends, b=2):
     """GPU b-Suitor beside the sequential greedy b-matching and b-Suitor (speedups over the greedy one)."""
     base = {**base, "part": "bsuitor"}
-    seconds, reference = timed(lambda: weighted_cpu.greedy_b_matching(graph, b))
+    seconds, reference = timed(lambda: reference_b_suitor.greedy_b_matching(graph, b))
     expected = reference.partners.tolist()
     rows = [{**base, "program": f"greedy b={b}", "backend": "cpu", "seconds": seconds, "ok": True}]
-    seconds, result = timed(lambda: weighted_cpu.b_suitor(graph, b))
+    seconds, result = timed(lambda: reference_b_suitor.b_suitor(graph, b))
     rows.append({**base, "program": f"b-suitor b={b}", "backend": "cpu", "seconds": seconds,
                  "ok": result.partners.tolist() == expected})
     for backend in backends:
@@ -130,11 +136,11 @@ def gap_rows(n, backends):
         weights = generate(n, seed=1)
         seconds, bound = timed(lambda w=weights: assignment_bound(w))
         graph = WeightedGraph.from_scipy(sp.csr_array(weights))
-        found = {"greedy": weighted_cpu.greedy(graph).weight,
-                 "roma i,i+1": weighted_cpu.roma(weights, "i,i+1", order="fixed").weight,
-                 "roma gpa": weighted_cpu.roma(weights, "gpa", order="fixed").weight}
+        found = {"greedy": reference_greedy.greedy(graph).weight,
+                 "roma i,i+1": reference_augmentation.roma(weights, "i,i+1", order="fixed").weight,
+                 "roma gpa": reference_augmentation.roma(weights, "gpa", order="fixed").weight}
         if backends:
-            found[f"roma block {backends[-1]}"] = roma_module.roma(weights, "i,i+1", backend=backends[-1]).weight
+            found[f"roma block {backends[-1]}"] = weighted.roma(weights, "i,i+1", backend=backends[-1]).weight
         for program, weight in found.items():
             rows.append({"part": "gap", "graph": f"complete {name} n={n}", "n": n, "edges": n * (n - 1) // 2,
                          "program": program, "backend": "cpu" if "block" not in program else backends[-1],
@@ -147,13 +153,13 @@ def roma_rows(n, backends):
     rows = []
     weights = uniform(n, seed=1)
     base = {"part": "roma", "graph": f"complete uniform n={n}", "n": n, "edges": n * (n - 1) // 2}
-    seconds, reference = timed(lambda: weighted_cpu.roma(weights, "i,i+1", order="fixed"))
+    seconds, reference = timed(lambda: reference_augmentation.roma(weights, "i,i+1", order="fixed"))
     rows.append({**base, "program": "roma", "backend": "cpu", "seconds": seconds, "ok": True,
                  "weight": reference.weight, "phases": reference.stats["phases"]})
     for backend in backends:
         device = Device(backend)
         for variant in ("block", "thread"):
-            seconds, result = timed(lambda v=variant, d=device: roma_module.roma(weights, "i,i+1", variant=v, device=d))
+            seconds, result = timed(lambda v=variant, d=device: weighted.roma(weights, "i,i+1", variant=v, device=d))
             mate = result.mate
             perfect = bool((mate[mate] == np.arange(n)).all() and (mate != np.arange(n)).all())
             check = validation_row(result, seconds)
@@ -172,15 +178,16 @@ def roma_rows(n, backends):
 def warm_up(backends):
     graph = random_graph(2000, 8000, seed=9)
     weights = uniform(64, seed=9)
-    weighted_cpu.greedy(graph), weighted_cpu.suitor(graph), weighted_cpu.roma(weights, "i,i+1", order="fixed")
-    weighted_cpu.greedy_b_matching(graph, 2), weighted_cpu.b_suitor(graph, 2)
+    reference_greedy.greedy(graph), reference_suitor.suitor(graph)
+    reference_augmentation.roma(weights, "i,i+1", order="fixed")
+    reference_b_suitor.greedy_b_matching(graph, 2), reference_b_suitor.b_suitor(graph, 2)
     for backend in backends:
         device = Device(backend)
         weighted.suitor(graph, device=device, layout="thread"), weighted.locally_dominant(graph, device=device)
         for variant in weighted.SUITOR_VARIANTS:
             weighted.suitor(graph, device=device, variant=variant)
         b_suitor(graph, 2, device=device)
-        roma_module.roma(weights, device=device), roma_module.roma(weights, device=device, variant="thread")
+        weighted.roma(weights, device=device), weighted.roma(weights, device=device, variant="thread")
 
 
 def main(argv=None) -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gpusim.algorithms import weighted_cpu
-from gpusim.algorithms.b_suitor import b_suitor
-from gpusim.algorithms.weighted import maximum_weight_matching
+from gpusim.algorithms.weighted import b_suitor, maximum_weight_matching
+from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
+from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,7 +29,7 @@ def graphs_and_capacities(draw, max_vertices=10):
 
 
 def assert_greedy_b(result, graph, b):
-    expected = weighted_cpu.greedy_b_matching(graph, b)
+    expected = greedy_b_matching(graph, b)
     assert result.partners.tolist() == expected.partners.tolist()
     assert result.weight == pytest.approx(expected.weight)
 
@@ -108,7 +108,7 @@ def test_on_every_backend(backend):
 def test_b_of_one_is_the_suitor_matching():
     graph = WeightedGraph.from_edges([0, 1, 2, 0], [1, 2, 3, 3], [1.0, 3.0, 1.0, 2.0])
     result = maximum_weight_matching(graph, "bsuitor", backend="sim")
-    assert result.mate.tolist() == weighted_cpu.greedy(graph).mate.tolist()
+    assert result.mate.tolist() == greedy(graph).mate.tolist()
     assert result.stats["b"] == 1
 
 

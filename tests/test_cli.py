@@ -114,7 +114,7 @@ def test_match_gpu_algorithm_on_cpu_runs_its_sequential_counterpart(capsys):
 
 @pytest.mark.parametrize("algorithm", ["suitor", "ld", "roma", "greedy", "pga", "gpa", "bsuitor", "rama"])
 def test_match_weighted_json(capsys, algorithm):
-    from gpusim.algorithms import weighted_cpu
+    from gpusim.algorithms.weighted.reference_greedy import greedy as greedy_matching
 
     from gpusim.types.graphs import WeightedGraph, example_path
 
@@ -123,7 +123,7 @@ def test_match_weighted_json(capsys, algorithm):
     assert {"algorithm", "backend", "weight", "valid", "certified", "seconds", "matching"} <= set(out)
     assert out["valid"] and out["certified"]
     if algorithm in ("suitor", "ld", "greedy"):
-        greedy = weighted_cpu.greedy(WeightedGraph.from_matrix_market(example_path("karate")))
+        greedy = greedy_matching(WeightedGraph.from_matrix_market(example_path("karate")))
         assert out["matching"] == greedy.mate.tolist() and out["weight"] == pytest.approx(greedy.weight)
 
 

@@ -17,11 +17,10 @@ import networkx as nx
 import numpy as np
 import pytest
 import sim_kernels as K
-from gpusim.algorithms import weighted_cpu
-from gpusim.algorithms.b_suitor import b_suitor
-from gpusim.algorithms.roma import roma
 from gpusim.algorithms.stable import gale_shapley, stable_marriage
-from gpusim.algorithms.weighted import SUITOR_VARIANTS, locally_dominant, suitor
+from gpusim.algorithms.weighted import SUITOR_VARIANTS, b_suitor, locally_dominant, roma, suitor
+from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
+from gpusim.algorithms.weighted.reference_greedy import greedy
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 import gpusim
@@ -260,12 +259,12 @@ def _stable_case(algorithm: str, instance, kernels: str, capacities=None) -> Cas
 
 def _suitor_case(kernel: str, **options) -> Case:
     return Case(lambda dev: suitor(WEIGHTED, device=dev, **options).mate.tolist(),
-                lambda: weighted_cpu.greedy(WEIGHTED).mate.tolist(), frozenset({kernel}))
+                lambda: greedy(WEIGHTED).mate.tolist(), frozenset({kernel}))
 
 
 def _b_suitor_case(graph: WeightedGraph, b: int) -> Case:
     return Case(lambda dev: b_suitor(graph, b, device=dev).partners.tolist(),
-                lambda: weighted_cpu.greedy_b_matching(graph, b).partners.tolist(),
+                lambda: greedy_b_matching(graph, b).partners.tolist(),
                 frozenset({"fill", "b_suitor_round"}))
 
 
@@ -298,7 +297,7 @@ CASES = {
     "suitor-thread": _suitor_case("suitor_thread_per_vertex", layout="thread"),
     **{f"suitor-{variant}": _suitor_case("gpu_suitor", variant=variant) for variant in SUITOR_VARIANTS},
     "ld": Case(lambda dev: locally_dominant(WEIGHTED, device=dev).mate.tolist(),
-               lambda: weighted_cpu.greedy(WEIGHTED).mate.tolist(), frozenset({"fill", "ld_candidates", "ld_match"})),
+               lambda: greedy(WEIGHTED).mate.tolist(), frozenset({"fill", "ld_candidates", "ld_match"})),
     "b-suitor-issue-16": _b_suitor_case(ISSUE_16_STAR, 1),
     "b-suitor-b2": _b_suitor_case(WEIGHTED, 2),
     "roma-thread": _roma_case("thread", "roma_thread_phase"),

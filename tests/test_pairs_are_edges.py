@@ -19,12 +19,22 @@ from contextlib import redirect_stdout
 
 import numpy as np
 import pytest
-from gpusim.algorithms import b_suitor as gpu_b_suitor
-from gpusim.algorithms import weighted_cpu
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
-from gpusim.algorithms.roma import roma
 from gpusim.algorithms.stable import STABLE_ALGORITHMS, StableMatching, stable_marriage
-from gpusim.algorithms.weighted import WEIGHTED_ALGORITHMS, WeightedMatching, maximum_weight_matching
+from gpusim.algorithms.weighted import (
+    WEIGHTED_ALGORITHMS,
+    WeightedMatching,
+    maximum_weight_matching,
+    reference_augmentation,
+    reference_b_suitor,
+    reference_greedy,
+    reference_ld,
+    reference_paths,
+    reference_suitor,
+    roma,
+    start_matchings,
+)
+from gpusim.algorithms.weighted import driver_b_suitor as gpu_b_suitor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -150,11 +160,11 @@ def test_weighted_cpu_pairs_are_edges(algorithm, graph):
 @settings(max_examples=10, deadline=None)
 @given(graph=sparse_cpu_graphs, b=st.integers(0, 3))
 def test_sequential_references_pairs_are_edges(graph, b):
-    for function in (weighted_cpu.greedy, weighted_cpu.suitor, weighted_cpu.locally_dominant,
-                     weighted_cpu.path_growing, weighted_cpu.gpa):
+    for function in (reference_greedy.greedy, reference_suitor.suitor, reference_ld.locally_dominant,
+                     reference_paths.path_growing, reference_paths.gpa):
         found = function(graph)
         assert_matching_of(graph, found.mate, found.weight)
-    for function in (weighted_cpu.greedy_b_matching, weighted_cpu.b_suitor):
+    for function in (reference_b_suitor.greedy_b_matching, reference_b_suitor.b_suitor):
         found = function(graph, b)
         assert_b_matching_of(graph, found.partners, b, found.weight)
 
@@ -206,7 +216,7 @@ def test_roma_rama_cpu_on_karate_and_random_sparse_graphs(algorithm, start):
     for graph in (KARATE, sparse_graph(40, 0.08, 1), sparse_graph(41, 0.15, 2)):
         found = maximum_weight_matching(graph, algorithm, "cpu", mate=start, pad=graph.n % 2 == 1)
         assert_matching_of(graph, found.mate, found.weight)
-        complete = getattr(weighted_cpu, algorithm)(graph.to_scipy().toarray(), start, pad=graph.n % 2 == 1)
+        complete = getattr(reference_augmentation, algorithm)(graph.to_scipy().toarray(), start, pad=graph.n % 2 == 1)
         assert found.weight == complete.weight  # only zero-weight non-edges were dropped
         assert found.size + found.stats["dropped"] == int(np.count_nonzero(complete.mate >= 0)) // 2
 
@@ -367,8 +377,8 @@ def test_a_200000_vertex_roma_is_refused_at_once():
     lambda: maximum_weight_matching(KARATE, "rama", "cpu", max_memory=1000),
     lambda: maximum_weight_matching(KARATE, "roma", "sim", max_memory=1000),
     lambda: roma(np.zeros((40, 40)), backend="sim", max_memory=1000),
-    lambda: weighted_cpu.roma(np.zeros((40, 40)), "i,i+1", max_memory=1000),
-    lambda: weighted_cpu.start_matching(40, "gpa", np.zeros((40, 40)), max_memory=1000),
+    lambda: reference_augmentation.roma(np.zeros((40, 40)), "i,i+1", max_memory=1000),
+    lambda: start_matchings.start_matching(40, "gpa", np.zeros((40, 40)), max_memory=1000),
     lambda: maximum_weight_matching(KARATE, "bsuitor", "cpu", b=40, max_memory=1000),
     lambda: gpu_b_suitor.b_suitor(KARATE, 40, backend="sim", max_memory=1000),
 ], ids=["rama", "roma-graph", "roma-gpu-dense", "roma-cpu-dense", "start-gpa", "bsuitor-table", "gpu-bsuitor-table"])

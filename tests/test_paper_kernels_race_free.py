@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gpusim.algorithms import weighted_cpu
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
-from gpusim.algorithms.roma import roma
 from gpusim.algorithms.stable import stable_marriage
-from gpusim.algorithms.weighted import maximum_weight_matching
+from gpusim.algorithms.weighted import maximum_weight_matching, roma
+from gpusim.algorithms.weighted.reference_greedy import greedy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,7 +45,7 @@ def test_bipartite_kernels(algorithm, options, graph, seed):
 @given(graph=weighted_graphs(max_vertices=12), seed=seeds)
 def test_suitor_and_ld_kernels(algorithm, options, graph, seed):
     result = maximum_weight_matching(graph, algorithm, device=detector(seed), **options)
-    assert result.mate.tolist() == weighted_cpu.greedy(graph).mate.tolist()
+    assert result.mate.tolist() == greedy(graph).mate.tolist()
 
 
 @settings(max_examples=12, deadline=None)
@@ -77,7 +76,7 @@ def test_stable_marriage_kernels(algorithm, instance, seed):
 
 
 def test_every_intended_race_names_a_parameter_or_shared_array_and_says_why():
-    import gpusim.algorithms.b_suitor  # noqa: F401  (register every kernel)
+    import gpusim.algorithms.weighted  # noqa: F401  (register every kernel)
 
     annotated = [k for k in registry() if isinstance(k, Kernel) and k.intended_races
                  and k.qualname.startswith("gpusim.algorithms.")]

@@ -11,9 +11,9 @@ import itertools
 import gpusim.algorithms.stable as stable
 import numpy as np
 import pytest
-from gpusim.algorithms import weighted_cpu
 from gpusim.algorithms.stable import gale_shapley, mcvitie_wilson
 from gpusim.algorithms.weighted import maximum_weight_matching
+from gpusim.algorithms.weighted.reference_greedy import greedy as greedy_matching
 from gpusim.backends.sim import PCT, RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -115,7 +115,7 @@ def smi_from_weighted_graph(graph: WeightedGraph) -> PreferenceInstance:
        policy=st.integers(0, 2**32 - 1).map(lambda seed: RandomWalk(seed=seed)))
 def test_lemma_3_1_greedy_is_the_unique_stable_solution(graph, policy):
     inst = smi_from_weighted_graph(graph)
-    greedy = weighted_cpu.greedy(graph).mate.tolist()
+    greedy = greedy_matching(graph).mate.tolist()
     assert gale_shapley(inst).wife.tolist() == greedy  # pairs (l_u, r_v) and (l_v, r_u) per greedy edge
     gpu = stable.stable_marriage(inst, "mw-gpu", device=Device("sim", policy=policy, trace=False))
     assert gpu.wife.tolist() == greedy
@@ -130,7 +130,7 @@ def test_lemma_3_1_on_every_backend(backend):
     u, v = np.triu_indices(40, 1)
     keep = rng.random(u.size) < 0.2
     graph = WeightedGraph.from_edges(u[keep], v[keep], rng.permutation(int(keep.sum())) + 1.0, n=40)
-    greedy = weighted_cpu.greedy(graph).mate.tolist()
+    greedy = greedy_matching(graph).mate.tolist()
     options = {"policy": "random", "seed": 2, "trace": False} if backend == "sim" else {}
     wife = stable.stable_marriage(smi_from_weighted_graph(graph), "mw-gpu", device=Device(backend, **options)).wife
     assert wife.tolist() == greedy

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from itertools import product
 
-import gpusim.algorithms.roma as roma_module
 import numpy as np
 import pytest
-from gpusim.algorithms.roma import roma
+from gpusim.algorithms.weighted import roma
 
 from gpusim import Device, T, kernel
 from gpusim.errors import InvalidArgument, InvariantViolation, Livelock
@@ -216,23 +215,22 @@ def test_a_spin_on_a_plain_load_ends_under_sequential_consistency():
 
 
 # -- seed 002: atomicFlip without __threadfence -----------------------------------------------------------
-def explore_roma(memory: str, budget: int):
+def explore_roma(memory: str, budget: int, kernels=None):
     for seed in range(budget):
         weights = np.random.default_rng(seed).random((8, 8))
         weights = weights + weights.T
         try:
             roma(weights, "i,i+1", variant="thread", threshold=0.0, check_invariants=True,
-                 device=Device("sim", seed=seed, trace=False, memory=memory))
+                 device=Device("sim", seed=seed, trace=False, memory=memory), kernels=kernels)
         except InvariantViolation as bug:
             return bug
     return None
 
 
-def test_atomic_flip_without_its_fence_breaks_the_matching_in_weak_memory(monkeypatch):
+def test_atomic_flip_without_its_fence_breaks_the_matching_in_weak_memory():
     assert explore_roma("weak", budget=30) is None  # the real atomicFlip, fence included
-    monkeypatch.setattr(roma_module, "atomic_flip", atomic_flip_without_fence)
-    assert explore_roma("sc", budget=10) is None  # sequential consistency cannot show it
-    bug = explore_roma("weak", budget=60)
+    assert explore_roma("sc", budget=10, kernels=atomic_flip_without_fence) is None  # SC cannot show it
+    bug = explore_roma("weak", budget=60, kernels=atomic_flip_without_fence)
     assert bug is not None and "no longer perfect" in str(bug)
     assert bug.token
 

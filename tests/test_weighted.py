@@ -5,7 +5,8 @@ from __future__ import annotations
 import gpusim.algorithms.weighted as weighted
 import numpy as np
 import pytest
-from gpusim.algorithms import weighted_cpu
+from gpusim.algorithms.weighted.reference_exact import exact_maximum_weight
+from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,7 +15,7 @@ from gpusim import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import bundled_matrices, schedules, weighted_graphs
 from gpusim.types.graphs import WeightedGraph
-from gpusim.zoo.weighted_twins import suitor_without_cas
+from gpusim.zoo.weighted_twins import propose_without_cas, suitor_without_cas
 
 VARIANTS = [
     ("suitor", {}),
@@ -37,7 +38,7 @@ def run(variant, graph, device):
 
 
 def assert_greedy(result, graph):
-    expected = weighted_cpu.greedy(graph)
+    expected = greedy(graph)
     assert result.mate.tolist() == expected.mate.tolist()
     assert result.weight == pytest.approx(expected.weight)
     matched = np.flatnonzero(result.mate >= 0)
@@ -72,26 +73,26 @@ def test_at_least_half_the_optimum():
     rng = np.random.default_rng(9)
     u, v = np.triu_indices(14, 1)
     graph = WeightedGraph.from_edges(u, v, rng.random(u.size), n=14)
-    optimum = weighted_cpu.exact_maximum_weight(graph).weight
+    optimum = exact_maximum_weight(graph).weight
     assert weighted.suitor(graph, backend="sim").weight >= optimum / 2
 
 
 @pytest.mark.quality
-def test_suitor_without_cas_loses_a_proposal(monkeypatch):
+def test_suitor_without_cas_loses_a_proposal():
     # Three vertices offer to vertex 0 at once: without the CAS one offer overwrites a better one.
     graph = WeightedGraph.from_edges([0, 0, 0], [1, 2, 3], [1.0, 2.0, 3.0])
-    expected = weighted_cpu.greedy(graph).mate.tolist()
+    expected = greedy(graph).mate.tolist()
 
-    def explore():
+    def explore(kernels=None):
         for seed in range(200):
-            result = weighted.suitor(graph, device=Device("sim", policy="random", seed=seed), layout="thread")
+            result = weighted.suitor(graph, device=Device("sim", policy="random", seed=seed), layout="thread",
+                                     kernels=kernels)
             if result.mate.tolist() != expected:
                 return seed, result.mate.tolist()
         return None
 
     assert explore() is None
-    monkeypatch.setattr(weighted, "suitor_thread_per_vertex", suitor_without_cas)
-    found = explore()
+    found = explore(suitor_without_cas)
     assert found is not None, "the explorer should find a schedule where the result differs from Greedy"
 
 
@@ -109,6 +110,11 @@ BAD = [
                                                       block=48), InvalidArgument, "block=48"),
     ("float balance rounds", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
                                                      balance_rounds=1.5), InvalidArgumentType, "balance_rounds"),
+    ("unknown kernel step", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]), backend="sim",
+                                                    kernels={"flip": propose_without_cas}), InvalidArgument, "'flip'"),
+    ("kernel step not a device function", lambda: weighted.suitor(WeightedGraph.from_edges([0], [1], [1.0]),
+                                                                  backend="sim", kernels={"propose": print}),
+     InvalidArgumentType, "'propose'"),
     ("device not a Device", lambda: weighted.locally_dominant(WeightedGraph.from_edges([0], [1], [1.0]),
                                                               device="sim"), InvalidArgumentType, "device"),
     ("negative weight", lambda: WeightedGraph.from_edges([0], [1], [-1.0]), InvalidArgument, "-1"),

@@ -10,20 +10,14 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from gpusim.algorithms.weighted_cpu import (
-    START_KINDS,
-    b_suitor,
-    exact_maximum_weight,
-    gpa,
-    greedy,
-    greedy_b_matching,
-    locally_dominant,
-    path_growing,
-    rama,
-    roma,
-    start_matching,
-    suitor,
-)
+from gpusim.algorithms.weighted.reference_augmentation import rama, roma
+from gpusim.algorithms.weighted.reference_b_suitor import b_suitor, greedy_b_matching
+from gpusim.algorithms.weighted.reference_exact import exact_maximum_weight
+from gpusim.algorithms.weighted.reference_greedy import greedy
+from gpusim.algorithms.weighted.reference_ld import locally_dominant
+from gpusim.algorithms.weighted.reference_paths import gpa, path_growing
+from gpusim.algorithms.weighted.reference_suitor import suitor
+from gpusim.algorithms.weighted.start_matchings import START_KINDS, start_matching
 from hypothesis import given
 from hypothesis import strategies as st
 

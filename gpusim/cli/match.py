@@ -137,7 +137,9 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
 
 def _weighted_checks(options: argparse.Namespace, graph, result) -> tuple[int, bool, str, bool]:
     """The matching's size, whether it is valid, and its independent certificate (what, and whether it holds)."""
-    from gpusim.algorithms import weighted_cpu
+    from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
+    from gpusim.algorithms.weighted.reference_exact import exact_maximum_weight
+    from gpusim.algorithms.weighted.reference_greedy import greedy
 
     mate = result.mate
     size = result.size  # pairs; a b-matching's are in result.partners
@@ -146,12 +148,12 @@ def _weighted_checks(options: argparse.Namespace, graph, result) -> tuple[int, b
     # half-approximations must reach half the optimum (NetworkX's exact matching, small graphs only).
     if options.algorithm in ("suitor", "ld"):
         certificate = "equal to the sequential Greedy matching"
-        certified = mate.tolist() == weighted_cpu.greedy(graph).mate.tolist()
+        certified = mate.tolist() == greedy(graph).mate.tolist()
     elif options.algorithm == "bsuitor":
         certificate = f"equal to the sequential greedy b-matching (b = {options.b})"
-        certified = result.partners.tolist() == weighted_cpu.greedy_b_matching(graph, options.b).partners.tolist()
+        certified = result.partners.tolist() == greedy_b_matching(graph, options.b).partners.tolist()
     elif graph.n_edges <= 3000:
-        optimum = weighted_cpu.exact_maximum_weight(graph).weight
+        optimum = exact_maximum_weight(graph).weight
         certificate = f"at least half the optimum {optimum:.6g} (NetworkX)"
         certified = result.weight >= optimum / 2 - 1e-9
     else:
@@ -179,7 +181,7 @@ def _weighted_pairs(options: argparse.Namespace, graph, result) -> tuple[list, n
 def _match_weighted(options: argparse.Namespace, source: str) -> int:
     """``gpusim match`` for the weighted algorithms: the file is read as an undirected weighted graph."""
     from gpusim.algorithms.weighted import maximum_weight_matching
-    from gpusim.algorithms.weighted_result import b_capacities
+    from gpusim.algorithms.weighted.result import b_capacities
     from gpusim.types.graphs import WeightedGraph
 
     graph = WeightedGraph.from_matrix_market(source)

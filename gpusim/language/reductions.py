@@ -30,7 +30,7 @@ from __future__ import annotations
 from gpusim.language import interface as T
 from gpusim.language.kernels import device
 
-__all__ = ["warp_reduce_max", "warp_reduce_min", "warp_reduce_sum"]
+__all__ = ["warp_reduce_max", "warp_reduce_min", "warp_reduce_sum", "warp_scan_sum"]
 
 
 @device
@@ -60,4 +60,18 @@ def warp_reduce_min(value):
     while offset > 0:
         value = min(value, T.shfl_xor(value, offset))
         offset = offset // 2
+    return value
+
+
+@device
+def warp_scan_sum(value):
+    """The inclusive prefix sum of ``value`` over the lanes: lane ``k`` gets the sum of lanes ``0..k``
+    (Hillis-Steele with ``shfl_up``); lane 31 holds the warp's total.  Compacting a warp's items into
+    consecutive slots is ``slot = warp_scan_sum(keep) - 1`` (seed 003, Paper I, Alg. 4 line 9)."""
+    offset = 1
+    while offset < 32:
+        below = T.shfl_up(value, offset)
+        if T.lane_id() >= offset:
+            value = value + below
+        offset = offset * 2
     return value

@@ -24,7 +24,7 @@ A dense matrix costs ``8 n^2`` bytes, so everything that builds one first asks
 available) it refuses with a message naming the size, the limit and the sparse alternative.
 
 The checks of dense weight matrices and of matchings on them live here too;
-:mod:`gpusim.algorithms.weighted_cpu` (RAMA, ROMA) uses them.  Bad arguments raise
+:mod:`gpusim.algorithms.weighted.start_matchings` (RAMA, ROMA) uses them.  Bad arguments raise
 :class:`~gpusim.errors.InvalidArgument` (or :class:`~gpusim.errors.InvalidArgumentType`) naming
 the argument and showing its value.
 

@@ -14,13 +14,14 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 import gpusim.algorithms.bipartite as bipartite
-import gpusim.algorithms.roma as roma_module
 import gpusim.algorithms.stable as stable
-import gpusim.algorithms.weighted as weighted
-from gpusim.algorithms import weighted_cpu
 from gpusim.algorithms.stable import gale_shapley
+from gpusim.algorithms.weighted import suitor
+from gpusim.algorithms.weighted.kernels_roma import roma_thread_phase
+from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.explore.scenario import sim_supports
 from gpusim.language.kernels import Kernel
+from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
 from gpusim.types.complete_graphs import uniform
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
@@ -160,7 +161,7 @@ add_entry(
 # -- seed 002, Alg. 7: atomicFlip's lock order and mates check ---------------------------------------------
 
 
-def _roma_phase(flip, n: int, seed: int):
+def _roma_phase(variant: dict, n: int, seed: int):
     w = uniform(n, seed)
     flat = np.ascontiguousarray(w, np.float64).ravel()
     start = np.array([i + 1 if i % 2 == 0 else i - 1 for i in range(n)], np.int32)
@@ -173,8 +174,7 @@ def _roma_phase(flip, n: int, seed: int):
     def run(dev: Device) -> str | None:
         mate, locks = dev.array(start), dev.full(n, -1, np.int32)
         flips = dev.zeros(1, np.int32)
-        with swapped(roma_module, "atomic_flip", flip):
-            dev.launch(roma_module.roma_thread_phase, 1, n, (dev.array(flat), mate, locks, n, 0.0, flips))
+        dev.launch(with_devices(roma_thread_phase, variant), 1, n, (dev.array(flat), mate, locks, n, 0.0, flips))
         m = dev.to_host(mate)
         if not (np.array_equal(m[m], np.arange(n)) and (m != np.arange(n)).all()):
             return f"the matching is no longer perfect: mate = {m.tolist()}"
@@ -187,14 +187,14 @@ def _roma_phase(flip, n: int, seed: int):
 _ALG7 = "seed 002 (Hovland 2020), Alg. 6 (ROMA, thread per edge) with atomicFlip, Alg. 7"
 add_entry(
     "atomic_flip_own_vertex_first", _roma_phase(atomic_flip_own_vertex_first, 4, 0),
-    _roma_phase(roma_module.atomic_flip, 4, 0), threads=4,
+    _roma_phase({}, 4, 0), threads=4,
     source=_ALG7 + ", and the example before Lemma 4.1.1",
     wrong="each thread locks its own vertex first; two threads that want each other's edge each hold one lock, "
           "both give up, and the phase flips nothing",
     fix="lock in one global order (increasing id), so some thread always gets every lock it needs",
 )
 add_entry(
-    "atomic_flip_max_first", _roma_phase(atomic_flip_max_first, 6, 0), _roma_phase(roma_module.atomic_flip, 6, 0),
+    "atomic_flip_max_first", _roma_phase(atomic_flip_max_first, 6, 0), _roma_phase({}, 6, 0),
     threads=6, expect_found=False,
     source=_ALG7 + " and Lemma 4.1.1",
     wrong="none: the issue expected locking max(u, x) first to break progress, but it is still one global lock "
@@ -203,7 +203,7 @@ add_entry(
 )
 add_entry(
     "atomic_flip_no_mates_check", _roma_phase(atomic_flip_without_mates_check, 6, 0),
-    _roma_phase(roma_module.atomic_flip, 6, 0), threads=6,
+    _roma_phase({}, 6, 0), threads=6,
     source=_ALG7 + ", the check that M[u] and M[x] are unchanged",
     wrong="a thread flips with the mates it read before locking; another flip changed them meanwhile, and the "
           "matching stops being perfect",
@@ -218,20 +218,19 @@ _STAR = WeightedGraph.from_edges([0, 0, 0], [1, 2, 3], [1.0, 2.0, 3.0])
 
 @functools.cache
 def _greedy_star() -> list[int]:
-    return weighted_cpu.greedy(_STAR).mate.tolist()
+    return greedy(_STAR).mate.tolist()
 
 
-def _suitor(kernel):
+def _suitor(variant: dict):
     def run(dev: Device) -> str | None:
-        with swapped(weighted, "suitor_thread_per_vertex", kernel):
-            mate = weighted.suitor(_STAR, device=dev, layout="thread").mate.tolist()
+        mate = suitor(_STAR, device=dev, layout="thread", kernels=variant).mate.tolist()
         expected = _greedy_star()
         return None if mate == expected else f"mate = {mate}, but the greedy matching is {expected}"
     return run
 
 
 add_entry(
-    "suitor_no_cas", _suitor(suitor_without_cas), _suitor(weighted.suitor_thread_per_vertex), threads=32,
+    "suitor_no_cas", _suitor(suitor_without_cas), _suitor({}), threads=32,
     source="seed 003 (Naim 2017), Paper I, Alg. 3 (Suitor) and its GPU version's CAS on the suitor word",
     wrong="two proposals to one vertex read the same old suitor; the weaker overwrites the stronger, which is lost",
     fix="propose with a compare-and-swap on the (weight, id) word; retry when it changed",
@@ -264,7 +263,7 @@ add_entry(
 if sim_supports("memory", "weak"):
     add_entry(
         "atomic_flip_no_fence", _roma_phase(atomic_flip_without_fence, 6, 0),
-        _roma_phase(roma_module.atomic_flip, 6, 0), threads=6, options={"memory": "weak"}, needs=("weak",),
+        _roma_phase({}, 6, 0), threads=6, options={"memory": "weak"}, needs=("weak",),
         policy="pct",
             source=_ALG7 + " (the __threadfence before the unlock)",
         wrong="in weak memory the mate stores become visible after the locks are released; the next thread's "

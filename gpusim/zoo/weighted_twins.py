@@ -1,33 +1,37 @@
-"""Broken twin of GPU Suitor: a proposal written with a plain load and store instead of a CAS."""
+"""Broken twin of Suitor: the proposal a plain load and store instead of a CAS.
+
+The twin is a variant of the real kernel, not a copy of it: ``suitor(..., kernels=suitor_without_cas)``
+runs :func:`~gpusim.algorithms.weighted.kernels_suitor.suitor_thread_per_vertex` (or GPU-Suitor) with
+:func:`propose_without_cas` in place of :func:`~gpusim.algorithms.weighted.kernels_suitor.propose`.
+
+>>> sorted(suitor_without_cas)
+['propose']
+"""
 
 from __future__ import annotations
 
-from gpusim import T, kernel
-from gpusim.algorithms.weighted import best_entry, offer_beats
+from gpusim import device
+from gpusim.algorithms.weighted.offers import offer_beats
+
+__all__ = ["propose_without_cas", "suitor_without_cas"]
 
 
-@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32")
-def suitor_without_cas(ptr, adj, weights, src, ws, n):
-    """Suitor (seed 003, Paper I, Alg. 3) with the lock (our CAS) removed: two suitors can both win.
+@device
+def propose_without_cas(ws, weights, src, partner, entry, current):
+    """Suitor's proposal (seed 003, Paper I, Alg. 3 lines 19–29) with the lock (our CAS) removed: it reads
+    ``ws[partner]``, compares, and stores with plain memory operations, so two proposers that both read
+    the old offer both believe they won, and one of them is lost.  Returns as
+    :func:`~gpusim.algorithms.weighted.kernels_suitor.propose` does."""
+    outcome = -2
+    held = ws[partner]
+    if offer_beats(weights, src, held, weights[entry], current) == 1:
+        ws[partner] = entry
+        if held < 0:
+            outcome = -1
+        else:
+            outcome = src[held]
+    return outcome
 
-    The twin of :func:`gpusim.algorithms.weighted.suitor_thread_per_vertex`: the proposal reads
-    ``ws[partner]``, compares, and stores with plain memory operations, so two proposers that
-    both read the old offer both believe they won, and one of them is lost.
-    """
-    u = T.gtid()
-    while u < n:
-        current = u
-        while current >= 0:
-            entry = best_entry(ptr, adj, weights, src, ws, current, 0, 1)
-            if entry < 0:
-                current = -1
-            else:
-                partner = adj[entry]
-                held = ws[partner]
-                if offer_beats(weights, src, held, weights[entry], current) == 1:
-                    ws[partner] = entry
-                    if held < 0:
-                        current = -1
-                    else:
-                        current = src[held]
-        u += T.num_threads()
+
+#: Suitor without the CAS: pass as ``suitor(..., kernels=suitor_without_cas)``.
+suitor_without_cas = {"propose": propose_without_cas}

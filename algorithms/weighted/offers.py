@@ -1,9 +1,9 @@
 """What the weighted GPU algorithms share: the graph on the device, and the order of two offers.
 
-Suitor, Locally-Dominant (:mod:`gpusim.algorithms.weighted`) and b-Suitor
-(:mod:`gpusim.algorithms.b_suitor`) name an offer by the CSR entry ``j`` it travels along: its
-proposer is the entry's owner ``src[j]`` and its weight ``weights[j]``.  :func:`upload_weighted_graph`
-copies the CSR, its weights and ``src`` to the device; :func:`offer_beats` compares two offers.
+Suitor, Locally-Dominant and b-Suitor (:mod:`gpusim.algorithms.weighted`) name an offer by the CSR
+entry ``j`` it travels along: its proposer is the entry's owner ``src[j]`` and its weight ``weights[j]``.
+:func:`upload_weighted_graph` copies the CSR, its weights and ``src`` to the device; :func:`offer_beats`
+compares two offers.
 
 Example
 -------

@@ -1,10 +1,12 @@
-"""What the weighted-matching algorithms return, and the b-matching checks they share.
+"""What the weighted-matching algorithms return, and the result assembly they share.
 
 :class:`WeightedMatching` is the result of every weighted algorithm (the GPU kernels, the sequential
 references through :func:`~gpusim.algorithms.weighted.maximum_weight_matching`, and ROMA), validated
-on demand; :class:`BMatchingResult` is what the b-matching algorithms (GPU and sequential) return, built
-by :func:`b_matching_result` from the chosen edges after :func:`b_capacities` checked ``b``.  The
-modules that compute them import from here, and none of them from another.
+on demand.  The sequential references return the plainer :class:`WeightedMatchingResult` (built by
+:func:`matching_result`) and :class:`BMatchingResult`; a b-matching, GPU or sequential, is built by
+:func:`b_matching_result` from the chosen edges (:func:`suitor_pairs` turns the suitor sets of
+b-Suitor into them) after :func:`b_capacities` checked ``b``.  The modules that compute results import
+from here, and none of them from another: a GPU path builds its result here, never through a sequential reference.
 
 Example
 -------
@@ -30,7 +32,10 @@ from gpusim.types.complete_graphs import check_memory
 from gpusim.types.graphs import WeightedGraph
 from gpusim.types.results import CheckedResult
 
-__all__ = ["BMatchingResult", "WeightedMatching", "b_capacities", "b_matching_result"]
+__all__ = [
+    "BMatchingResult", "WeightedMatching", "WeightedMatchingResult", "b_capacities", "b_matching_result",
+    "from_reference", "matching_result", "suitor_pairs",
+]
 
 
 class WeightedMatching(CheckedResult):
@@ -46,7 +51,7 @@ class WeightedMatching(CheckedResult):
         What computed it; launches, rounds, seconds per phase.
     graph:
         The input: a :class:`~gpusim.types.graphs.WeightedGraph`, or the dense weight matrix of a
-        complete graph (:func:`gpusim.algorithms.roma.roma`).
+        complete graph (:func:`gpusim.algorithms.weighted.roma`).
     partners, b:
         For a b-matching: row ``v`` lists the partners of ``v`` (-1 padded), at most ``b``.
     size:
@@ -98,6 +103,33 @@ class WeightedMatching(CheckedResult):
     def __repr__(self) -> str:
         return (f"WeightedMatching(size={self.size}, weight={self.weight!r}, algorithm={self.algorithm!r}, "
                 f"backend={self.backend!r})")
+
+
+class WeightedMatchingResult(NamedTuple):
+    """A matching, its weight, and the counters of the run that found it (what the sequential references return).
+
+    Attributes
+    ----------
+    mate : ndarray of int32, length ``n``
+        ``mate[v]``: the vertex matched to ``v``, or -1.  Symmetric: ``mate[mate[v]] == v``.
+    weight : float
+        Total weight of the matched edges, summed with ``math.fsum`` (exactly rounded, so equal
+        matchings have equal weights bit for bit).
+    stats : dict
+        ``"algorithm"``, ``"size"`` (matched pairs) and per-algorithm counters; see each function.
+    """
+
+    mate: np.ndarray
+    weight: float
+    stats: dict
+
+
+def matching_result(graph: WeightedGraph, mate: np.ndarray, stats: dict) -> WeightedMatchingResult:
+    """Validate the matching against ``graph`` (:func:`gpusim.types.check.check_weighted_matching`), count
+    pairs and take the weight the validator recomputed from the graph's weights."""
+    weight = checked_output(stats["algorithm"], graph, check_weighted_matching, graph, mate)
+    stats = {"algorithm": stats["algorithm"], "size": int(np.count_nonzero(mate >= 0)) // 2, **stats}
+    return WeightedMatchingResult(mate.astype(np.int32, copy=False), weight, stats)
 
 
 class BMatchingResult(NamedTuple):
@@ -185,3 +217,23 @@ def b_matching_result(graph: WeightedGraph, b: np.ndarray, a: np.ndarray, c: np.
     stats = {"algorithm": stats["algorithm"], "size": int(a.size), **stats}
     weight = checked_output(stats["algorithm"], graph, check_b_matching, graph, partners, b)
     return BMatchingResult(partners, weight, stats)
+
+
+def suitor_pairs(graph: WeightedGraph, suitor: np.ndarray, caps: np.ndarray, algorithm: str
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The edges ``(x, v)``, ``x < v``, of b-Suitor's suitor sets: ``suitor[s]`` is the suitor held in slot ``s``
+    (-1: empty), vertex ``v`` owning ``caps[v]`` consecutive slots.  Each edge of the b-matching is held from
+    both sides; an asymmetric set is a bug of ``algorithm`` (``GpusimInternalError``)."""
+    n = graph.n
+    v_of_slot = np.repeat(np.arange(n, dtype=np.int64), caps)
+    used = suitor >= 0
+    x, v = suitor[used].astype(np.int64), v_of_slot[used]
+    if not np.array_equal(np.sort(x * n + v), np.sort(v * n + x)):
+        raise GpusimInternalError(f"{algorithm} ended with asymmetric suitor sets on {graph!r}")
+    keep = x < v
+    return x[keep], v[keep]
+
+
+def from_reference(found: WeightedMatchingResult, algorithm: str, graph: WeightedGraph) -> WeightedMatching:
+    """A sequential reference's matching as the family's result, ``algorithm`` run on ``"cpu"``."""
+    return WeightedMatching(found.mate, found.weight, algorithm, "cpu", dict(found.stats), graph)

@@ -1,0 +1,125 @@
+"""b-Suitor on a GPU: each vertex keeps its ``b(v)`` best offers (seed 003, Paper IV §3).
+
+The b-matching form of Suitor (Khan et al. 2016), which Paper IV §3.1 relates to many-to-many
+stable assignment: "a vertex v will accept the b(v) best offers at any given time".  A vertex
+``u`` proposes to its best neighbours until ``b(u)`` of its offers are held; a full vertex ``v``
+replaces its weakest suitor by a better offer, and the displaced vertex proposes again.  The
+result is the greedy b-matching (:func:`gpusim.algorithms.weighted.reference_b_suitor.greedy_b_matching`),
+whatever the order — and so whatever the schedule.
+
+The GPU version runs in rounds, a thread per queued vertex
+(:func:`~gpusim.algorithms.weighted.kernels_b_suitor.b_suitor_round`); displaced vertices go to the
+next round's queue, once each.  The host builds the result from the suitor sets with
+:func:`~gpusim.algorithms.weighted.result.suitor_pairs`, as the sequential b-Suitor does.
+
+References
+----------
+A. Khan, A. Pothen, M. M. A. Patwary, N. Satish, N. Sundaram, F. Manne, M. Halappanavar,
+P. Dubey, "Efficient approximation algorithms for weighted b-matching", SIAM J. Sci. Comput.
+38(5), 2016.  Seed 003 (Naim, PhD thesis 2017), Paper IV §3.
+
+Example
+-------
+>>> from gpusim.types.graphs import WeightedGraph
+>>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
+>>> b_suitor(g, 2, backend="sim").partners.tolist()
+[[1, 2], [0, 2], [0, 1], [-1, -1]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import fill
+from gpusim.runtime.registry import register
+from gpusim.types.graphs import WeightedGraph
+
+from . import reference_b_suitor
+from .kernels_b_suitor import b_suitor_round
+from .offers import upload_weighted_graph
+from .result import BMatchingResult, WeightedMatching, b_capacities, b_matching_result, suitor_pairs
+
+__all__ = ["b_suitor", "run_b_suitor"]
+
+
+def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Device | None = None,
+             max_memory: int | None = None) -> BMatchingResult:
+    """b-Suitor on a GPU backend: the greedy b-matching (seed 003, Paper IV §3; Khan et al. 2016).
+
+    Parameters
+    ----------
+    graph : WeightedGraph
+        Non-negative weights; zero-weight edges are never chosen.
+    b : int or array_like of int, length n
+        The capacity of every vertex, or of each; non-negative.
+    backend, device
+        Where to run (``device`` wins).
+    max_memory : int, optional
+        Refuse (``InvalidArgument``) when the partners table would take more bytes (default
+        half the memory available).
+
+    Returns
+    -------
+    BMatchingResult
+        ``partners`` (each row sorted, -1 padded), ``weight``, and ``stats`` with ``rounds``,
+        ``launches`` and the device ``seconds``, as
+        :func:`~gpusim.algorithms.weighted.reference_b_suitor.greedy_b_matching` returns them.
+
+    Examples
+    --------
+    >>> from gpusim.types.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+    >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
+    [[1, -1], [0, 2], [1, 3], [2, -1]]
+    """
+    dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
+    bb = b_capacities(graph, b, max_memory)
+    n = graph.n
+    caps = np.minimum(bb, np.diff(graph.ptr)).astype(np.int32)
+    slot_ptr = np.zeros(n + 1, np.int32)
+    np.cumsum(caps, out=slot_ptr[1:])
+    slots = dev.full(max(int(slot_ptr[-1]), 1), -1, np.int32)
+    size = max(n, 1)
+    b_dev, slot_ptr_dev = dev.array(caps if n else np.zeros(1, np.int32)), dev.array(slot_ptr)
+    locks, made, in_next = dev.zeros(size, np.int32), dev.zeros(size, np.int32), dev.zeros(size, np.int32)
+    queue = dev.array(np.arange(size, dtype=np.int32))
+    next_queue, next_len = dev.zeros(size, np.int32), dev.zeros(1, np.int32)
+    block = 32 if dev.backend == "sim" else 128
+    queued, rounds = n, 0
+    while queued:
+        rounds += 1
+        with launch.phase("rounds"):
+            launch(fill, Device.grid_for(n, block), block, in_next, 0, n)
+            launch(fill, 1, 32, next_len, 0, 1)
+            launch(b_suitor_round, Device.grid_for(queued, block), block, ptr, adj, weights, src_dev, b_dev,
+                   slot_ptr_dev, slots, locks, made, queue, queued, next_queue, next_len, in_next)
+            queued = launch.flag(next_len)
+        queue, next_queue = next_queue, queue
+    held = dev.to_host(slots)[:int(slot_ptr[-1])].astype(np.int64)
+    suitor = np.where(held >= 0, src[np.maximum(held, 0)] if src.size else -1, -1)  # the suitor in each slot
+    x, v = suitor_pairs(graph, suitor, caps, "GPU b-Suitor")
+    stats = {"algorithm": "b_suitor", "backend": dev.backend, "rounds": rounds, "launches": dict(launch.launches),
+             "seconds": dict(launch.seconds)}
+    return b_matching_result(graph, bb, x, v, stats)
+
+
+@register("weighted", "bsuitor", backends=("sim", "numba", "cupy", "cpu"), title="b-Suitor",
+          paper="seed 003, Paper IV §3 (Khan et al. 2016, Alg. 2)",
+          guarantees="the greedy b-matching (a 1/2-approximation)", kernels=(b_suitor_round,))
+def run_b_suitor(graph: WeightedGraph, backend: str, b: Any = 1, max_memory: int | None = None, **options
+                 ) -> WeightedMatching:
+    """b-Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching` (``b`` defaults to 1): on a GPU
+    backend, or with ``backend="cpu"`` its sequential reference.  The b-matching is in ``partners`` (and
+    ``stats["partners"]``); for ``b = 1`` also in ``mate``."""
+    if backend == "cpu":
+        found = reference_b_suitor.b_suitor(graph, b, max_memory=max_memory, **options)
+    else:
+        found = b_suitor(graph, b, backend=backend, max_memory=max_memory, **options)
+    partners = found.partners
+    single = partners.ndim == 2 and partners.shape[1] == 1
+    mate = partners[:, 0] if single else np.full(graph.n, -1, np.int32)
+    stats = dict(found.stats, partners=partners.tolist(), b=b)
+    return WeightedMatching(mate, found.weight, "bsuitor", backend, stats, graph, partners, b)

@@ -1,0 +1,82 @@
+"""Locally-Dominant matching on a GPU backend (seed 003, Paper I, Alg. 1–2): exactly the greedy matching.
+
+The kernels are in :mod:`gpusim.algorithms.weighted.kernels_ld`; the host repeats rounds until one
+matches nothing, reading one flag per round.
+
+Example
+-------
+>>> from gpusim.types.graphs import WeightedGraph
+>>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+>>> locally_dominant(g, backend="sim").mate.tolist()
+[-1, 2, 1, -1]
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import fill
+from gpusim.runtime.registry import register
+from gpusim.types.graphs import WeightedGraph
+
+from . import reference_ld
+from .kernels_ld import ld_candidates, ld_match
+from .offers import upload_weighted_graph
+from .result import WeightedMatching, from_reference
+
+__all__ = ["locally_dominant", "run_locally_dominant"]
+
+
+def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Device | None = None
+                     ) -> WeightedMatching:
+    """Locally-Dominant matching on a GPU backend (seed 003, Paper I, Alg. 1–2): equal to the greedy matching.
+
+    Each round, every free vertex points at its heaviest free neighbour, and mutual pointers
+    match; rounds repeat until none matches.  A thread per vertex; the host reads one flag per
+    round.
+
+    Examples
+    --------
+    >>> from gpusim.types.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 0, 1], [1, 2, 2], [2.0, 2.0, 5.0])
+    >>> locally_dominant(g, backend="sim").mate.tolist()
+    [-1, 2, 1]
+    """
+    dev, launch, _, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
+    n = graph.n
+    mate = dev.full(max(n, 1), -1, np.int32)
+    candidate = dev.full(max(n, 1), -1, np.int32)
+    matched = dev.zeros(1, np.int32)
+    rounds = 0
+    block = 32 if dev.backend == "sim" else 256
+    grid = Device.grid_for(n, block)
+    while n:
+        rounds += 1
+        with launch.phase("rounds"):
+            launch(fill, 1, 32, matched, 0, 1)
+            launch(ld_candidates, grid, block, ptr, adj, weights, mate, candidate, n)
+            launch(ld_match, grid, block, mate, candidate, n, matched)
+            if not launch.flag(matched):
+                break
+    stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    found = dev.to_host(mate)[:n].astype(np.int32)
+    first = np.flatnonzero(found > np.arange(n))
+    # the CSR is sorted by (row, column): find each matched edge's weight by one search
+    entries = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.ptr)) * n + graph.adj
+    weight = math.fsum(graph.weights[np.searchsorted(entries, first * n + found[first])].tolist())
+    return WeightedMatching(found, weight, "ld", dev.backend, stats, graph)
+
+
+@register("weighted", "ld", backends=("sim", "numba", "cupy", "cpu"), title="Locally-Dominant",
+          paper="seed 003, Paper I, Alg. 1-2", guarantees="the greedy matching (a 1/2-approximation)",
+          kernels=(ld_candidates, ld_match))
+def run_locally_dominant(graph: WeightedGraph, backend: str, max_memory: int | None = None, **options
+                         ) -> WeightedMatching:
+    """Locally-Dominant for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`: on a GPU backend, or
+    with ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it)."""
+    if backend == "cpu":
+        return from_reference(reference_ld.locally_dominant(graph, **options), "ld", graph)
+    return locally_dominant(graph, backend=backend, **options)

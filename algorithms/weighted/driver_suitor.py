@@ -1,0 +1,149 @@
+"""Suitor on a GPU backend (seed 003, Paper I, Alg. 3–4): exactly the greedy matching.
+
+Suitor ([003]_) computes exactly the greedy matching: edges by decreasing weight, ties to the larger
+``(max(u, v), min(u, v))`` (see :func:`gpusim.algorithms.weighted.reference_greedy.greedy`).  An offer is
+named by the CSR entry ``j`` it travels along: its proposer is the entry's owner ``src[j]`` and its
+weight ``weights[j]``, so one ``int32`` word says who offers how much, and comparing two offers compares
+the float64 weights and then the ids, exactly — with no sorting on the host.  ``ws[v]`` holds the best
+offer ``v`` has received (-1: none) and only ``atomic_cas`` changes it.  The kernels are in
+:mod:`gpusim.algorithms.weighted.kernels_suitor`.
+
+References
+----------
+.. [003] M. Naim, "GPU algorithms for matching and clustering", PhD thesis, Bergen 2017,
+   Paper I: M. Naim, F. Manne, M. Halappanavar, A. Tumeo, J. Langguth, "Optimizing approximate
+   weighted matching on Nvidia Kepler K40", HiPC 2015 (seed 003).
+
+Example
+-------
+>>> from gpusim.types.graphs import WeightedGraph
+>>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+>>> suitor(g, backend="sim").mate.tolist()
+[-1, 2, 1, -1]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.language.kernels import DeviceFunction
+from gpusim.language.variants import with_devices
+from gpusim.runtime.device import Device
+from gpusim.runtime.registry import register
+from gpusim.types.graphs import WeightedGraph
+
+from . import reference_suitor
+from .kernels_suitor import GPU_SUITOR, SUITOR_VARIANTS, gpu_suitor, suitor_thread_per_vertex
+from .offers import upload_weighted_graph
+from .result import WeightedMatching, from_reference
+
+__all__ = ["SUITOR_MAX_BLOCK", "run_suitor", "suitor"]
+
+#: The most threads per block :func:`gpu_suitor`'s shared queues hold (8 warps).
+SUITOR_MAX_BLOCK = 256
+
+
+def from_offers(graph: WeightedGraph, held: np.ndarray, src: np.ndarray, algorithm: str, backend: str,
+                 stats: dict) -> WeightedMatching:
+    """The matching from the offers each vertex holds: ``held[v]`` is the entry ``j`` of its suitor's
+    list along which the offer came (-1: none), so the suitor is ``src[j]`` and the weight ``weights[j]``."""
+    held = np.asarray(held[:graph.n], np.int64)
+    mate = np.where(held >= 0, src[np.maximum(held, 0)] if src.size else -1, -1).astype(np.int32)
+    first = np.flatnonzero(mate > np.arange(graph.n))
+    return WeightedMatching(mate, math.fsum(graph.weights[held[first]].tolist()), algorithm, backend, stats, graph)
+
+
+def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp", variant: str = "nosync",
+           vertices_per_warp: int = 4, balance_rounds: int = 2, block: int | None = None,
+           device: Device | None = None, kernels: Mapping[str, DeviceFunction] | None = None) -> WeightedMatching:
+    """The Suitor matching on a GPU backend: equal to the greedy matching (seed 003, Paper I, Alg. 3–4).
+
+    Parameters
+    ----------
+    graph:
+        An undirected graph with non-negative weights; zero-weight edges are never matched.
+    backend, device:
+        Where to run (``device`` wins): ``"sim"``, ``"numba"``, ``"cupy"`` or ``"auto"``.
+    layout:
+        ``"warp"``: GPU-Suitor (Alg. 4), a warp per chunk of vertices; ``"thread"``: a thread
+        per vertex (Alg. 3 with a CAS in place of the lock).
+    variant:
+        For the warp layout, the paper's synchronisation variants: ``"nosync"``, ``"syncnolb"``,
+        ``"synclb"`` or ``"hybrid"``: the step at line 10 of
+        :func:`~gpusim.algorithms.weighted.kernels_suitor.gpu_suitor` (:data:`SUITOR_VARIANTS`).
+    vertices_per_warp:
+        How many consecutive vertices each warp owns (the paper's vertices-per-warp), 1 to 32.
+    balance_rounds:
+        The first rounds in which SyncLB and Hybrid balance the load (the paper's ``k``).
+    block:
+        Threads per block (a multiple of 32, at most 256); by default 64 on the simulator (two
+        warps, so the variants differ) and 128 on a GPU.
+    kernels:
+        Device functions to run in place of the kernel's own steps, by name (e.g. ``{"propose": ...}``;
+        :func:`gpusim.language.variants.with_devices`): how the zoo's broken twins run.
+
+    Notes
+    -----
+    ``ws[v]`` holds the offer ``v`` has accepted as the CSR entry ``j`` it came along (-1:
+    none): the suitor is the entry's owner ``src[j]`` and the weight ``weights[j]``, so one
+    ``int32`` compare-and-swap replaces the paper's lock, and offers compare exactly as the
+    float64 weights and ids do.  Offers only ever improve, so the CAS loop ends; the result is
+    the greedy matching whatever the schedule.
+
+    Examples
+    --------
+    >>> from gpusim.types.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+    >>> suitor(g, backend="sim", variant="synclb").mate.tolist()
+    [-1, 2, 1, -1]
+    >>> suitor(WeightedGraph.from_edges([], [], [], n=0), backend="sim").mate.tolist()
+    []
+    """
+    if layout not in ("warp", "thread"):
+        raise InvalidArgument(f"layout={layout!r} is not one of ('warp', 'thread')")
+    if variant not in SUITOR_VARIANTS:
+        raise InvalidArgument(f"variant={variant!r} is not one of {tuple(SUITOR_VARIANTS)}")
+    for name, value, high in (("vertices_per_warp", vertices_per_warp, 32), ("balance_rounds", balance_rounds, None),
+                              ("block", block, SUITOR_MAX_BLOCK)):
+        if value is None and name == "block":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InvalidArgumentType(f"{name} must be an integer, got {value!r}")
+        if value < (0 if name == "balance_rounds" else 1) or (high is not None and value > high):
+            raise InvalidArgument(f"{name}={value!r} is out of range"
+                                  + (f" (1 to {high})" if high is not None else " (>= 0)"))
+    if block is not None and block % 32:
+        raise InvalidArgument(f"block={block!r} must be a multiple of 32 (whole warps)")
+    paper_kernel = suitor_thread_per_vertex if layout == "thread" else GPU_SUITOR[variant]
+    launched = with_devices(paper_kernel, kernels or {})
+    dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
+    n = graph.n
+    ws = dev.full(max(n, 1), -1, np.int32)
+    block = block or (64 if dev.backend == "sim" else 128)
+    if n:
+        with launch.phase("suitor"):
+            if layout == "thread":
+                launch(launched, Device.grid_for(n, block), block, ptr, adj, weights, src_dev, ws, n)
+            else:
+                chunks = -(-n // vertices_per_warp)
+                launch(launched, Device.grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
+                       vertices_per_warp, balance_rounds)
+    stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
+             "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    return from_offers(graph, dev.to_host(ws), src, "suitor", dev.backend, stats)
+
+
+@register("weighted", "suitor", backends=("sim", "numba", "cupy", "cpu"),
+          title="Suitor (GPU-Suitor, or a thread per vertex)",
+          paper="seed 003, Paper I, Alg. 3-4", guarantees="the greedy matching (a 1/2-approximation)",
+          kernels=(gpu_suitor, suitor_thread_per_vertex))
+def run_suitor(graph: WeightedGraph, backend: str, max_memory: int | None = None, **options) -> WeightedMatching:
+    """Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`: on a GPU backend, or with
+    ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it)."""
+    if backend == "cpu":
+        return from_reference(reference_suitor.suitor(graph, **options), "suitor", graph)
+    return suitor(graph, backend=backend, **options)

@@ -1,0 +1,56 @@
+"""The weighted family's entry point: :func:`maximum_weight_matching`, one call to the dispatcher.
+
+Example
+-------
+>>> from gpusim.types.graphs import WeightedGraph
+>>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+>>> maximum_weight_matching(g, "ld", backend="cpu").stats["chosen"]
+'asked for'
+"""
+
+from __future__ import annotations
+
+from gpusim.errors import InvalidArgumentType
+from gpusim.runtime.dispatch import dispatch
+from gpusim.types.graphs import WeightedGraph
+
+from .result import WeightedMatching
+
+__all__ = ["maximum_weight_matching"]
+
+
+def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", backend: str = "auto", *,
+                            max_memory: int | None = None, **options) -> WeightedMatching:
+    """A half-approximate maximum-weight matching of ``graph`` by ``algorithm`` on ``backend``.
+
+    ``suitor``, ``ld``, ``bsuitor`` (option ``b``, default 1) and ``roma`` run on the GPU
+    backends (``sim``, ``numba``, ``cupy``) or, with ``backend="cpu"``, as their sequential
+    references; ``greedy``, ``pga``, ``gpa`` and ``rama`` run on ``cpu``
+    (:data:`~gpusim.algorithms.weighted.WEIGHTED_ALGORITHMS`, read from the registry,
+    :mod:`gpusim.runtime.registry`).  ``bsuitor`` puts its b-matching in ``partners`` (and
+    ``stats["partners"]``; for ``b = 1`` also in ``mate``).  ``stats["chosen"]`` says which backend
+    ran and why (:func:`gpusim.runtime.dispatch.dispatch`).  The result validates itself against
+    ``graph`` on first use of ``valid`` (:class:`~gpusim.algorithms.weighted.WeightedMatching`).
+
+    ``roma`` and ``rama`` are defined on complete graphs (seed 002): they run on the complete
+    graph of ``graph``'s dense weight matrix, where non-edges weigh 0, start from
+    ``mate="i,i+1"`` unless told, and need an even ``n`` (or ``pad=True``).  The pairs of that
+    perfect matching that are not edges of ``graph`` are then dropped (``stats["dropped"]``
+    counts them): they weigh 0, so the result is a matching of ``graph`` with the same weight.
+    The dense matrix takes ``8 n^2`` bytes; above ``max_memory`` bytes in all (default half the
+    memory available) the call refuses with ``InvalidArgument`` before allocating, as
+    ``bsuitor`` does for its partners table (a row of ``min(b, degree)`` entries per vertex).
+
+    Examples
+    --------
+    >>> from gpusim.types.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+    >>> maximum_weight_matching(g, "greedy", backend="cpu").weight
+    3.0
+    >>> r = maximum_weight_matching(g, "roma", backend="cpu", mate="i,i+n/2")   # 0-2 and 1-3 are no edges
+    >>> r.mate.tolist(), r.weight, r.stats["dropped"], r.valid
+    ([-1, 2, 1, -1], 3.0, 1, True)
+    """
+    if not isinstance(graph, WeightedGraph):
+        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
+    return dispatch("weighted", graph, algorithm, backend, size=graph.n_edges, max_memory=max_memory, **options)
