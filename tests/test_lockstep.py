@@ -24,7 +24,7 @@ from gpusim.algorithms.weighted.reference_greedy import greedy
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 import gpusim
-from gpusim import Device, T, kernel
+from gpusim import Device, T, device, kernel
 from gpusim.errors import Livelock
 from gpusim.language.kernels import Kernel, registry
 from gpusim.teaching.bench import barrier_bound, memory_bound
@@ -138,6 +138,42 @@ def test_break_continue_and_return_reconverge_and_compute_the_same_as_independen
         results[warps] = dev.to_host(out).tolist()
     assert results["lockstep"] == results["independent"]
     assert results["lockstep"][31] == -1 and results["lockstep"][9] == (0 + 2 + 3) * 100 + 12
+
+
+@device
+def position(keys, key):
+    """An early return from inside a loop, the loop inside an inlined helper (the shape of Louvain's lookup)."""
+    it = 0
+    while it < 8:
+        if keys[it] == key:
+            return it
+        it += 1
+    return -1
+
+
+@device
+def guarded_position(keys, key):
+    if key < 0:
+        return -2  # these lanes leave at once; the others go on into position's loop
+    return position(keys, key)
+
+
+@kernel(signature="int32[:], int32[:]")
+def early_return_then_shuffle(keys, out):
+    lane = T.lane_id()
+    out[lane] = T.shfl_xor(guarded_position(keys, lane % 10 - 1), 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("policy", ["random", "pct", "sequential"])
+def test_a_helper_returning_early_reconverges_at_its_exit_before_a_shuffle(policy, seed):
+    # every lane reaches the one shfl_xor: the lanes that returned early wait at the helper's exit (its immediate
+    # post-dominator, as when inlined) for those still in the loop; they used to run on to the shuffle and deadlock
+    dev = Device("sim", policy=policy, seed=seed, warps="lockstep", trace=False)
+    out = dev.zeros(32)
+    dev.launch(early_return_then_shuffle, grid=1, block=32, args=(dev.array(np.arange(8, dtype=np.int32)), out))
+    found = [-2 if lane % 10 == 0 else lane % 10 - 1 if lane % 10 <= 8 else -1 for lane in range(32)]
+    assert dev.to_host(out).tolist() == [found[lane ^ 1] for lane in range(32)]
 
 
 @pytest.mark.parametrize("seed", range(3))

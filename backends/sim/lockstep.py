@@ -17,7 +17,10 @@ helpers') so that every ``if``, ``while`` and ``for`` tells the scheduler where 
 and where the statement ends (``break``, ``continue`` and ``return`` report the ends they jump
 past).  Each branch is a rendezvous of the warp's active lanes; a :class:`Lockstep` keeps one SIMT
 stack per warp (reconvergence point and lane mask per entry) and blocks every lane that is not on
-the path being run.  Between branches, the active lanes' memory operations interleave as the
+the path being run.  A helper with a ``return`` inside an ``if``, ``while`` or ``for`` is run as
+the one iteration of a loop: the helper is inlined on the GPU, and its exit, which post-dominates an
+early ``return``, is where a lane that returned early waits for the lanes still inside it (not the
+caller's next collective).  Between branches, the active lanes' memory operations interleave as the
 policy chooses (a real warp issues each instruction for all its active lanes together: the
 simulator allows those orders and more).  Warp collectives and barriers work as in the default
 mode.  The independent mode runs the kernel unchanged, at no cost.
@@ -46,9 +49,11 @@ _RESULT_NAME = "_gpusim_returned"
 class _Reconvergence(ast.NodeTransformer):
     """Insert the branch and reconvergence hooks into one function."""
 
-    def __init__(self, filename: str):
+    def __init__(self, filename: str, helper: bool):
         self.filename = filename
+        self.helper = helper  # a @device function (inlined on the GPU), not the kernel
         self.enclosing: list[tuple[str, str]] = []  # ("if" | "loop", site), innermost last
+        self.exit = ""  # the site of a helper's exit, where its lanes reconverge; "" for none
 
     def _site(self, node) -> str:
         return f"{self.filename.rsplit('/', 1)[-1]}:{node.lineno}"
@@ -69,8 +74,20 @@ class _Reconvergence(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         node.decorator_list = []
-        node.body = self._body(node.body)
+        nested_return = any(isinstance(inner, ast.Return) for statement in node.body
+                            if isinstance(statement, (ast.If, ast.While, ast.For)) for inner in ast.walk(statement))
+        if not (self.helper and nested_return):
+            node.body = self._body(node.body)
+            return node
+        self.exit = self._site(node)
+        enter = ast.copy_location(ast.Expr(self._call("call", ast.Constant(self.exit), node=node)), node)
+        node.body = [enter, *self._body(node.body)]
+        if not isinstance(node.body[-1], ast.Return):
+            node.body.append(self._leave(node))
         return node
+
+    def _leave(self, node) -> ast.Expr:
+        return ast.copy_location(ast.Expr(self._call("leave", ast.Constant(self.exit), node=node)), node)
 
     def visit_If(self, node):
         site = self._site(node)
@@ -121,6 +138,8 @@ class _Reconvergence(ast.NodeTransformer):
             if kind == "loop":
                 ends.append(self._end(site + "/iteration", node))
             ends.append(self._end(site, node))
+        if self.exit:
+            ends.append(self._leave(node))
         if not ends:
             return node
         value = node.value if node.value is not None else ast.Constant(None)
@@ -129,7 +148,7 @@ class _Reconvergence(ast.NodeTransformer):
         return [keep, *ends, node]
 
 
-def _transform(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
+def _transform(fn: types.FunctionType, namespace: dict, helper: bool) -> types.FunctionType:
     namespace[_HOOKS_NAME] = HOOKS
     try:
         source = textwrap.dedent(inspect.getsource(fn))
@@ -138,7 +157,7 @@ def _transform(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
     tree = ast.parse(source)
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     function = tree.body[0]
-    tree.body[0] = _Reconvergence(fn.__code__.co_filename).visit(function)
+    tree.body[0] = _Reconvergence(fn.__code__.co_filename, helper).visit(function)
     ast.fix_missing_locations(tree)
     scope: dict = {}
     exec(compile(tree, fn.__code__.co_filename, "exec"), namespace, scope)  # noqa: S102 - the kernel's own source
@@ -150,7 +169,7 @@ def _transform(fn: types.FunctionType, namespace: dict) -> types.FunctionType:
 
 def lockstep_bind(compiled, language: types.ModuleType) -> types.FunctionType:
     """Like :func:`gpusim.language.kernels.bind`, with the reconvergence hooks inserted (recursively into helpers)."""
-    return bind(compiled, language, clone=_transform)
+    return bind(compiled, language, clone=lambda fn, namespace: _transform(fn, namespace, fn is not compiled.fn))
 
 
 # -- the SIMT stack ---------------------------------------------------------------------------------------
@@ -337,6 +356,19 @@ class _Hooks:
     @staticmethod
     def end(site: str) -> None:
         thread = getcurrent()
+        thread.sim.lockstep.end(thread, site)
+
+    @staticmethod
+    def call(site: str) -> None:
+        """Entering a helper that returns early: its lanes run it as a loop's one iteration."""
+        thread = getcurrent()
+        thread.sim.lockstep.branch(thread, site, True, True)
+
+    @staticmethod
+    def leave(site: str) -> None:
+        """Leaving it (a ``return`` or its last statement): wait for its other lanes at its exit."""
+        thread = getcurrent()
+        thread.sim.lockstep.end(thread, site + "/iteration")
         thread.sim.lockstep.end(thread, site)
 
 
