@@ -17,6 +17,8 @@ import networkx as nx
 import numpy as np
 import pytest
 import sim_kernels as K
+from gpusim.algorithms.louvain import LouvainGraph, bucket_louvain, karate, louvain
+from gpusim.algorithms.louvain.kernels_scan import exclusive_scan
 from gpusim.algorithms.stable import gale_shapley, stable_marriage
 from gpusim.algorithms.weighted import SUITOR_VARIANTS, b_suitor, locally_dominant, roma, suitor
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
@@ -312,6 +314,30 @@ def _workload_case(kernel) -> Case:
     return Case(run, lambda: [3] * 50 + [0] * 14, frozenset({kernel.name}))
 
 
+def _louvain_hubs() -> LouvainGraph:
+    """Hubs of degrees 85 and 320 over the same leaves, and a few edges among them: every degree bucket of
+    §4.1 (subwarps, a block with a shared table, a block with a global one) and every community bucket of
+    the contraction (a warp, a block, a block with a global table)."""
+    rng = np.random.default_rng(0)
+    u = np.r_[np.zeros(85, int), np.ones(320, int), rng.integers(2, 322, 12)]
+    v = np.r_[np.arange(2, 87), np.arange(2, 322), rng.integers(2, 322, 12)]
+    keep = u != v
+    return LouvainGraph.from_edges(u[keep], v[keep], rng.integers(1, 3, keep.sum()).astype(float), n=322)
+
+
+def _louvain_case(graph: LouvainGraph, kernels: str, **options) -> Case:
+    return Case(lambda dev: louvain(graph, device=dev, **options).labels.tolist(),
+                lambda: bucket_louvain(graph, **options).labels.tolist(), frozenset(kernels.split()))
+
+
+SCANNED = np.arange(1100, dtype=np.int32) % 7  # two tiles: their totals scanned in turn and added back
+
+
+def _scan(dev: Device) -> tuple[list[int], int]:
+    out, total = exclusive_scan(dev, dev.array(SCANNED), SCANNED.size)
+    return dev.to_host(out).tolist(), total
+
+
 def _racy_count(dev: Device) -> int:
     counter = dev.zeros(1)
     dev.launch(racy_count, grid=2, block=32, args=(counter, 40))
@@ -341,13 +367,21 @@ CASES = {
     "mw-gpu": _stable_case("mw-gpu", MEN_AND_WOMEN, "mcvitie_wilson_gpu"),
     "mw-gpu-capacities": _stable_case("mw-gpu", HOSPITALS, "mcvitie_wilson_gpu", capacities=2),
     "gs-rounds": _stable_case("gs-rounds", MEN_AND_WOMEN, "fill gale_shapley_round"),
+    "louvain-buckets": _louvain_case(
+        _louvain_hubs(), "vertex_degrees init_communities clear_totals community_totals entry_counts largest_value "
+        "count_buckets fill_buckets move_subwarp move_block_shared move_block_global apply_moves modularity_terms "
+        "copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
+        "merge_block_shared merge_block_global scatter_counts compact_edges relabel"),
+    "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),
+    "louvain-scan-tiles": Case(_scan, lambda: (np.r_[0, np.cumsum(SCANNED)].tolist(), int(SCANNED.sum())),
+                               frozenset({"scan_tiles", "add_tile_offsets", "read_entry"})),
     "bench-memory": _workload_case(memory_bound),
     "bench-barrier": _workload_case(barrier_bound),
     # a deliberate race: only the sequential policy gives one answer in either warp mode
     "demo-racy-count": Case(_racy_count, lambda: 40, frozenset({"racy_count"}), policies=("sequential",)),
 }
 
-_HEAVY = {"suitor-nosync", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "roma-block"}
+_HEAVY = {"suitor-nosync", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "roma-block", "louvain-buckets"}
 
 
 def _runs():
