@@ -381,7 +381,8 @@ CASES = {
     "demo-racy-count": Case(_racy_count, lambda: 40, frozenset({"racy_count"}), policies=("sequential",)),
 }
 
-_HEAVY = {"suitor-nosync", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "roma-block", "louvain-buckets"}
+_HEAVY = {"suitor-nosync", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "roma-block", "louvain-buckets",
+          "louvain-thread"}
 
 
 def _runs():
