@@ -5,8 +5,8 @@ move one at a time, each seeing every move before it; the paper's baseline for q
 
 :func:`bucket_louvain` emulates the GPU algorithm of seed 003, Paper III step for step, sequentially:
 the degree buckets of §4.1 in order, every vertex of a bucket choosing from the same state (Algorithm 2,
-with the move rules of §4: best score, ties to the lowest community id, a singleton joins a singleton
-only if ``C[j] < C[i]``), moves applied and ``a_c`` recomputed after each bucket, the best partition of
+with the move rules of §4: best score, ties to the lowest community id, and a singleton whose best
+community is a singleton of higher id stays, as in [16]), moves applied and ``a_c`` recomputed after each bucket, the best partition of
 a phase kept, and Algorithm 3's numbering of the new vertices (by increasing community id).  It makes
 the decisions the kernels make, so its labels equal the simulator's whenever the sums of weights are
 exact (integer weights, say); with other weights, sums taken in another order may round differently
@@ -63,12 +63,12 @@ def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, to
         best_s = 0.0
         for t in range(n_touched):
             c = touched[t]
-            if c != own and not (csize[own] == 1 and csize[c] == 1 and c > own):
+            if c != own:
                 sc = _score(acc[c], k[v], a[c], m, gamma)
                 if best < 0 or sc > best_s or (sc == best_s and c < best):
                     best, best_s = c, sc
         new_comm[v] = own
-        if best >= 0:
+        if best >= 0 and not (csize[own] == 1 and csize[best] == 1 and best > own):
             e_own = acc[own] if acc[own] >= 0.0 else 0.0
             if _score(acc[best], k[v], a[best], m, gamma) > _score(e_own, k[v], a[own] - k[v], m, gamma):
                 new_comm[v] = best
