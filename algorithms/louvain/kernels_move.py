@@ -36,7 +36,7 @@ from .hashing import (
 __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "apply_moves", "best_community", "bucket_of",
     "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide", "entry_counts", "fill_buckets",
-    "largest_value", "hash_neighbours", "init_communities",
+    "follow_leaves", "largest_value", "hash_neighbours", "init_communities",
     "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
     "move_thread", "vertex_degrees",
 ]
@@ -71,6 +71,21 @@ def init_communities(C, n):
     i = T.gtid()
     while i < n:
         C[i] = i
+        i += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32")
+def follow_leaves(ptr, adj, C, n):
+    """Vertex following ([16]: Lu, Halappanavar, Kalyanaraman 2015; ``reduceGraph`` in the authors' CUDA code):
+    a vertex whose one entry is an edge to ``j`` starts the phase in ``j``'s community, unless ``j`` has one
+    entry too and the larger id.  Moving such a leaf to its only neighbour always gains modularity, and it
+    takes the leaves out of the first sweep's simultaneous moves."""
+    i = T.gtid()
+    while i < n:
+        if ptr[i + 1] - ptr[i] == 1:
+            j = adj[ptr[i]]
+            if j != i and (ptr[j + 1] - ptr[j] > 1 or j < i):
+                C[i] = j
         i += T.num_threads()
 
 
