@@ -7,6 +7,8 @@ order), and NetworkX's own Louvain for quality.
 
 from __future__ import annotations
 
+import sys
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -91,11 +93,17 @@ def test_same_seed_same_run_and_any_seed_same_answer(seed):
     assert first.stats["launches"] == again.stats["launches"]
 
 
+def networkx_best(G: nx.Graph, seeds: int = 3, weight: str | None = "weight") -> float:
+    """The quality bar of issue 17: the best modularity of ``networkx.community.louvain_communities`` over a few
+    seeds (threshold 1e-6, the paper's t_final)."""
+    return max(nx.community.modularity(G, nx.community.louvain_communities(G, weight=weight, seed=s, threshold=1e-6),
+                                       weight=weight) for s in range(seeds))
+
+
 def test_karate_within_one_percent_of_networkx():
     result = louvain(karate(), backend="sim", seed=4)
     G = nx.karate_club_graph()
-    best = max(nx.community.modularity(G, nx.community.louvain_communities(G, weight=None, seed=s), weight=None)
-               for s in range(5))
+    best = networkx_best(G, seeds=5, weight=None)
     assert_close(result.modularity, nx.community.modularity(G, [set(c) for c in result.communities()], weight=None))
     assert result.modularity >= 0.99 * best
     assert result.n_communities == 4 and result.stats["levels"] == 2
@@ -117,8 +125,44 @@ def test_planted_partition_found_on_the_simulator():
     graph = LouvainGraph.from_networkx(G)
     result = louvain(graph, backend="sim", seed=0)
     assert result.valid and _nmi(result.labels, truth) > 0.95
-    theirs = nx.community.modularity(G, nx.community.louvain_communities(G, seed=0))
-    assert result.modularity >= 0.99 * theirs
+    assert result.modularity >= 0.99 * networkx_best(G)
+    assert result.labels.tolist() == bucket_louvain(graph).labels.tolist()
+
+
+@pytest.mark.parametrize(("groups", "size", "p_in", "p_out", "nmi"),
+                         [(20, 50, 0.3, 0.01, 0.99), (10, 100, 0.1, 0.005, 0.98), (16, 64, 0.25, 0.02, 0.97)])
+def test_planted_partition_within_one_percent_of_networkx(groups, size, p_in, p_out, nmi):
+    """Contiguous ids in each planted group (the order that makes id-ordered moves hardest)."""
+    G = nx.planted_partition_graph(groups, size, p_in, p_out, seed=1)
+    truth = np.repeat(np.arange(groups), size)
+    result = bucket_louvain(LouvainGraph.from_networkx(G))
+    assert result.valid and result.modularity >= 0.99 * networkx_best(G)
+    assert _nmi(result.labels, truth) > nmi
+
+
+def _benchmark_planted(log2_n: int) -> tuple[LouvainGraph, np.ndarray]:
+    """The benchmark's planted partition: groups of 64-1024 vertices with contiguous ids, average degree 10,
+    80 % of the edges inside (sparse groups: no local clusters to start from)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "louvain.py"
+    spec = importlib.util.spec_from_file_location("louvain_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module.planted_partition(2**log2_n, 10, 0)
+
+
+@pytest.mark.slow
+def test_sparse_planted_partition_of_4096_vertices_beats_networkx():
+    graph, truth = _benchmark_planted(12)
+    result = bucket_louvain(graph)
+    assert result.modularity >= 0.99 * networkx_best(graph.to_networkx())
+    assert _nmi(result.labels, truth) > 0.9
 
 
 def _lfr(mu: float, seed: int) -> nx.Graph:
@@ -135,29 +179,40 @@ def _truth(G: nx.Graph) -> np.ndarray:
     return labels
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_lfr_within_one_percent_of_networkx(seed):
-    G = _lfr(0.1, seed)
+@pytest.mark.parametrize(("mu", "seed"), [(0.1, 0), (0.1, 1), (0.1, 2), (0.3, 0)])
+def test_lfr_within_one_percent_of_networkx(mu, seed):
+    G = _lfr(mu, seed)
     graph = LouvainGraph.from_networkx(G)
-    theirs = max(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s)) for s in range(3))
+    theirs = networkx_best(G)
     for result in (bucket_louvain(graph), blondel_louvain(graph)):
         assert result.valid and result.modularity >= 0.99 * theirs
-    assert _nmi(bucket_louvain(graph).labels, _truth(G)) > 0.95
+    assert _nmi(bucket_louvain(graph).labels, _truth(G)) > (0.95 if mu == 0.1 else 0.75)
 
 
-@pytest.mark.parametrize(("name", "floor"), [("jagmesh7", 0.98), ("delaunay_n10", 0.97), ("lfr-0.3", 0.93)])
-def test_synchronous_moves_lose_a_few_percent_where_sequential_does_not(name, floor):
-    """A documented gap, not a target: on meshes and on LFR graphs with mixing 0.3, most vertices of a bucket
-    move at once and oscillate between neighbouring communities, so a phase stops at its first sweep that
-    does not gain (Alg. 1 line 12) well short of the sequential optimum (the paper's Figure 1 reports up to
-    2 % on average over its graphs).  Blondel's sequential moves stay within 1 %."""
-    graph = _matrix(name) if name != "lfr-0.3" else LouvainGraph.from_networkx(_lfr(0.3, 1))
-    G = graph.to_networkx()
-    theirs = max(nx.community.modularity(G, nx.community.louvain_communities(G, seed=s, threshold=1e-6))
-                 for s in range(3))
+@pytest.mark.parametrize(("case", "floor"), [("lfr-0.3-1", 0.97), ("lfr-0.3-2", 0.94),
+                                             pytest.param("planted-16k", 0.95, marks=pytest.mark.slow)])
+def test_where_synchronous_moves_still_lose_a_few_percent(case, floor):
+    """A documented gap, not a target (measured per sweep and per level; the paper reports its GPU modularity
+    "never more than 2 % lower" than the sequential one on average, Fig. 1).
+
+    - LFR, mixing 0.3 (seeds 1 and 2): the first level ends at Q = 0.512 and 0.526 with 25 and 47 communities;
+      the next starts with every vertex a singleton, and its first sweep moves about half of them at once (25
+      of 47 for seed 2), many into the same community: that sweep lowers modularity, the phase stops with the
+      partition it started from (Alg. 1 line 12, the best kept), nothing merges, and the run ends (97.6 % of
+      NetworkX's best for seed 1, 94.7 % for seed 2; Blondel's sequential moves get 99.1 % and 100 %).
+    - The benchmark's sparse planted partition of 2^14 vertices: the second sweep of the first level moves
+      half the vertices and lowers modularity (0.1001 to 0.0985), so level one stops at its first sweep's
+      pairs; sweeping on through the dip (the best kept) reaches NetworkX's 0.687, but the same change loses
+      1 % on meshes (jagmesh7), so the paper's stop rule stays (96.3 %; Blondel's id order gets 96.4 % too).
+    """
+    if case == "planted-16k":
+        graph, truth = _benchmark_planted(14)
+        assert _nmi(bucket_louvain(graph).labels, truth) > 0.75
+    else:
+        graph = LouvainGraph.from_networkx(_lfr(0.3, int(case[-1])))
+    theirs = networkx_best(graph.to_networkx())
     ours = bucket_louvain(graph).modularity
     assert floor * theirs <= ours < 0.99 * theirs
-    assert blondel_louvain(graph).modularity >= 0.985 * theirs
 
 
 @pytest.mark.slow
@@ -172,11 +227,11 @@ def _matrix(name: str) -> LouvainGraph:
     return LouvainGraph.from_matrix_market(Path(__file__).parent / "data" / "matrices" / f"{name}.mtx")
 
 
-@pytest.mark.parametrize("name", ["dolphins", "netscience", "bcspwr10", "zenios"])
+@pytest.mark.parametrize("name", ["dolphins", "netscience", "zenios", "jagmesh7", "delaunay_n10",
+                                  pytest.param("bcspwr10", marks=pytest.mark.slow)])
 def test_real_graphs_within_one_percent_of_networkx(name):
     graph = _matrix(name)
-    G = graph.to_networkx()
-    theirs = nx.community.modularity(G, nx.community.louvain_communities(G, seed=0, threshold=1e-6))
+    theirs = networkx_best(graph.to_networkx())
     for result in (bucket_louvain(graph), blondel_louvain(graph, seed=0)):
         assert result.valid, result.problem
         assert result.modularity >= 0.99 * theirs
@@ -188,6 +243,26 @@ def test_real_graph_on_the_simulator():
     result = louvain(graph, backend="sim", seed=2)
     assert result.labels.tolist() == bucket_louvain(graph).labels.tolist()
     assert_close(result.modularity, nx_modularity(graph, result))
+
+
+def test_singleton_rule_is_checked_on_the_winner():
+    """§4's ``C[j] < C[i]`` as [16] applies it.  A 4-cycle 0-1-2-3 with w(1, 2) = 3: vertex 1's best move is to
+    singleton 2 (higher id), so it stays while 2 joins it, and 3 joins 0 (Q = 1/9).  Filtering 2 out before
+    choosing sends 1 to its second choice, 0, in the same sweep as 3: the next sweep overshoots and the run
+    ends in one community (Q = 0)."""
+    graph = LouvainGraph.from_edges([0, 1, 0, 2], [1, 2, 3, 3], [1.0, 3.0, 1.0, 1.0], n=4)
+    result = louvain(graph, backend="sim")
+    assert result.labels.tolist() == [0, 1, 1, 0] and result.stats["sweeps"] == [2]
+    assert_close(result.modularity, 1 / 9)
+    assert result.labels.tolist() == bucket_louvain(graph).labels.tolist()
+
+
+def test_vertex_following_puts_a_leaf_with_its_neighbour_from_the_start():
+    """[16]'s vertex following: a path 0-1-2 with a pendant 3 on 2; leaves 0 and 3 start with 1 and 2."""
+    graph = LouvainGraph.from_edges([0, 1, 2], [1, 2, 3], n=4)
+    result = louvain(graph, backend="sim")
+    assert result.stats["sweeps"][0] == 1 and result.levels[0][0] == result.levels[0][1]
+    assert result.levels[0][3] == result.levels[0][2] and result.levels[0][0] != result.levels[0][3]
 
 
 def _hubs() -> LouvainGraph:

@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.errors import InvalidArgument
+from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
-from gpusim.runtime.variants import kernel_table
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
@@ -127,7 +127,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         Show a progress bar (tqdm) of the host loop's iterations.
     kernels:
         Kernels to launch in the place of the paper's, by name (``{"alternate": twin}``): the seam
-        the bug zoo passes its broken twins through (:func:`gpusim.runtime.variants.kernel_table`).
+        the bug zoo passes its broken twins through (:func:`gpusim.language.variants.kernel_table`).
 
     Returns
     -------

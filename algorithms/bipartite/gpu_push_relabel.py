@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
-from gpusim.runtime.variants import kernel_table
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 

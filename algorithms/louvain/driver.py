@@ -8,19 +8,24 @@ The host only launches kernels and reads counters back; every array stays on the
 
 Parallel moves decide from the same state, so one sweep can *lower* modularity; each phase keeps
 the best partition it has seen (a copy of ``C`` on the device), so every level is at least as good as
-the one before it.
+the one before it.  Two ideas of [16] that §4 says it uses control the moves: the singleton rule
+``C[j] < C[i]`` checked on the best community found (a singleton whose best move is to a singleton of
+higher id stays; :func:`~.hashing.allowed`), and vertex following (a vertex with one neighbour starts each
+phase in that neighbour's community; :func:`~.kernels_move.follow_leaves`), both as in the authors' CUDA code.
 
 References
 ----------
 .. [003] M. Naim, "GPU algorithms for matching and clustering", PhD thesis, Bergen 2017, Paper III:
    M. Naim, F. Manne, M. Halappanavar, A. Tumeo, "Community detection on the GPU", IPDPS 2017 (seed 003).
+.. [16] H. Lu, M. Halappanavar, A. Kalyanaraman, "Parallel heuristics for scalable community detection",
+   Parallel Computing 47, 2015 (Paper III's reference [16]).
 
 Example
 -------
 >>> from gpusim.algorithms.louvain.graph import karate
 >>> result = louvain(karate(), backend="sim", seed=1)
 >>> result.n_communities, round(result.modularity, 4), result.valid
-(4, 0.4188, True)
+(4, 0.4198, True)
 """
 
 from __future__ import annotations
@@ -284,6 +289,7 @@ class _Run:
         C, best, new_comm = self.zeros(n, np.int32), self.zeros(n, np.int32), self.zeros(n, np.int32)
         a, csize = self.zeros(n, np.float64), self.zeros(n, np.int32)
         self.each(mv.init_communities, n, C, n)
+        self.each(mv.follow_leaves, n, ptr, adj, C, n)
         self.each(mv.init_communities, n, new_comm, n)
 
         def totals_and_q() -> float:

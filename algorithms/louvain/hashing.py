@@ -150,7 +150,14 @@ def score(e, ki, a_c, m, gamma):
 
 @device
 def allowed(own, c, csize):
-    """The move rules of §4: never to its own community; a singleton joins a singleton only if ``C[j] < C[i]``."""
+    """The move rule of §4 for the *chosen* community ``c``: a singleton joins a singleton only if ``C[j] < C[i]``.
+
+    As in [16] (Lu, Halappanavar, Kalyanaraman 2015, the "minimum label" heuristic) and the authors' CUDA
+    code, the rule is checked after the best community has been found: a singleton whose best move is to a
+    singleton of higher id stays put (0).  Filtering such candidates out *before* choosing, the earlier
+    reading, sends the vertex to its second-best community instead, and on a graph where every vertex is
+    a singleton (each level's start) that second choice is what makes a synchronous sweep lose modularity.
+    """
     if c == own:
         return 0
     if csize[own] == 1 and csize[c] == 1 and c > own:

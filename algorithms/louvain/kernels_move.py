@@ -36,7 +36,7 @@ from .hashing import (
 __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "apply_moves", "best_community", "bucket_of",
     "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide", "entry_counts", "fill_buckets",
-    "largest_value", "hash_neighbours", "init_communities",
+    "follow_leaves", "largest_value", "hash_neighbours", "init_communities",
     "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
     "move_thread", "vertex_degrees",
 ]
@@ -71,6 +71,21 @@ def init_communities(C, n):
     i = T.gtid()
     while i < n:
         C[i] = i
+        i += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32")
+def follow_leaves(ptr, adj, C, n):
+    """Vertex following ([16]: Lu, Halappanavar, Kalyanaraman 2015; ``reduceGraph`` in the authors' CUDA code):
+    a vertex whose one entry is an edge to ``j`` starts the phase in ``j``'s community, unless ``j`` has one
+    entry too and the larger id.  Moving such a leaf to its only neighbour always gains modularity, and it
+    takes the leaves out of the first sweep's simultaneous moves."""
+    i = T.gtid()
+    while i < n:
+        if ptr[i + 1] - ptr[i] == 1:
+            j = adj[ptr[i]]
+            if j != i and (ptr[j + 1] - ptr[j] > 1 or j < i):
+                C[i] = j
         i += T.num_threads()
 
 
@@ -160,30 +175,30 @@ def hash_neighbours(ptr, adj, w, C, i, keys, vals, base, size, first, step):
 
 
 @device
-def best_community(keys, vals, base, size, first, step, own, ki, a, csize, m, gamma):
-    """Alg. 2 line 14, this thread's share: among slots ``first, first + step, ...`` the allowed community
-    of highest :func:`score` (ties to the lowest id), or -1."""
+def best_community(keys, vals, base, size, first, step, own, ki, a, m, gamma):
+    """Alg. 2 line 14, this thread's share: among slots ``first, first + step, ...`` the community other than
+    ``own`` of highest :func:`score` (ties to the lowest id, §4), or -1."""
     best = -1
     best_s = 0.0
     s = first
     while s < size:
         c = keys[base + s]
-        if c >= 0:
-            if allowed(own, c, csize) == 1:
-                sc = score(vals[base + s], ki, a[c], m, gamma)
-                if better(best, best_s, c, sc) == 1:
-                    best = c
-                    best_s = sc
+        if c >= 0 and c != own:
+            sc = score(vals[base + s], ki, a[c], m, gamma)
+            if better(best, best_s, c, sc) == 1:
+                best = c
+                best_s = sc
         s += step
     return best
 
 
 @device
-def decide(keys, vals, base, size, best, i, C, k, a, m, gamma, new_comm):
-    """Alg. 2 lines 15–18: ``newComm[i]`` is ``best`` if moving there gains modularity (Eq. 2 > 0), else ``C[i]``."""
+def decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm):
+    """Alg. 2 lines 15–18: ``newComm[i]`` is ``best`` if moving there gains modularity (Eq. 2 > 0) and the
+    singleton rule of §4 allows it (:func:`~.hashing.allowed`, applied to the winner as [16] does), else ``C[i]``."""
     own = C[i]
     new_comm[i] = own
-    if best >= 0:
+    if best >= 0 and allowed(own, best, csize) == 1:
         stay = score(lookup(keys, vals, base, size, own), k[i], a[own] - k[i], m, gamma)
         if candidate_score(keys, vals, base, size, best, k[i], a, m, gamma) > stay:
             new_comm[i] = best
@@ -220,11 +235,11 @@ def move_subwarp(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, pri
         best = -1
         s = 0.0
         if i >= 0:
-            best = best_community(keys, vals, base, size, lane, width, C[i], k[i], a, csize, m, gamma)
+            best = best_community(keys, vals, base, size, lane, width, C[i], k[i], a, m, gamma)
             s = candidate_score(keys, vals, base, size, best, k[i], a, m, gamma)
         best = group_best(best, s, width)
         if i >= 0 and lane == 0:
-            decide(keys, vals, base, size, best, i, C, k, a, m, gamma, new_comm)
+            decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
         T.syncwarp()
         first += T.grid_size() * per_block
 
@@ -242,7 +257,7 @@ def move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes
     T.syncthreads()
     hash_neighbours(ptr, adj, w, C, i, keys, vals, base, size, t, T.block_size())
     T.syncthreads()
-    best = best_community(keys, vals, base, size, t, T.block_size(), C[i], k[i], a, csize, m, gamma)
+    best = best_community(keys, vals, base, size, t, T.block_size(), C[i], k[i], a, m, gamma)
     best = group_best(best, candidate_score(keys, vals, base, size, best, k[i], a, m, gamma), 32)
     if T.lane_id() == 0:
         winners[T.warp_id()] = best
@@ -253,7 +268,7 @@ def move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes
             if better(best, candidate_score(keys, vals, base, size, best, k[i], a, m, gamma), other,
                       candidate_score(keys, vals, base, size, other, k[i], a, m, gamma)) == 1:
                 best = other
-        decide(keys, vals, base, size, best, i, C, k, a, m, gamma, new_comm)
+        decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
     T.syncthreads()
 
 
@@ -302,8 +317,8 @@ def move_thread(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, prim
         size = table_size(primes, n_primes, ptr[i + 1] - ptr[i])
         clear_table(keys, vals, base, size, 0, 1)
         hash_neighbours(ptr, adj, w, C, i, keys, vals, base, size, 0, 1)
-        best = best_community(keys, vals, base, size, 0, 1, C[i], k[i], a, csize, m, gamma)
-        decide(keys, vals, base, size, best, i, C, k, a, m, gamma, new_comm)
+        best = best_community(keys, vals, base, size, 0, 1, C[i], k[i], a, m, gamma)
+        decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
         v += T.num_threads()
 
 

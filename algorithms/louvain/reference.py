@@ -4,18 +4,19 @@
 move one at a time, each seeing every move before it; the paper's baseline for quality and speed.
 
 :func:`bucket_louvain` emulates the GPU algorithm of seed 003, Paper III step for step, sequentially:
-the degree buckets of §4.1 in order, every vertex of a bucket choosing from the same state (Algorithm 2,
-with the move rules of §4: best score, ties to the lowest community id, a singleton joins a singleton
-only if ``C[j] < C[i]``), moves applied and ``a_c`` recomputed after each bucket, the best partition of
-a phase kept, and Algorithm 3's numbering of the new vertices (by increasing community id).  It makes
-the decisions the kernels make, so its labels equal the simulator's whenever the sums of weights are
-exact (integer weights, say); with other weights, sums taken in another order may round differently
-and break an exact tie another way.
+vertex following at each phase's start (a vertex with one neighbour starts in its community, [16]); the
+degree buckets of §4.1 in order, every vertex of a bucket choosing from the same state (Algorithm 2, with
+the move rules of §4: best score, ties to the lowest community id, and a singleton whose best community
+is a singleton of higher id stays, as in [16]); moves applied and ``a_c`` recomputed after each bucket;
+the best partition of a phase kept; and Algorithm 3's numbering of the new vertices (by increasing
+community id).  It makes the decisions the kernels make, so its labels equal the simulator's whenever
+the sums of weights are exact (integer weights, say); with other weights, sums taken in another order
+may round differently and break an exact tie another way.
 
 >>> from gpusim.algorithms.louvain.graph import karate
 >>> r = bucket_louvain(karate())
 >>> r.n_communities, round(r.modularity, 4)
-(4, 0.4188)
+(4, 0.4198)
 >>> round(blondel_louvain(karate()).modularity, 4) >= 0.41
 True
 """
@@ -63,12 +64,12 @@ def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, to
         best_s = 0.0
         for t in range(n_touched):
             c = touched[t]
-            if c != own and not (csize[own] == 1 and csize[c] == 1 and c > own):
+            if c != own:
                 sc = _score(acc[c], k[v], a[c], m, gamma)
                 if best < 0 or sc > best_s or (sc == best_s and c < best):
                     best, best_s = c, sc
         new_comm[v] = own
-        if best >= 0:
+        if best >= 0 and not (csize[own] == 1 and csize[best] == 1 and best > own):
             e_own = acc[own] if acc[own] >= 0.0 else 0.0
             if _score(acc[best], k[v], a[best], m, gamma) > _score(e_own, k[v], a[own] - k[v], m, gamma):
                 new_comm[v] = best
@@ -160,6 +161,18 @@ def _levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertice
                            stats, gamma)
 
 
+def _follow_leaves(ptr, adj) -> np.ndarray:
+    """Vertex following (:func:`~gpusim.algorithms.louvain.kernels_move.follow_leaves`): ``C`` at a phase's start."""
+    n = ptr.size - 1
+    C = np.arange(n, dtype=np.int64)
+    degree = np.diff(ptr)
+    leaf = np.flatnonzero(degree == 1)
+    j = adj[ptr[leaf]]
+    follow = (j != leaf) & ((degree[j] > 1) | (j < leaf))
+    C[leaf[follow]] = j[follow]
+    return C
+
+
 def _degrees(ptr, w) -> np.ndarray:
     return np.bincount(np.repeat(np.arange(ptr.size - 1), np.diff(ptr)), w, minlength=ptr.size - 1)
 
@@ -177,7 +190,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         n = ptr.size - 1
         k = _degrees(ptr, w)
         two_m = float(k.sum())
-        C = np.arange(n, dtype=np.int64)
+        C = _follow_leaves(ptr, adj)
         degree = np.diff(ptr)
         bucket = np.searchsorted(bounds, degree, side="left")
         vsets = [np.flatnonzero((bucket == b) & (degree > 0)) for b in range(bounds.size + 1)]

@@ -138,6 +138,10 @@ class CommunityResult(CheckedResult):
             raise InvalidArgument("the labels are not the dendrogram's last level")
         return q
 
+    def certificate(self) -> float:
+        """The modularity of ``labels`` recomputed from the input graph alone (:func:`check_partition`)."""
+        return check_partition(self.graph, self.labels, self.modularity, self.resolution)
+
     @cached_property
     def certified(self) -> bool:
         return self.valid

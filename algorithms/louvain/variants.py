@@ -3,7 +3,8 @@
 :func:`gpusim.algorithms.louvain.louvain` takes ``kernels=`` (a :class:`LouvainKernels`), so the bug zoo can
 run the real driver with a broken twin of one ``@device`` helper (a hash-slot claim without CAS, a move
 rule without ``C[j] < C[i]``) without copying any kernel and without a switch inside the paper's code:
-:func:`louvain_kernels` rebinds the helper by name wherever the kernels' call trees reach it.
+:func:`louvain_kernels` rebinds the helper by name wherever the kernels' call trees reach it
+(:func:`gpusim.language.variants.with_devices`).
 
 >>> from gpusim.algorithms.louvain.hashing import insert
 >>> louvain_kernels().move_subwarp.name, louvain_kernels(insert=insert).move_subwarp is PAPER.move_subwarp
@@ -12,16 +13,16 @@ rule without ``C[j] < C[i]``) without copying any kernel and without a switch in
 
 from __future__ import annotations
 
-import types
 from typing import NamedTuple
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import DeviceFunction, Kernel, global_names
+from gpusim.language.variants import device_names, with_devices
 
 from . import kernels_aggregate as aggregate
 from . import kernels_move as move
 
-__all__ = ["PAPER", "LouvainKernels", "louvain_kernels", "with_helpers"]
+__all__ = ["PAPER", "LouvainKernels", "louvain_kernels"]
 
 
 class LouvainKernels(NamedTuple):
@@ -40,45 +41,6 @@ class LouvainKernels(NamedTuple):
 PAPER = LouvainKernels(move.move_subwarp, move.move_block_shared, move.move_block_global, move.move_thread,
                        aggregate.merge_warp, aggregate.merge_block_shared, aggregate.merge_block_global)
 
-_MADE: dict[tuple, Kernel | DeviceFunction] = {}
-
-
-def with_helpers(compiled: Kernel | DeviceFunction, replacements: dict[str, DeviceFunction]
-                 ) -> Kernel | DeviceFunction:
-    """``compiled`` with every ``@device`` helper named in ``replacements`` replaced, at any depth of its calls.
-
-    The same code object runs (its source, file and lines are the original's); only the globals differ.
-    Returns ``compiled`` itself when nothing it calls is replaced.  Variants are made once and remembered.
-    """
-    key = (id(compiled), tuple(sorted((name, id(f)) for name, f in replacements.items())))
-    if key in _MADE:
-        return _MADE[key]
-    fn = compiled.fn
-    namespace = dict(fn.__globals__)
-    changed = False
-    for name in sorted(global_names(fn.__code__)):
-        value = fn.__globals__.get(name)
-        if name in replacements and value is not replacements[name]:
-            namespace[name] = replacements[name]
-            changed = True
-        elif isinstance(value, DeviceFunction):
-            inner = with_helpers(value, replacements)
-            if inner is not value:
-                namespace[name] = inner
-                changed = True
-    if not changed:
-        return compiled
-    clone = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
-    clone.__qualname__, clone.__module__, clone.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
-    if isinstance(compiled, Kernel):
-        signature = None if compiled.signature is None else ", ".join(str(p) for p in compiled.signature)
-        made: Kernel | DeviceFunction = Kernel(clone, signature=signature, intended_races=compiled.intended_races)
-    else:
-        made = DeviceFunction(clone)
-    _MADE[key] = made
-    return made
-
-
 def louvain_kernels(**helpers: DeviceFunction) -> LouvainKernels:
     """The paper's kernels with the named ``@device`` helpers (``insert=``, ``allowed=``, ...) replaced."""
     for name, helper in helpers.items():
@@ -86,7 +48,7 @@ def louvain_kernels(**helpers: DeviceFunction) -> LouvainKernels:
             raise InvalidArgumentType(f"{name}= must be a @device function, got {helper!r}")
         if not any(name in global_names(f.fn.__code__) for f in _helpers_below(PAPER)):
             raise InvalidArgument(f"no Louvain kernel calls a helper named {name!r}")
-    return LouvainKernels(*(with_helpers(k, helpers) for k in PAPER))
+    return LouvainKernels(*(with_devices(k, {n: f for n, f in helpers.items() if n in device_names(k)}) for k in PAPER))
 
 
 def _helpers_below(table: LouvainKernels) -> list[Kernel | DeviceFunction]:

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from gpusim.errors import InvalidArgumentType
+from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher, fill
 from gpusim.runtime.registry import register
-from gpusim.runtime.variants import kernel_table
 from gpusim.types.preferences import PreferenceInstance
 
 from .kernels import gale_shapley_round, mcvitie_wilson_gpu

@@ -58,7 +58,7 @@ def stable_marriage(instance: PreferenceInstance, algorithm: str = "mw-gpu", bac
         A tqdm bar over the rounds of ``gs-rounds``.
     kernels:
         For ``mw-gpu`` and ``gs-rounds``: kernels to launch in the place of the paper's, by name
-        (``{"mcvitie_wilson_gpu": twin}``; :func:`gpusim.runtime.variants.kernel_table`).
+        (``{"mcvitie_wilson_gpu": twin}``; :func:`gpusim.language.variants.kernel_table`).
 
     Returns
     -------

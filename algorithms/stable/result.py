@@ -86,6 +86,15 @@ class StableMatching(CheckedResult):
     def stable(self) -> bool:
         return self.valid and not self.blocking_pairs
 
+    def certificate(self) -> list[tuple[int, int]]:
+        """The blocking pairs, found from the lists as given: none proves the matching stable."""
+        return self.blocking_pairs
+
+    @property
+    def certified(self) -> bool:
+        """Valid and stable: :meth:`certificate` found no blocking pair."""
+        return self.stable
+
     def __repr__(self) -> str:
         return f"StableMatching(size={self.size}, algorithm={self.algorithm!r}, backend={self.backend!r})"
 

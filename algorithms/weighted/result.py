@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import math
 import reprlib
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
-from gpusim.types.check import check_b_matching, check_weighted_matching, checked_output
+from gpusim.types.check import check_b_matching, check_weighted_matching, checked_output, undominated_edges
 from gpusim.types.complete_graphs import check_memory
 from gpusim.types.graphs import WeightedGraph
 from gpusim.types.results import CheckedResult
@@ -99,6 +100,18 @@ class WeightedMatching(CheckedResult):
             raise InvalidArgument(f"the weight is reported as {self.weight!r} but the pairs weigh {weight!r} "
                                   "in the input")
         return weight
+
+    def certificate(self) -> list[tuple[int, int]]:
+        """The edges no matched edge at either end dominates (:func:`gpusim.types.check.undominated_edges`):
+        none for a locally dominant matching (Suitor, Locally-Dominant, greedy, b-Suitor), which proves
+        it weighs at least half the maximum."""
+        return undominated_edges(self.graph, mate=self.mate if self.partners is None else None,
+                                 partners=self.partners, b=self.b)
+
+    @cached_property
+    def certified(self) -> bool:
+        """Valid, and locally dominant: at least half the maximum weight, proven by :meth:`certificate`."""
+        return self.valid and not self.certificate()
 
     def __repr__(self) -> str:
         return (f"WeightedMatching(size={self.size}, weight={self.weight!r}, algorithm={self.algorithm!r}, "

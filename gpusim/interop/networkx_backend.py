@@ -16,7 +16,7 @@ NetworkX (3.3 and later) dispatches a call with ``backend="gpusim"`` here throug
 >>> G = nx.karate_club_graph()
 >>> communities = louvain_communities(backend_interface.convert_from_nx(G), weight=None)
 >>> len(communities), round(nx.community.modularity(G, communities, weight=None), 4)
-(4, 0.4188)
+(4, 0.4198)
 """
 
 from __future__ import annotations

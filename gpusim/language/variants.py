@@ -3,9 +3,12 @@
 A paper's kernel calls its steps by name (``atomic_flip``, ``propose``, ...).  A variant — a
 paper's own alternative (GPU-Suitor's four synchronisation schemes) or a zoo twin with one step
 broken — is the kernel with those names bound to other device functions, wherever in the call
-tree they are called: :func:`with_devices` makes it without copying a line of the kernel, and a
-driver takes it through a ``kernels=`` argument.  The variant has the kernel's name, source and
-signature; every backend binds it as it binds the original.
+tree they are called: :func:`with_devices` makes it without copying a line of the kernel.  The
+variant has the kernel's name, source and signature; every backend binds it as it binds the original.
+
+A host driver takes variants through one seam, ``kernels=``: :func:`kernel_table` turns the driver's
+table of the paper's kernels and the caller's ``kernels=`` into the kernels to launch — a launched
+kernel replaced whole, or a step replaced in every kernel that calls it.
 
 Example
 -------
@@ -31,11 +34,12 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
+from typing import Any
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import DeviceFunction, Kernel, global_names
 
-__all__ = ["device_names", "with_devices"]
+__all__ = ["device_names", "kernel_table", "with_devices"]
 
 _VARIANTS: dict[tuple, tuple] = {}
 
@@ -96,3 +100,57 @@ def _rebound(fn: types.FunctionType, replacements: dict, done: dict) -> types.Fu
     made = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
     made.__qualname__, made.__module__, made.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
     return made
+
+
+def kernel_table(defaults: Mapping[str, Kernel], kernels: Any = None) -> dict[str, Kernel]:
+    """The kernels a driver launches: ``defaults`` (the paper's, by name) with ``kernels`` applied.
+
+    ``kernels`` maps the name of a launched kernel to a ``@kernel`` to launch in its place, or the name
+    of a ``@device`` step to a ``@device`` function that replaces it in every kernel of the table that
+    calls it (:func:`with_devices`).  Any other name is an ``InvalidArgument`` that lists the choices.
+
+    >>> from gpusim import T, device, kernel
+    >>> @device
+    ... def step(out):
+    ...     out[0] = 1
+    >>> @device
+    ... def other_step(out):
+    ...     out[0] = 3
+    >>> @kernel
+    ... def paper(out):
+    ...     step(out)
+    >>> @kernel
+    ... def twin(out):
+    ...     out[0] = 2
+    >>> kernel_table({"paper": paper}, {"paper": twin})["paper"].name
+    'twin'
+    >>> kernel_table({"paper": paper}, {"step": other_step})["paper"] is not paper
+    True
+    >>> kernel_table({"paper": paper}, {"papr": twin})
+    Traceback (most recent call last):
+    gpusim.errors.InvalidArgument: kernels={'papr': ...}: 'papr' is neither a kernel launched, ('paper',), nor a step...
+    """
+    table = dict(defaults)
+    if kernels is None:
+        return table
+    if not isinstance(kernels, Mapping):
+        raise InvalidArgumentType(
+            f"kernels must be a dict from a kernel's (or a step's) name to its replacement, got {kernels!r}")
+    steps = {}
+    called = set().union(*(device_names(k) for k in table.values()))
+    for name, replacement in kernels.items():
+        if name in table:
+            if not isinstance(replacement, Kernel):
+                raise InvalidArgumentType(f"kernels[{name!r}] must be a function decorated with @kernel, "
+                                          f"got {replacement!r}")
+            table[name] = replacement
+        elif name in called:
+            steps[name] = replacement
+        else:
+            raise InvalidArgument(f"kernels={{{name!r}: ...}}: {name!r} is neither a kernel launched, "
+                                  f"{tuple(table)}, nor a step they call, {sorted(called)}")
+    if steps:
+        for name, compiled in table.items():
+            mine = {step: f for step, f in steps.items() if step in device_names(compiled)}
+            table[name] = with_devices(compiled, mine) if mine else compiled
+    return table

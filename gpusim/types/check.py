@@ -357,3 +357,51 @@ def blocking_pairs(instance, wife, capacities=None) -> list[tuple[int, int]]:
     worst[husbands < b] = np.iinfo(np.int64).max
     blocks = (man_rank < wife_rank[men]) & (woman_rank < worst[women])
     return [(int(m), int(w)) for m, w in zip(men[blocks], women[blocks], strict=True)]
+
+
+def undominated_edges(graph, mate=None, partners=None, b=None) -> list[tuple[int, int]]:
+    """The edges of ``graph`` that no matched edge at either end dominates: the certificate of a
+    half-approximate weighted matching (empty for a locally dominant one).
+
+    An edge ``{u, v}`` outside the matching is dominated when ``u`` (or ``v``) is matched by an edge at
+    least as heavy — for a b-matching, when all ``min(b(u), degree(u))`` slots of ``u`` hold partners at
+    least as heavy.  When every edge is dominated, each edge of a maximum-weight matching can be charged
+    to a matched edge at least as heavy, at most two to each: the matching weighs at least half the
+    maximum (Preis 1999; seed 003, Paper I §2).  ``graph`` is a :class:`WeightedGraph` or a dense
+    symmetric weight matrix (a complete graph); the matching is ``mate`` or, for a b-matching,
+    ``partners`` (one row a vertex, -1 padded) with ``b``.  The matching must be valid.
+
+    >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
+    >>> undominated_edges(g, mate=np.array([-1, 2, 1, -1]))
+    []
+    >>> undominated_edges(g, mate=np.array([1, 0, 3, 2]))
+    [(1, 2)]
+    """
+    if isinstance(graph, WeightedGraph):
+        n, (u, v, w) = graph.n, graph.edges()
+        u, v = u.astype(np.int64), v.astype(np.int64)
+
+        def weight(x, y):
+            return graph.weights[edge_positions(graph, x, y)]
+    else:
+        dense = np.asarray(graph, np.float64)
+        n = dense.shape[0]
+        u, v = np.triu_indices(n, 1)
+        w = dense[u, v]
+
+        def weight(x, y):
+            return dense[x, y]
+    rows = np.asarray(mate if partners is None else partners, np.int64)
+    rows = rows[:, None] if rows.ndim == 1 else rows
+    owner, slot = np.nonzero(rows >= 0)
+    partner = rows[owner, slot]
+    held_weight = weight(owner, partner)
+    lightest = np.full(n, np.inf)
+    np.minimum.at(lightest, owner, held_weight)
+    slots = 1 if partners is None else np.minimum(np.broadcast_to(np.asarray(b, np.int64), (n,)),
+                                                  np.bincount(np.r_[u, v], minlength=n))
+    full = np.bincount(owner, minlength=n) >= np.maximum(slots, 1)
+    held = np.where(full, lightest, -np.inf)
+    in_matching = np.isin(u * n + v, owner * n + partner)
+    undominated = ~in_matching & (np.maximum(held[u], held[v]) < w)
+    return [(int(a), int(c)) for a, c in zip(u[undominated], v[undominated], strict=True)]

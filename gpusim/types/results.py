@@ -8,8 +8,10 @@ include their validation, and a GPU call never waits for it; the CLI and the tes
 
 Every result class derives from :class:`CheckedResult`: ``valid`` is True or False (never
 raises), ``problem`` says what is wrong, ``validate()`` raises
-:class:`~gpusim.errors.GpusimInternalError` naming it.  A result is only ``certified`` when it
-is valid and its certificate was checked.
+:class:`~gpusim.errors.GpusimInternalError` naming it; ``certificate()`` returns the evidence of
+the result's guarantee that anyone can check without trusting the algorithm (a König cover for a
+maximum matching, the blocking pairs of a stable matching — none — and so on), and ``certified``
+says that the result is valid and its certificate checks.
 
 Example
 -------
@@ -39,16 +41,26 @@ class CheckedResult(ABC):
     """A result that validates itself, once, against the input it was computed from.
 
     Subclasses define ``_check()``, which calls the validator of :mod:`gpusim.types.check` for their
-    kind of matching (raising ``InvalidArgument`` naming the first problem), and have
-    ``algorithm`` and ``backend`` attributes.
+    kind of result (raising ``InvalidArgument`` naming the first problem), ``certificate()`` and
+    ``certified``, and have ``algorithm``, ``backend`` and ``stats`` attributes.
     """
 
     algorithm: str
     backend: str
+    stats: dict
 
     @abstractmethod
     def _check(self) -> object:
         """Run this kind of result's validator of :mod:`gpusim.types.check` on the result and its input."""
+
+    @abstractmethod
+    def certificate(self) -> object:
+        """The evidence of the result's guarantee, computed from the result and its input alone."""
+
+    @property
+    @abstractmethod
+    def certified(self) -> bool:
+        """Valid, and the certificate checks against the input."""
 
     @cached_property
     def problem(self) -> str | None:
@@ -115,6 +127,11 @@ class BipartiteMatching(CheckedResult):
     @cached_property
     def cover(self) -> tuple[np.ndarray, np.ndarray]:
         return konig_cover(self.graph, self.row_match, self.col_match)
+
+    def certificate(self) -> tuple[np.ndarray, np.ndarray]:
+        """The König vertex cover built from the matching: as many vertices as matched pairs, and
+        covering every edge, it proves the matching maximum."""
+        return self.cover
 
     @cached_property
     def certified(self) -> bool:
