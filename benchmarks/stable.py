@@ -33,7 +33,11 @@ from gpusim.backends import GPU_BACKENDS, gpu_status
 from timing import timed, validation_row
 
 from gpusim import Device
+from gpusim.runtime.registry import algorithms
 from gpusim.types.preference_generators import easy_instance, hard_instance
+
+#: The registry's GPU stable-marriage algorithms (gs-rounds, mw-gpu), each timed on every working GPU backend.
+GPU_STABLE = tuple(entry.name for entry in algorithms("stable") if entry.gpu)
 
 
 def rows_for(family: str, n: int, instance, backends: list[str]) -> list[dict]:
@@ -58,7 +62,7 @@ def rows_for(family: str, n: int, instance, backends: list[str]) -> list[dict]:
     seconds, result = timed(lambda: mcvitie_wilson(instance))
     add("mw", "cpu", seconds, result.stats["seconds"]["mw"], result)
     for backend in backends:
-        for algorithm in ("mw-gpu", "gs-rounds"):
+        for algorithm in GPU_STABLE:
             seconds, result = timed(lambda: stable.stable_marriage(instance, algorithm, backend))  # noqa: B023
             add(algorithm, backend, seconds, result.stats["seconds"].get("proposals", 0.0), result)
             rows[-1].update(rounds=result.stats["rounds"], **validation_row(result, seconds))
@@ -85,7 +89,7 @@ def main(argv=None) -> int:
     warm = easy_instance(100, seed=0)
     gale_shapley(warm), mcvitie_wilson(warm)  # compile the sequential algorithms before timing
     for name in backends:  # and every kernel
-        for algorithm in ("mw-gpu", "gs-rounds"):
+        for algorithm in GPU_STABLE:
             stable.stable_marriage(warm, algorithm, device=Device(name))
     plan = [("easy", n) for n in (10**4, 10**5, 10**6, 10**7) if n <= easy_max]
     plan += [("hard", n) for n in (1000, 5000, 10_000, 20_000, 40_000) if n <= hard_max]

@@ -31,6 +31,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "matplotlib.sphinxext.plot_directive",
     "gpu_blocks",
+    "algorithm_index",
 ]
 
 exclude_patterns = ["_build"]

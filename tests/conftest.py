@@ -43,6 +43,7 @@ QUICK_MODULES = {
     "test_weak_memory.py", "test_validation.py", "test_graphs.py", "test_generators.py", "test_preferences.py",
     "test_strategies.py", "test_explore.py", "test_lockstep.py", "test_b_suitor.py", "test_bipartite_cpu.py",
     "test_stable.py", "test_stable_cli.py", "test_cli.py", "test_cli_errors.py", "test_pairs_are_edges.py",
+    "test_every_algorithm.py",
 }
 QUICK_TESTS = (
     "test_bipartite.py::test_maximum_and_certified_under_any_schedule",

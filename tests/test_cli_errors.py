@@ -123,6 +123,15 @@ CASES = [
     (["explore", "--zoo", "--fixed-budget", "0"], "fixed_budget=0"),
     (["explore", "lost_update", "--png", "/nonexistent/e.png"], "/nonexistent/e.png"),
     (["explore"], "SCENARIO"),
+    # louvain: the registry's algorithms of communities
+    (["louvain", "--example", "karate", "--algorithm", "leiden"], "'leiden'"),
+    (["louvain", "--example", "karate", "--algorithm", "blondel", "--backend", "sim"], "'sim'"),
+    # algorithms: the registry's table
+    (["algorithms", "--problem", "graphs"], "'graphs'"),
+    (["algorithms", "--json", "--problem", "nope"], "'nope'"),
+    (["algorithms", "--problem"], "--problem"),
+    (["algorithms", "bipartite"], "unrecognized arguments: bipartite"),
+    (["algorithms", "--frobnicate"], "--frobnicate"),
     # the top level
     (["frobnicate"], "'frobnicate'"),
     (["--frobnicate"], "--frobnicate"),
@@ -144,7 +153,7 @@ def _gpusim(argv: list[str], **environment: str) -> subprocess.CompletedProcess:
 
 def test_the_table_is_big_enough():
     assert len(CASES) >= 60
-    assert {argv[0] for argv, _ in CASES} >= {"match", "stable", "demo", "bench", "explore"}
+    assert {argv[0] for argv, _ in CASES} >= {"match", "stable", "demo", "bench", "explore", "louvain", "algorithms"}
 
 
 @pytest.mark.parametrize("argv, fragment", CASES, ids=[" ".join(argv) for argv, _ in CASES])

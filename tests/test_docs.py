@@ -10,12 +10,16 @@ API reference shows run in ``tests/test_doctests.py``.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import gpusim.algorithms  # noqa: F401  (the families register their algorithms: the index lists them)
 import pytest
 from gpusim.backends import GPU_BACKENDS, gpu_status
+
+from gpusim.runtime.registry import algorithms
 
 pytest.importorskip("sphinx")
 
@@ -40,6 +44,12 @@ def test_html_builds_without_warnings(tmp_path):
     assert "build succeeded" in log
     pictures = list((tmp_path / "html" / "_images").glob("*.png"))
     assert pictures, "the pages' pictures were not drawn"
+    # The algorithm index is generated from the registry: every algorithm a row, its name a link to its function.
+    index = (tmp_path / "html" / "algorithms.html").read_text()
+    for entry in algorithms():
+        target = re.escape(f"{entry.run.__module__}.{entry.run.__qualname__}")
+        assert re.search(rf'href="api/\w+\.html#{target}".*?<span class="pre">{re.escape(entry.name)}</span>',
+                         index), entry.name
 
 
 def test_every_code_block_runs_with_the_output_shown(tmp_path):

@@ -6,6 +6,7 @@ or ``--json``; ``--example NAME`` takes a bundled matrix instead of a file.
 ``gpusim demo`` finds a lost update in a racy counter on the simulator and shows the
 interleaving, its replay token and (``--png``) a swimlane picture; ``gpusim demo --replay TOKEN``
 replays it.  ``gpusim bench sim`` measures the simulator against numba's CUDA simulator.
+``gpusim algorithms`` lists the registered algorithms, their papers, backends and guarantees.
 Errors are one line on stderr, exit status 2 for bad usage and 1 for a failed run
 (:mod:`gpusim.cli.common`); ``--debug`` shows the traceback.
 """
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from gpusim import __version__
+from gpusim.cli.algorithms import register_algorithms
 from gpusim.cli.bench import register_bench
 from gpusim.cli.common import Parser, common_options, run_checked
 from gpusim.cli.demo import register_demo
@@ -28,7 +30,8 @@ from gpusim.cli.stable import register_stable
 __all__ = ["main"]
 
 #: The subcommands, in the order ``gpusim --help`` lists them: each module adds its own parser.
-SUBCOMMANDS = (register_match, register_demo, register_bench, register_explore, register_stable, register_louvain)
+SUBCOMMANDS = (register_match, register_demo, register_bench, register_explore, register_stable, register_louvain,
+               register_algorithms)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

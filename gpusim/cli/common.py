@@ -24,8 +24,9 @@ from typing import Any
 
 from gpusim.errors import BackendUnavailable, GpusimInternalError, InvalidArgument, KernelBug
 
-__all__ = ["Parser", "check_picture_option", "classify", "common_options", "emit", "example_or_file", "memory_size",
-           "progress_disabled", "progress_wanted", "report_failure", "run_checked", "simulator_progress"]
+__all__ = ["AlgorithmOption", "Parser", "algorithm_names", "check_algorithm", "check_picture_option", "classify",
+           "common_options", "emit", "example_or_file", "memory_size", "progress_disabled", "progress_wanted",
+           "report_failure", "run_checked", "simulator_progress"]
 
 USAGE, FAILED = 2, 1
 
@@ -48,6 +49,62 @@ def common_options() -> argparse.ArgumentParser:
     common.add_argument("--progress", action="store_true", default=False,
                         help="a progress bar even when stderr is not a terminal")
     return common
+
+
+def algorithm_names(*problems: str) -> tuple[str, ...]:
+    """The registry's algorithms of ``problems``, in the order they registered (every family imported first).
+
+    >>> algorithm_names("stable")
+    ('gs', 'mw', 'gs-rounds', 'mw-gpu')
+    """
+    import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
+    from gpusim.runtime.registry import names
+
+    return tuple(name for problem in problems for name in names(problem))
+
+
+def check_algorithm(name: str, *problems: str) -> None:
+    """Refuse an ``--algorithm`` the registry does not hold for ``problems``, listing those it does."""
+    choices = algorithm_names(*problems)
+    if name not in choices:
+        raise InvalidArgument(f"--algorithm {name!r} is not one of {', '.join(choices)}")
+
+
+class AlgorithmOption(argparse.Action):
+    """``--algorithm``: its help lists the registry's algorithms of ``problems`` (each with its ``label``),
+    GPU ones first.  The list is read when the help is shown, so building the parser imports no algorithm.
+
+    >>> parser = argparse.ArgumentParser(prog="p")
+    >>> _ = parser.add_argument("--algorithm", action=AlgorithmOption, problems={"stable": ""}, default="mw-gpu")
+    >>> "gs-rounds, mw-gpu (GPU), gs, mw (cpu); default mw-gpu" in " ".join(parser.format_help().split())
+    True
+    """
+
+    def __init__(self, option_strings, dest, problems: dict[str, str], **options) -> None:
+        super().__init__(option_strings, dest, **options)
+        self.problems = problems
+
+    @property
+    def help(self) -> str:
+        """``label: GPU algorithms (GPU), sequential ones (cpu)`` for each problem, then the default."""
+        import gpusim.algorithms  # noqa: F401
+        from gpusim.runtime.registry import algorithms
+
+        parts = []
+        for problem, label in self.problems.items():
+            gpu = [entry.name for entry in algorithms(problem) if entry.gpu]
+            cpu = [entry.name for entry in algorithms(problem) if not entry.gpu]
+            listed = ", ".join(filter(None, (", ".join(gpu) + " (GPU)" if gpu else "",
+                                              ", ".join(cpu) + " (cpu)" if cpu else "")))
+            parts.append(f"{label}: {listed}" if label else listed)
+        return "; ".join(parts) + f"; default {self.default}"
+
+    @help.setter
+    def help(self, _given: str | None) -> None:
+        """The help is made from the registry; ``argparse`` sets ``None`` here."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
 
 
 def progress_disabled(options: argparse.Namespace) -> bool | None:

@@ -1,5 +1,6 @@
 """``gpusim louvain FILE``: communities of an undirected graph by the GPU Louvain method (seed 003, Paper III).
 
+``--algorithm blondel`` runs the original sequential method instead (on ``cpu``).
 ``--example NAME`` takes a bundled graph (``karate``).  A Matrix Market file that is not symmetric is
 refused unless ``--symmetrise sum|max|mean`` names how to combine the two directions.  The result is
 checked against the input graph (a partition of every vertex, the modularity recomputed from the input);
@@ -11,7 +12,15 @@ from __future__ import annotations
 
 import argparse
 
-from gpusim.cli.common import check_picture_option, emit, example_or_file, progress_wanted, simulator_progress
+from gpusim.cli.common import (
+    AlgorithmOption,
+    check_algorithm,
+    check_picture_option,
+    emit,
+    example_or_file,
+    progress_wanted,
+    simulator_progress,
+)
 
 __all__ = ["register_louvain"]
 
@@ -22,10 +31,11 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
                                   help="community detection by GPU Louvain (seed 003, Paper III)")
     louvain.add_argument("file", nargs="?", help="a Matrix Market file (symmetric: an undirected graph)")
     louvain.add_argument("--example", metavar="NAME", help="a bundled graph instead: karate")
+    louvain.add_argument("--algorithm", default="louvain", action=AlgorithmOption, problems={"communities": ""})
     louvain.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
     louvain.add_argument("--resolution", type=float, default=1.0, help="gamma of the modularity (default 1)")
     louvain.add_argument("--threshold", type=float, default=None, help="t_final (default 1e-6)")
-    louvain.add_argument("--layout", default="buckets", help="buckets (the paper's, default) or thread")
+    louvain.add_argument("--layout", default="buckets", help="louvain: buckets (the paper's, default) or thread")
     louvain.add_argument("--symmetrise", default=None, metavar="RULE",
                          help="combine the two directions of an unsymmetric file: sum, max or mean")
     louvain.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
@@ -41,7 +51,10 @@ def _louvain(options: argparse.Namespace) -> int:
     from gpusim.algorithms.louvain import LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
     from gpusim.errors import InvalidArgument
     from gpusim.runtime.device import Device, choose_backend
+    from gpusim.runtime.registry import lookup
 
+    check_algorithm(options.algorithm, "communities")
+    gpu = lookup("communities", options.algorithm).gpu
     source = example_or_file(options, ".mtx")
     check_picture_option(options)
     if options.layout not in LAYOUTS:
@@ -51,29 +64,35 @@ def _louvain(options: argparse.Namespace) -> int:
     if options.backend != "auto":
         choose_backend(options.backend, 0)  # an unknown backend, refused before the file is read
     graph = LouvainGraph.from_matrix_market(source, symmetrise=options.symmetrise)
-    extra: dict = {"resolution": options.resolution, "layout": options.layout,
+    extra: dict = {"resolution": options.resolution,
                    "threshold": T_FINAL if options.threshold is None else options.threshold}
-    chosen, reason = choose_backend(options.backend, graph.n_entries)
-    bar = None
-    if chosen == "sim":
-        bar, on_launch = simulator_progress(options, "louvain on the simulator")
-        extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False, progress=on_launch)
-    else:
-        extra["progress"] = progress_wanted(options)
+    reason, bar = None, None
+    if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
+        extra["layout"] = options.layout
+        chosen, reason = choose_backend(options.backend, graph.n_entries)
+        if chosen == "sim":
+            bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
+            extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False,
+                                     progress=on_launch)
+        else:
+            extra["progress"] = progress_wanted(options)
     start = time.perf_counter()
     try:
-        result = louvain(graph, backend=options.backend, **extra)
+        result = louvain(graph, algorithm=options.algorithm, backend=options.backend, **extra)
     finally:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start  # the algorithm alone; the checks below run after
-    result.stats["chosen"] = reason
+    if gpu:
+        result.stats["chosen"] = reason
+    reason = result.stats["chosen"]
     certified = result.certified
     certificate = "a partition of every vertex; modularity recomputed from the input graph"
     options.record.update({
-        "file": source, "algorithm": "louvain", "backend": result.backend, "chosen": reason,
+        "file": source, "algorithm": options.algorithm, "backend": result.backend, "chosen": reason,
         "n_vertices": graph.n, "n_edges": int(graph.edges()[0].size), "size": result.n_communities,
-        "modularity": result.modularity, "resolution": options.resolution, "layout": options.layout,
+        "modularity": result.modularity, "resolution": options.resolution,
+        "layout": options.layout if gpu else None,
         "valid": result.valid, "problem": result.problem, "certified": certified, "certificate": certificate,
         "seconds": seconds, "communities": result.labels.tolist(), "level_modularity": result.level_modularity,
         "picture": None, "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
@@ -82,7 +101,7 @@ def _louvain(options: argparse.Namespace) -> int:
     def show_text() -> None:
         print(f"{source}: {graph.n} vertices, {int(graph.edges()[0].size)} edges, total weight "
               f"{graph.total_weight:g}")
-        print(f"louvain ({options.layout}) on {result.backend} ({reason})")
+        print(f"{options.algorithm}{f' ({options.layout})' if gpu else ''} on {result.backend} ({reason})")
         print(f"{result.n_communities} communities, modularity {result.modularity:.6f} after "
               f"{len(result.levels)} level(s); " + (f"certified: {certificate}" if certified
                                                     else f"NOT certified: {result.problem}") + f"; {seconds:.3f} s")

@@ -13,6 +13,9 @@ import argparse
 import numpy as np
 
 from gpusim.cli.common import (
+    AlgorithmOption,
+    algorithm_names,
+    check_algorithm,
     check_picture_option,
     emit,
     example_or_file,
@@ -22,6 +25,7 @@ from gpusim.cli.common import (
 )
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import choose_backend
+from gpusim.runtime.registry import lookup
 
 __all__ = ["register_match"]
 
@@ -31,9 +35,8 @@ def register_match(commands, common: argparse.ArgumentParser) -> None:
     match = commands.add_parser("match", parents=[common], help="maximum bipartite matching of a Matrix Market file")
     match.add_argument("file", nargs="?", help="a Matrix Market file (rows one side, columns the other)")
     match.add_argument("--example", metavar="NAME", help="a bundled matrix instead: karate, west0067, ash219")
-    match.add_argument("--algorithm", default="gpr",
-                       help="cardinality: gpr, apfb, apsb (GPU), hk, pfp, pr (cpu); weight: suitor, ld, bsuitor, roma "
-                            "(GPU), greedy, pga, gpa, rama (cpu); default gpr")
+    match.add_argument("--algorithm", default="gpr", action=AlgorithmOption,
+                       problems={"bipartite": "cardinality", "weighted": "weight"})
     match.add_argument("--b", type=int, default=None, help="bsuitor: how many partners each vertex may have "
                                                            "(default 1)")
     match.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
@@ -48,17 +51,12 @@ def register_match(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _match(options: argparse.Namespace) -> int:
-    from gpusim.algorithms.bipartite import ALGORITHMS
-    from gpusim.algorithms.weighted import WEIGHTED_ALGORITHMS
-
-    if options.algorithm not in ALGORITHMS + WEIGHTED_ALGORITHMS:
-        raise InvalidArgument(f"--algorithm {options.algorithm!r} is not one of "
-                              f"{', '.join(ALGORITHMS + WEIGHTED_ALGORITHMS)}")
+    check_algorithm(options.algorithm, "bipartite", "weighted")
     if options.b is not None and options.algorithm != "bsuitor":
         raise InvalidArgument(f"--b {options.b} is for --algorithm bsuitor only, not {options.algorithm!r}")
     source = example_or_file(options, ".mtx")
     check_picture_option(options)
-    if options.algorithm in WEIGHTED_ALGORITHMS:
+    if options.algorithm in algorithm_names("weighted"):
         return _match_weighted(options, source)
     return _match_bipartite(options, source)
 
@@ -98,7 +96,7 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
 
     graph = BipartiteGraph.from_matrix_market(source)
     extra, bar = {}, None
-    if options.algorithm in ("gpr", "apfb", "apsb"):
+    if lookup("bipartite", options.algorithm).gpu:
         chosen, _ = choose_backend(options.backend, graph.n_edges)
         bar = _simulator(options, chosen, extra, f"{options.algorithm} on the simulator")
         if chosen not in ("cpu", "sim"):
@@ -189,7 +187,7 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     if options.algorithm == "bsuitor":
         options.b = extra["b"] = 1 if options.b is None else options.b
         b_capacities(graph, options.b)  # the API's check, before the GPU backends are probed
-    if options.algorithm in ("suitor", "ld", "bsuitor", "roma"):
+    if lookup("weighted", options.algorithm).gpu:
         bar = _simulator(options, choose_backend(options.backend, graph.n_edges)[0], extra,
                          f"{options.algorithm} on the simulator")
     if options.algorithm in ("roma", "rama") and graph.n % 2:

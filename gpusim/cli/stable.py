@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import argparse
 
-from gpusim.cli.common import check_picture_option, emit, example_or_file, progress_wanted, simulator_progress
+from gpusim.cli.common import (
+    AlgorithmOption,
+    check_algorithm,
+    check_picture_option,
+    emit,
+    example_or_file,
+    progress_wanted,
+    simulator_progress,
+)
 from gpusim.runtime.device import choose_backend
 
 __all__ = ["register_stable"]
@@ -22,8 +30,7 @@ def register_stable(commands, common: argparse.ArgumentParser) -> None:
                                  help="stable marriage of a JSON preference file (seed 003, Paper IV)")
     stable.add_argument("file", nargs="?", help='JSON {"men": [[woman ids, best first], ...], "women": [...]}')
     stable.add_argument("--example", metavar="NAME", help="a bundled instance instead: marriage, marriage-hard")
-    stable.add_argument("--algorithm", default="mw-gpu",
-                        help="gs, mw (sequential, cpu), gs-rounds, mw-gpu (GPU backends); default mw-gpu")
+    stable.add_argument("--algorithm", default="mw-gpu", action=AlgorithmOption, problems={"stable": ""})
     stable.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
     stable.add_argument("--capacity", type=int, default=None, metavar="B",
                         help="each woman may take up to B men (hospitals/residents); default 1")
@@ -37,13 +44,12 @@ def register_stable(commands, common: argparse.ArgumentParser) -> None:
 def _stable(options: argparse.Namespace) -> int:
     import time
 
-    from gpusim.algorithms.stable import STABLE_ALGORITHMS, capacity_array, gale_shapley, stable_marriage
-    from gpusim.errors import InvalidArgument
+    from gpusim.algorithms.stable import capacity_array, gale_shapley, stable_marriage
     from gpusim.runtime.device import Device
+    from gpusim.runtime.registry import lookup
     from gpusim.types.preferences import PreferenceInstance
 
-    if options.algorithm not in STABLE_ALGORITHMS:
-        raise InvalidArgument(f"--algorithm {options.algorithm!r} is not one of {', '.join(STABLE_ALGORITHMS)}")
+    check_algorithm(options.algorithm, "stable")
     source = example_or_file(options, ".json")
     check_picture_option(options)
     if options.backend != "auto":
@@ -52,7 +58,7 @@ def _stable(options: argparse.Namespace) -> int:
     capacity_array(instance, options.capacity)  # bad capacities refused before the GPU backends are probed
     extra = {"capacities": options.capacity}
     reason, bar = None, None
-    if options.algorithm in ("gs-rounds", "mw-gpu"):
+    if lookup("stable", options.algorithm).gpu:
         chosen, reason = choose_backend(options.backend, int(instance.men_list.size))
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
