@@ -20,6 +20,7 @@ from gpusim import T, device, kernel
 from gpusim.errors import InvalidArgument, KernelSyntaxError
 from gpusim.language import MEMBERS
 from gpusim.language.kernels import DeviceFunction, Kernel, registry
+from gpusim.language.variants import device_names, with_devices
 from gpusim.runtime.compile import CompileResult, compile_all, compile_ptx, nvrtc_available, transpile
 
 
@@ -359,9 +360,33 @@ def _package_kernels() -> list[Kernel]:
     ]
 
 
+def _twin_variants(kernels: list[Kernel]) -> dict[str, list[Kernel]]:
+    """The zoo's broken twins that replace steps (``{step: @device}`` in a ``gpusim.zoo`` module's ``__all__``),
+    by name, each as the variants it makes of every kernel in ``kernels`` that calls its steps."""
+    import gpusim.zoo
+
+    variants = {}
+    for info in pkgutil.iter_modules(gpusim.zoo.__path__, "gpusim.zoo."):
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            twin = getattr(module, name)
+            if isinstance(twin, dict) and twin and all(isinstance(f, DeviceFunction) for f in twin.values()):
+                variants[name] = [with_devices(k, twin) for k in kernels if set(twin) <= device_names(k)]
+    return variants
+
+
+def test_the_zoo_twins_that_replace_a_step_make_variants_of_signed_kernels():
+    made = _twin_variants(_package_kernels())
+    assert {"alternate_without_predecessor_check", "push_active_without_ia_guard", "mcvitie_wilson_no_cas",
+            "suitor_without_cas", "atomic_flip_without_fence"} <= set(made)
+    assert all(made.values()), [name for name, variants in made.items() if not variants]
+
+
 @pytest.mark.parametrize("backend", ["numba", "cupy"])   # two tests, so that pytest -n runs them side by side
 def test_every_signed_kernel_compiles_for_both_backends(backend):
-    kernels = _package_kernels() + [k for k, sig in COMPILED if sig is None]
+    package = _package_kernels()
+    twins = [variant for variants in _twin_variants(package).values() for variant in variants]
+    kernels = package + twins + [k for k, sig in COMPILED if sig is None]
     results = compile_all(kernels, backends=(backend,))
     assert len(results) == len(kernels)
     failed = [f"{r.name} on {r.backend}: {r.error}" for r in results if not r.ok]

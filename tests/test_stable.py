@@ -152,7 +152,7 @@ def test_mcvitie_wilson_without_cas_is_caught():
         return None
 
     assert explore() is None
-    found = explore({"mcvitie_wilson_gpu": mcvitie_wilson_no_cas})
+    found = explore(mcvitie_wilson_no_cas)
     assert found is not None, "the explorer should find a schedule where a man is lost or a woman has two husbands"
     assert found.size < len(expected) - expected.count(-1) or not found.stable
 

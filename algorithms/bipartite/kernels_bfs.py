@@ -24,9 +24,10 @@ Example
 
 from __future__ import annotations
 
-from gpusim import T, kernel
+from gpusim import T, device, kernel
 
-__all__ = ["alternate", "fix_columns", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array"]
+__all__ = ["alternate", "fix_columns", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array",
+           "taken_by_another_path"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -123,6 +124,21 @@ def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, r
         c += T.num_threads()
 
 
+@device
+def taken_by_another_path(predecessor, matched_row, matched_col):
+    """The predecessor check (seed 000, Alg. 3 line 8): 1 when the row now matched to ``matched_col`` has
+    ``matched_col`` as its predecessor — another thread's path was alternated through this column — else 0.
+
+    ``matched_row == -1`` is the path's root column, free before this phase: nothing to check there,
+    where the paper's line 8 would read ``predecessor[-1]``.
+    """
+    taken = 0
+    if matched_row != -1:
+        if predecessor[matched_row] == matched_col:
+            taken = 1
+    return taken
+
+
 @kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I), intended_races={
     "cmatch": "two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs the rest "
               "(seed 000, Alg. 3 and §3)",
@@ -131,11 +147,10 @@ def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
     """ALTERNATE (seed 000, Alg. 3 lines 1–12): flip the edges of the augmenting paths found, from their
     free rows.
 
-    The predecessor check (lines 8–9) stops a thread at a column another thread has already
-    re-matched along a different path; without it two paths through one column can chase each
-    other forever (Fig. 1).  Threads in one warp may still both write ``cmatch`` of a column;
-    FIXMATCHING repairs that.  The check ``matched_row != -1`` guards the root column, where the
-    paper's line 8 would read ``predecessor[-1]``.
+    The predecessor check (lines 8–9, :func:`taken_by_another_path`) stops a thread at a column
+    another thread has already re-matched along a different path; without it two paths through one
+    column can chase each other forever (Fig. 1).  Threads in one warp may still both write
+    ``cmatch`` of a column; FIXMATCHING repairs that.
     """
     r = T.gtid()
     while r < nr:
@@ -148,9 +163,8 @@ def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
             while start == 1 and row != -1:
                 matched_col = predecessor[row]
                 matched_row = cmatch[matched_col]
-                if matched_row != -1:
-                    if predecessor[matched_row] == matched_col:
-                        break
+                if taken_by_another_path(predecessor, matched_row, matched_col) == 1:
+                    break
                 cmatch[matched_col] = row
                 rmatch[row] = matched_col
                 row = matched_row

@@ -23,10 +23,10 @@ Example
 
 from __future__ import annotations
 
-from gpusim import T, kernel
+from gpusim import T, device, kernel
 
-__all__ = ["compact_active", "global_relabel_level", "init_active", "init_relabel", "push_active",
-           "push_relabel_all"]
+__all__ = ["compact_active", "global_relabel_level", "init_active", "init_relabel", "mate_not_active",
+           "push_active", "push_relabel_all"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -155,13 +155,23 @@ def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
         i += T.num_threads()
 
 
+@device
+def mate_not_active(i_a, w, loop):
+    """The ``iA`` guard (seed 001, Alg. 9 line 13): 1 when the row's mate ``w`` is free (-1) or not active
+    in this loop (``iA(w) ≠ loop``), so a push there lists no active column a second time; else 0."""
+    allowed = 0
+    if w == -1 or i_a[w] != loop:
+        allowed = 1
+    return allowed
+
+
 @kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I), intended_races=_PUSH_RACES)
 def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity):
     """G-PR-PUSHKRNL (seed 001, Alg. 9 lines 1–24): push-relabel on the listed active columns only.
 
-    The ``i_a`` guard (line 13) refuses a row whose mate is itself active this loop: pushing
-    there would put that column in the list a second time, and after a roll-back two threads
-    would process it.  ``a_p[i]`` receives the column the push freed (line 18; -1 for none).
+    The ``i_a`` guard (line 13, :func:`mate_not_active`) refuses a row whose mate is itself active
+    this loop: pushing there would put that column in the list a second time, and after a
+    roll-back two threads would process it.  ``a_p[i]`` receives the column the push freed (line 18; -1 for none).
     """
     i = T.gtid()
     while i < n_active:
@@ -178,7 +188,7 @@ def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, 
                         break
             if psi_min < infinity:
                 w = rmatch[u]
-                if w == -1 or i_a[w] != loop:
+                if mate_not_active(i_a, w, loop) == 1:
                     rmatch[u] = v
                     cmatch[v] = u
                     psi_c[v] = psi_min + 1

@@ -2,8 +2,9 @@
 Gale-Shapley in a launch per round — written once against :class:`~gpusim.Device`.
 
 The kernels are in :mod:`gpusim.algorithms.stable.kernels`; ``kernels=`` launches a variant in the
-place of one of them (the bug zoo's broken twin).  Every order of proposals gives the man-optimal
-stable matching, so the result equals sequential Gale-Shapley's on every schedule.
+place of one of them, or replaces a step they call (the bug zoo's broken twin replaces ``propose_to``).
+Every order of proposals gives the man-optimal stable matching, so the result equals sequential
+Gale-Shapley's on every schedule.
 
 Example
 -------
@@ -45,7 +46,8 @@ def gs_rounds(instance: PreferenceInstance, backend: str = "auto", *, capacities
     """Gale-Shapley in rounds on ``backend`` (or ``device``): each round a thread per free man.
 
     ``capacities``: ``b(w)`` as :func:`~gpusim.algorithms.stable.slots.capacity_array`; ``progress``:
-    a tqdm bar over the rounds; ``kernels``: ``{"gale_shapley_round": variant}``.
+    a tqdm bar over the rounds; ``kernels``: ``{"gale_shapley_round": variant}`` or ``{"propose_to": step}``
+    (:func:`~gpusim.language.variants.kernel_table`).
 
     >>> from gpusim.types.preferences import PreferenceInstance
     >>> gs_rounds(PreferenceInstance([[0, 1], [0]], [[1, 0], [0]]), backend="sim", capacities=2).wife.tolist()
@@ -61,7 +63,8 @@ def gs_rounds(instance: PreferenceInstance, backend: str = "auto", *, capacities
 def mw_gpu(instance: PreferenceInstance, backend: str = "auto", *, capacities: Any = None,
            device: Device | None = None, progress: bool = False, kernels: dict | None = None) -> StableMatching:
     """McVitie-Wilson on ``backend`` (or ``device``) in one launch; options as :func:`gs_rounds`
-    (``kernels``: ``{"mcvitie_wilson_gpu": variant}``, say the bug zoo's twin without the CAS).
+    (``kernels``: ``{"mcvitie_wilson_gpu": variant}``, or ``{"propose_to": step}`` as the bug zoo's twin
+    without the CAS does).
 
     >>> from gpusim.types.preferences import PreferenceInstance
     >>> mw_gpu(PreferenceInstance([[0, 1], [0, 1], [1]], [[1, 0], [2, 0, 1]]), backend="sim").wife.tolist()

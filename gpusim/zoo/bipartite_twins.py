@@ -1,59 +1,38 @@
-"""Broken twins of the seed kernels: the races their papers describe, with the repair removed."""
+"""Broken twins of the bipartite seed kernels: the races their papers describe, with the repair removed.
+
+Each twin is one step of the paper's kernel replaced, not a copy of the kernel: ALTERNATE's predecessor
+check (:func:`~gpusim.algorithms.bipartite.kernels_bfs.taken_by_another_path`, seed 000, Alg. 3 line 8)
+and PUSHKRNL's ``iA`` guard (:func:`~gpusim.algorithms.bipartite.kernels_push_relabel.mate_not_active`,
+seed 001, Alg. 9 line 13).  Pass one to a driver, ``apfb(..., kernels=alternate_without_predecessor_check)``,
+or make the kernel variant with :func:`gpusim.language.variants.with_devices`.
+
+>>> alternate_without_predecessor_check
+{'taken_by_another_path': <device gpusim.zoo.bipartite_twins.no_predecessor_check at ...>}
+"""
 
 from __future__ import annotations
 
-from gpusim import T, kernel
+from gpusim import device
+
+__all__ = ["alternate_without_predecessor_check", "no_ia_guard", "no_predecessor_check",
+           "push_active_without_ia_guard"]
 
 
-@kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32[:], int32")
-def alternate_without_predecessor_check(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
-    """ALTERNATE (seed 000, Alg. 3) with line 8 removed: two paths through one column chase each other."""
-    r = T.gtid()
-    while r < nr:
-        if rmatch[r] == -2:
-            start = 1
-            if use_marks == 1:
-                if bfs_array[root[predecessor[r]]] != -r - 1:
-                    start = 0
-            row = r
-            while start == 1 and row != -1:
-                matched_col = predecessor[row]
-                matched_row = cmatch[matched_col]
-                cmatch[matched_col] = row
-                rmatch[row] = matched_col
-                row = matched_row
-        r += T.num_threads()
+@device
+def no_predecessor_check(predecessor, matched_row, matched_col):
+    """ALTERNATE's line 8 removed (seed 000, Alg. 3): a column re-matched by another path is never seen as
+    taken, so two paths through one column re-match it in turn and chase each other forever (Fig. 1)."""
+    return 0
 
 
-@kernel(signature="int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32, int32[:], int32[:], "
-                  "int32[:], int32, int32")
-def push_active_without_ia_guard(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active,
-                                 infinity):
-    """G-PR-PUSHKRNL (seed 001, Alg. 9) with line 13's ``iA(μ(u)) ≠ loop`` check removed."""
-    i = T.gtid()
-    while i < n_active:
-        v = a_c[i]
-        if v != -1:
-            psi_min = infinity
-            u = -1
-            for j in range(col_ptr[v], col_ptr[v + 1]):
-                label = psi_r[col_adj[j]]
-                if label < psi_min:
-                    psi_min = label
-                    u = col_adj[j]
-                    if psi_min == psi_c[v] - 1:
-                        break
-            if psi_min < infinity:
-                w = rmatch[u]
-                rmatch[u] = v
-                cmatch[v] = u
-                psi_c[v] = psi_min + 1
-                psi_r[u] = psi_min + 2
-                a_p[i] = w
-            else:
-                cmatch[v] = -2
-                a_c[i] = -1
-                a_p[i] = -1
-        else:
-            a_p[i] = -1
-        i += T.num_threads()
+@device
+def no_ia_guard(i_a, w, loop):
+    """PUSHKRNL's line 13 check ``iA(μ(u)) ≠ loop`` removed (seed 001, Alg. 9): a column pushes to a row whose
+    mate is active in the same loop, and after INITKRNL's roll-back that mate is listed twice."""
+    return 1
+
+
+#: ALTERNATE (seed 000, Alg. 3) without the predecessor check of line 8.
+alternate_without_predecessor_check = {"taken_by_another_path": no_predecessor_check}
+#: G-PR-PUSHKRNL (seed 001, Alg. 9) without the ``iA`` guard of line 13.
+push_active_without_ia_guard = {"mate_not_active": no_ia_guard}

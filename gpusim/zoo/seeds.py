@@ -1,15 +1,16 @@
 """The seed papers' entries of the zoo: each paper's race with its repair removed, on the paper's own kernel.
 
 The set-up runs the real algorithm once, sequentially, up to the launch the race lives in and keeps
-its inputs (:func:`captured_launch`); each explored schedule replays that one launch (broken twin or
-real kernel) on copies, so ten thousand schedules take seconds.
+its inputs (:func:`captured_launch`); each explored schedule replays that one launch (the real kernel, or
+its broken twin: the same kernel with one ``@device`` step replaced) on copies, so ten thousand
+schedules take seconds.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from .roma_twins import (
 from .stable_twins import mcvitie_wilson_no_cas
 from .weighted_twins import suitor_without_cas
 
-__all__ = ["captured_launch", "swapped"]
+__all__ = ["captured_launch"]
 
 
 class _Captured(Exception):
@@ -75,17 +76,6 @@ def _to_device(dev: Device, host: tuple) -> list:
     return [dev.array(a) if isinstance(a, np.ndarray) else a for a in host]
 
 
-@contextlib.contextmanager
-def swapped(module, name: str, replacement) -> Iterator[None]:
-    """Replace ``module.name`` by ``replacement`` for the duration (how a twin takes a real kernel's place)."""
-    original = getattr(module, name)
-    setattr(module, name, replacement)
-    try:
-        yield
-    finally:
-        setattr(module, name, original)
-
-
 # -- seed 000, Alg. 3: ALTERNATE without the predecessor check ------------------------------------------
 
 _FIGURE_1 = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 1])
@@ -98,11 +88,11 @@ def _alternate_state():
         _FIGURE_1, device=dev, initial=_FIGURE_1_MATCHING, bfs="plain", layout="mt"))
 
 
-def _alternate(kernel):
+def _alternate(variant: dict):
     def run(dev: Device) -> str | None:
         grid, block, host = _alternate_state()
         args = _to_device(dev, host)
-        dev.launch(kernel, grid, block, args)
+        dev.launch(with_devices(bipartite.alternate, variant), grid, block, args)
         cmatch, rmatch = args[0], args[1]
         nr, nc = _FIGURE_1.n_rows, _FIGURE_1.n_cols
         dev.launch(bipartite.fix_rows, 1, 32, (cmatch, rmatch, nr))
@@ -114,7 +104,7 @@ def _alternate(kernel):
 
 
 add_entry(
-    "alternate_no_predecessor_check", _alternate(alternate_without_predecessor_check), _alternate(bipartite.alternate),
+    "alternate_no_predecessor_check", _alternate(alternate_without_predecessor_check), _alternate({}),
     threads=32, options={"max_steps": 20_000},
     source="seed 000 (Deveci et al., Euro-Par 2013), Alg. 3 ALTERNATE line 8 and Fig. 1",
     wrong="two augmenting paths through one column re-match it in turn and chase each other forever",
@@ -133,12 +123,12 @@ def _push_state():
         _ONE_ROW_TWO_COLUMNS, device=dev, initial="empty"))
 
 
-def _push(kernel):
+def _push(variant: dict):
     def run(dev: Device) -> str | None:
         grid, block, host = _push_state()
         args = _to_device(dev, host)
         (_, _, rmatch, cmatch, _, _, loop, a_c, a_p, i_a, n_active, _) = args
-        dev.launch(kernel, grid, block, args)
+        dev.launch(with_devices(bipartite.push_active, variant), grid, block, args)
         flag = dev.zeros(1, np.int32)  # the next loop's INITKRNL, with the lists swapped as Alg. 7 does
         dev.launch(bipartite.init_active, grid, block, (cmatch, rmatch, loop + 1, a_p, a_c, i_a, n_active, flag))
         listed = dev.to_host(a_p)[:n_active]
@@ -150,7 +140,7 @@ def _push(kernel):
 
 
 add_entry(
-    "pushkrnl_no_ia_guard", _push(push_active_without_ia_guard), _push(bipartite.push_active), threads=32,
+    "pushkrnl_no_ia_guard", _push(push_active_without_ia_guard), _push({}), threads=32,
     source="seed 001 (Deveci et al., ICPP 2013), Alg. 9 G-PR-PUSHKRNL line 13 (the iA guard)",
     wrong="a column pushes to a row whose mate is active in the same loop; after INITKRNL's roll-back the "
           "mate is listed twice",
@@ -243,16 +233,16 @@ add_entry(
 _FOUR = PreferenceInstance([[0, 1], [0, 1], [0, 1], [0, 1]], [[3, 2, 1, 0], [0, 1, 2, 3]])
 
 
-def _marriages(kernel):
+def _marriages(variant: dict):
     def run(dev: Device) -> str | None:
         expected = gale_shapley(_FOUR).wife.tolist()
-        wife = stable.stable_marriage(_FOUR, "mw-gpu", device=dev, kernels={"mcvitie_wilson_gpu": kernel}).wife.tolist()
+        wife = stable.stable_marriage(_FOUR, "mw-gpu", device=dev, kernels=variant).wife.tolist()
         return None if wife == expected else f"wife = {wife}, but Gale-Shapley gives {expected}"
     return run
 
 
 add_entry(
-    "mcvitie_wilson_no_cas", _marriages(mcvitie_wilson_no_cas), _marriages(stable.mcvitie_wilson_gpu), threads=4,
+    "mcvitie_wilson_no_cas", _marriages(mcvitie_wilson_no_cas), _marriages({}), threads=4,
     source="seed 003 (Naim 2017), Paper IV §4: the CUDA McVitie-Wilson, a thread per man, CAS on the woman's suitor",
     wrong="two men read the same suitor and both store themselves; the first is overwritten without being told, "
           "nobody proposes for him again, and the result has a blocking pair",
