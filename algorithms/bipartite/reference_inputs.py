@@ -3,8 +3,8 @@
 Example
 -------
 >>> from gpusim.types.graphs import BipartiteGraph
->>> check_bool("lookahead", True), matched_size(np.array([1, -1, 0]))
-(True, 2)
+>>> matched_size(np.array([1, -1, 0]))
+2
 >>> check_graph(BipartiteGraph.from_edges([0], [0])).n_edges
 1
 """
@@ -22,7 +22,7 @@ from gpusim.types.graphs import BipartiteGraph
 
 from .result import MatchingResult
 
-__all__ = ["check_bool", "check_graph", "checked_result", "matched_size"]
+__all__ = ["check_graph", "checked_result", "matched_size"]
 
 
 def check_graph(graph: Any) -> BipartiteGraph:
@@ -33,13 +33,6 @@ def check_graph(graph: Any) -> BipartiteGraph:
             f"{type(graph).__name__}; build one with BipartiteGraph.from_edges, from_scipy or load_graph"
         )
     return graph
-
-
-def check_bool(name: str, value: Any) -> bool:
-    """``value`` as a bool, refused unless it is one."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidArgumentType(f"{name} must be a bool, got {name}={value!r} of type {type(value).__name__}")
-    return bool(value)
 
 
 def matched_size(row_match: np.ndarray) -> int:

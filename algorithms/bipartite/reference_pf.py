@@ -15,11 +15,12 @@ import numba
 import numpy as np
 
 from gpusim.runtime.registry import register
+from gpusim.types.arguments import check_bool
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
 from .cheap import start_matching
-from .reference_inputs import check_bool, check_graph, checked_result, matched_size
+from .reference_inputs import check_graph, checked_result, matched_size
 from .result import MatchingResult
 
 __all__ = ["pfp", "pothen_fan"]

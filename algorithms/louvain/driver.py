@@ -40,6 +40,7 @@ from gpusim.runtime.device import Device, choose_backend
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.registry import lookup, register
+from gpusim.types.arguments import check_int, check_seed
 
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
@@ -128,12 +129,10 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
     graph = load_louvain_graph(graph)
     resolution = _positive("resolution", resolution)
     threshold, bin_threshold = _positive("threshold", threshold), _positive("bin_threshold", bin_threshold)
-    if isinstance(bin_vertices, bool) or not isinstance(bin_vertices, numbers.Integral) or bin_vertices < 0:
-        raise InvalidArgument(f"bin_vertices={bin_vertices!r} must be a non-negative integer")
+    bin_vertices = check_int("bin_vertices", bin_vertices, 0, None)
     if layout not in LAYOUTS:
         raise InvalidArgument(f"layout={layout!r} is not one of {LAYOUTS}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
-        raise InvalidArgument(f"seed={seed!r} must be None or a non-negative integer")
+    seed = None if seed is None else check_seed(seed)
     if kernels is not None and not isinstance(kernels, LouvainKernels):
         raise InvalidArgumentType(f"kernels must be a LouvainKernels table, got {type(kernels).__name__}")
     if device is not None and not isinstance(device, Device):

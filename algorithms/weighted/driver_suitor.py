@@ -29,11 +29,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.errors import InvalidArgument
 from gpusim.language.kernels import DeviceFunction
 from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
 from gpusim.runtime.registry import register
+from gpusim.types.arguments import check_int
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_suitor
@@ -111,11 +112,7 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
                               ("block", block, SUITOR_MAX_BLOCK)):
         if value is None and name == "block":
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise InvalidArgumentType(f"{name} must be an integer, got {value!r}")
-        if value < (0 if name == "balance_rounds" else 1) or (high is not None and value > high):
-            raise InvalidArgument(f"{name}={value!r} is out of range"
-                                  + (f" (1 to {high})" if high is not None else " (>= 0)"))
+        check_int(name, value, 0 if name == "balance_rounds" else 1, high)
     if block is not None and block % 32:
         raise InvalidArgument(f"block={block!r} must be a multiple of 32 (whole warps)")
     paper_kernel = suitor_thread_per_vertex if layout == "thread" else GPU_SUITOR[variant]

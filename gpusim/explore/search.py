@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 
 from gpusim.backends.sim import ENGINES, PCT, TOKEN_FORMAT, Policy, RandomWalk, read_token
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.arguments import check_int, check_seed
 
 from .report import Exploration, Failure, trace_of
 from .scenario import Outcome, Scenario, get_scenario, scenario_names
@@ -104,12 +105,9 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
         raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
     if engine == "compiled" and policy != "random":
         raise InvalidArgument(f"engine='compiled' runs random schedules only, not policy={policy!r}")
-    for name, value, low in (("budget", budget, 1), ("seed", seed, 0), ("depth", depth, 1),
-                             ("max_preemptions", max_preemptions, 0)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r}")
-        if value < low:
-            raise InvalidArgument(f"{name} must be >= {low}, got {name}={value!r}")
+    seed = check_seed(seed)
+    for name, value, low in (("budget", budget, 1), ("depth", depth, 1), ("max_preemptions", max_preemptions, 0)):
+        check_int(name, value, low, None)
     tick = progress or (lambda done: None)
     start = time.perf_counter()
     exhausted, bound = False, None

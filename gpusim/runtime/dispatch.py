@@ -5,14 +5,12 @@ sequential reference runs there, and a GPU algorithm asked to run there runs its
 counterpart (``on_cpu``) or its own reference.  ``stats["chosen"]`` of every result says what ran
 and why.
 
->>> from gpusim.runtime.registry import register
->>> @register("demo-dispatch", "count", backends=("sim", "numba", "cupy", "cpu"), title="Counting",
-...           paper="none: an example")
-... def count(data, backend):
-...     return {"size": len(data), "stats": {}}
->>> run = dispatch("demo-dispatch", [1, 2, 3], "count", "sim", size=3)
->>> run["size"], run["stats"]["chosen"]
-(3, 'asked for')
+>>> import gpusim.algorithms
+>>> from gpusim.types.graphs import BipartiteGraph
+>>> graph = BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1])
+>>> result = dispatch("bipartite", graph, "gpr", "cpu", size=graph.n_edges)
+>>> result.algorithm, result.size, result.stats["chosen"]
+('pr', 2, 'asked for: ran its sequential counterpart pr')
 """
 
 from __future__ import annotations

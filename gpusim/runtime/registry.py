@@ -5,16 +5,14 @@ An algorithm registers itself where it is defined, with :func:`register` (as Net
 algorithm lists, the documentation's algorithm index and the cross-backend tests read it;
 :func:`gpusim.runtime.dispatch.dispatch` runs what it holds.
 
->>> from gpusim.runtime.registry import register, lookup
->>> @register("demo-problem", "double", backends=("cpu",), title="Doubling",
-...           paper="none: an example", guarantees="exact")
-... def double(data, backend):
-...     return 2 * data
->>> lookup("demo-problem", "double").run(21, backend="cpu")
-42
->>> lookup("demo-problem", "triple")
+>>> import gpusim.algorithms                     # the families register their algorithms
+>>> from gpusim.runtime.registry import lookup
+>>> gpr = lookup("bipartite", "gpr")
+>>> gpr.backends, gpr.on_cpu, gpr.gpu
+(('sim', 'numba', 'cupy'), 'pr', True)
+>>> lookup("communities", "triple")
 Traceback (most recent call last):
-gpusim.errors.InvalidArgument: algorithm='triple' is not one of ('double',) for demo-problem
+gpusim.errors.InvalidArgument: algorithm='triple' is not one of ('blondel', 'louvain') for communities
 """
 
 from __future__ import annotations
