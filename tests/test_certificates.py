@@ -67,3 +67,14 @@ def test_the_stable_certificate_is_the_blocking_pairs(instance):
 def test_the_simulator_results_are_certified(algorithm):
     g = WeightedGraph.from_edges([0, 1, 2, 0], [1, 2, 3, 3], [2.0, 3.0, 1.0, 4.0])
     assert maximum_weight_matching(g, algorithm, backend="sim").certified
+
+
+def test_blocking_pairs_of_an_instance_whose_pair_keys_pass_2_to_the_31():
+    from gpusim.types.check import blocking_pairs
+    from gpusim.types.preferences import PreferenceInstance
+
+    n = 50_000   # man * n_women + woman reaches 2.5e9: int32 arithmetic would wrap
+    ids = np.arange(n, dtype=np.int32)
+    inst = PreferenceInstance.from_csr(np.arange(n + 1), ids, np.arange(n + 1), ids)
+    assert blocking_pairs(inst, ids) == []
+    assert blocking_pairs(inst, np.r_[ids[:-1], -1]) == [(n - 1, n - 1)]

@@ -321,7 +321,7 @@ def blocking_pairs(instance, wife, capacities=None) -> list[tuple[int, int]]:
     n_men, n_women = instance.n_men, instance.n_women
     wife = match_array("wife", wife, n_men, n_women, "woman")
     b = np.ones(n_women, np.int64) if capacities is None else np.asarray(capacities, np.int64)
-    m_ptr, m_ids, w_ptr, w_ids = instance.given_csr()
+    m_ptr, m_ids, w_ptr, w_ids = (a.astype(np.int64) for a in instance.given_csr())  # keys pass 2**31
     m_owner = np.repeat(np.arange(n_men, dtype=np.int64), np.diff(m_ptr))
     w_owner = np.repeat(np.arange(n_women, dtype=np.int64), np.diff(w_ptr))
     m_pos = np.arange(m_ids.size, dtype=np.int64) - m_ptr[m_owner]
