@@ -70,11 +70,13 @@ def test_the_simulator_results_are_certified(algorithm):
 
 
 def test_blocking_pairs_of_an_instance_whose_pair_keys_pass_2_to_the_31():
+    from gpusim.algorithms.stable import gale_shapley
     from gpusim.types.check import blocking_pairs
-    from gpusim.types.preferences import PreferenceInstance
+    from gpusim.types.preference_generators import easy_instance
 
-    n = 50_000   # man * n_women + woman reaches 2.5e9: int32 arithmetic would wrap
-    ids = np.arange(n, dtype=np.int32)
-    inst = PreferenceInstance.from_csr(np.arange(n + 1), ids, np.arange(n + 1), ids)
-    assert blocking_pairs(inst, ids) == []
-    assert blocking_pairs(inst, np.r_[ids[:-1], -1]) == [(n - 1, n - 1)]
+    inst = easy_instance(50_000, seed=1)   # ids stored as int32: woman * n + man reaches 2.5e9
+    wife = gale_shapley(inst).wife
+    assert blocking_pairs(inst, wife) == []
+    single = wife.copy()
+    single[np.flatnonzero(wife >= 0)[0]] = -1   # a man left single blocks with his wife, who has room now
+    assert len(blocking_pairs(inst, single)) >= 1
