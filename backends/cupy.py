@@ -34,8 +34,8 @@ import warnings
 from typing import Any
 
 import numpy as np
-from gpusim.backends.gpu import GpuBackend
 
+from gpusim.backends.gpu import GpuBackend
 from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
 __all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "transpile_kernel"]
@@ -137,8 +137,8 @@ def transpile_kernel(kernel, types_: tuple, index_32_bits: tuple[bool, ...] | No
     Raises :class:`~gpusim.errors.KernelSyntaxError` naming the kernel when cupyx refuses it.
     """
     from cupyx.jit import _compile, _cuda_types
-    from gpusim.backends.cupy_language import MODE, T, wrap_device
 
+    from gpusim.backends.cupy_language import MODE, T, wrap_device
     from gpusim.language.kernels import bind
 
     _check_version()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import types
 
 from cupyx import jit
+
 from gpusim.backends import cupy_shims as shims
 
 __all__ = ["MODE", "T", "wrap_device"]

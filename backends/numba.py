@@ -33,8 +33,8 @@ import warnings
 from typing import Any
 
 import numpy as np
-from gpusim.backends.gpu import GpuBackend
 
+from gpusim.backends.gpu import GpuBackend
 from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
 __all__ = ["NumbaBackend", "availability", "create_backend", "numba_signature"]
@@ -113,7 +113,6 @@ def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
 def bind_kernel(kernel):
     """``kernel`` bound to numba's ``T``; its ``@device`` helpers become inlined device functions."""
     from gpusim.backends.numba_language import T, inline_device
-
     from gpusim.language.kernels import bind
 
     return bind(kernel, T, wrap_device=inline_device)

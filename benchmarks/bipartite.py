@@ -32,12 +32,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gpusim.algorithms import bipartite
-from gpusim.backends import GPU_BACKENDS, gpu_status
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 from timing import validation_row
 
 from gpusim import Device
+from gpusim.algorithms import bipartite
+from gpusim.backends import GPU_BACKENDS, gpu_status
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 

@@ -27,9 +27,9 @@ import sys
 import time
 
 import numpy as np
-from gpusim.backends import gpu_status
 
 from gpusim import Device, T, kernel
+from gpusim.backends import gpu_status
 
 
 @kernel(signature="int32[:]")

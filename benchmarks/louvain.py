@@ -34,11 +34,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gpusim.algorithms.louvain import LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
-from gpusim.backends import GPU_BACKENDS, gpu_status
 from timing import timed
 
 from gpusim import Device
+from gpusim.algorithms.louvain import LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
+from gpusim.backends import GPU_BACKENDS, gpu_status
 
 
 def _from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> LouvainGraph:

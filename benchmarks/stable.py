@@ -27,12 +27,12 @@ import json
 import sys
 from pathlib import Path
 
-from gpusim.algorithms import stable
-from gpusim.algorithms.stable import gale_shapley, mcvitie_wilson
-from gpusim.backends import GPU_BACKENDS, gpu_status
 from timing import timed, validation_row
 
 from gpusim import Device
+from gpusim.algorithms import stable
+from gpusim.algorithms.stable import gale_shapley, mcvitie_wilson
+from gpusim.backends import GPU_BACKENDS, gpu_status
 from gpusim.runtime.registry import algorithms
 from gpusim.types.preference_generators import easy_instance, hard_instance
 

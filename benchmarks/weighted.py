@@ -34,6 +34,10 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from timing import timed, validation_row
+
+from gpusim import Device
 from gpusim.algorithms import weighted
 from gpusim.algorithms.weighted import (
     b_suitor,
@@ -44,10 +48,6 @@ from gpusim.algorithms.weighted import (
     reference_suitor,
 )
 from gpusim.backends import GPU_BACKENDS, gpu_status
-from scipy.optimize import linear_sum_assignment
-from timing import timed, validation_row
-
-from gpusim import Device
 from gpusim.types.complete_graphs import exponential, geometric, uniform
 from gpusim.types.graphs import WeightedGraph
 

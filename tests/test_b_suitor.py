@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gpusim.algorithms.weighted import b_suitor, maximum_weight_matching
-from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
-from gpusim.algorithms.weighted.reference_greedy import greedy
-from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from gpusim import Device
+from gpusim.algorithms.weighted import b_suitor, maximum_weight_matching
+from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
+from gpusim.algorithms.weighted.reference_greedy import greedy
+from gpusim.backends.sim import RandomWalk
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import bundled_matrices, schedules, weighted_graphs
 from gpusim.types.graphs import WeightedGraph

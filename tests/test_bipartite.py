@@ -5,15 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import gpusim.algorithms.bipartite as bipartite
 import numpy as np
 import pytest
-from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 
+import gpusim.algorithms.bipartite as bipartite
 from gpusim import Device
+from gpusim.backends.sim import RandomWalk
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import bipartite_graphs, schedules
 from gpusim.types.graphs import BipartiteGraph

@@ -7,6 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
 from gpusim.algorithms.bipartite import (
     MatchingResult,
     cheap_matching,
@@ -14,10 +18,6 @@ from gpusim.algorithms.bipartite import (
     pothen_fan,
     push_relabel,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-from scipy.sparse.csgraph import maximum_bipartite_matching
-
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import bipartite_graphs
 from gpusim.types.generators import grid, random_geometric, random_permutation, rmat, uniform_random

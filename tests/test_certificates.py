@@ -5,11 +5,11 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
-from gpusim.algorithms.stable import stable_marriage
-from gpusim.algorithms.weighted import WeightedMatching, maximum_weight_matching
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpusim.algorithms.stable import stable_marriage
+from gpusim.algorithms.weighted import WeightedMatching, maximum_weight_matching
 from gpusim.testing.strategies import preference_instances, weighted_graphs
 from gpusim.types.check import undominated_edges
 from gpusim.types.graphs import WeightedGraph

@@ -115,7 +115,6 @@ def test_match_gpu_algorithm_on_cpu_runs_its_sequential_counterpart(capsys):
 @pytest.mark.parametrize("algorithm", ["suitor", "ld", "roma", "greedy", "pga", "gpa", "bsuitor", "rama"])
 def test_match_weighted_json(capsys, algorithm):
     from gpusim.algorithms.weighted.reference_greedy import greedy as greedy_matching
-
     from gpusim.types.graphs import WeightedGraph, example_path
 
     assert main(["match", "--example", "karate", "--algorithm", algorithm, "--json"]) == 0

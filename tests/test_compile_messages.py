@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 
-import gpusim.backends.cupy
 import pytest
 
+import gpusim.backends.cupy
 from gpusim import T, kernel
 from gpusim.errors import BackendUnavailable
 from gpusim.runtime.compile import compile_all, compile_ptx, transpile

@@ -15,10 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import gpusim.algorithms  # noqa: F401  (the families register their algorithms: the index lists them)
 import pytest
-from gpusim.backends import GPU_BACKENDS, gpu_status
 
+import gpusim.algorithms  # noqa: F401  (the families register their algorithms: the index lists them)
+from gpusim.backends import GPU_BACKENDS, gpu_status
 from gpusim.runtime.registry import algorithms
 
 pytest.importorskip("sphinx")

@@ -20,16 +20,16 @@ import re
 import sys
 from pathlib import Path
 
-import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from gpusim.algorithms.louvain import LouvainGraph
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
+import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
+from gpusim.algorithms.louvain import LouvainGraph
 from gpusim.cli import main
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.registry import DEVICE_BACKENDS, algorithms, lookup, problems

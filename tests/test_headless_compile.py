@@ -342,9 +342,8 @@ TEST_KERNEL_MODULES = ("sim_kernels", "test_weak_memory", "test_lockstep", "test
 
 
 def _package_kernels() -> list[Kernel]:
-    import gpusim.algorithms
-
     import gpusim
+    import gpusim.algorithms
 
     for package in (gpusim, gpusim.algorithms):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):

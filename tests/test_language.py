@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import types
 
-import gpusim.backends.sim.language as sim_T
 import numpy as np
 import pytest
 
+import gpusim.backends.sim.language as sim_T
 from gpusim import T, device, kernel
 from gpusim.errors import GpusimError, KernelSyntaxError
 from gpusim.language import MEMBERS

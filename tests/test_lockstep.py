@@ -11,22 +11,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import gpusim.algorithms
-import gpusim.algorithms.bipartite as bipartite
 import networkx as nx
 import numpy as np
 import pytest
 import sim_kernels as K
+from scipy.sparse.csgraph import maximum_bipartite_matching
+
+import gpusim
+import gpusim.algorithms
+import gpusim.algorithms.bipartite as bipartite
+from gpusim import Device, T, device, kernel
 from gpusim.algorithms.louvain import LouvainGraph, bucket_louvain, karate, louvain
 from gpusim.algorithms.louvain.kernels_scan import exclusive_scan
 from gpusim.algorithms.stable import gale_shapley, stable_marriage
 from gpusim.algorithms.weighted import SUITOR_VARIANTS, b_suitor, locally_dominant, roma, suitor
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
-from scipy.sparse.csgraph import maximum_bipartite_matching
-
-import gpusim
-from gpusim import Device, T, device, kernel
 from gpusim.errors import Livelock
 from gpusim.language.kernels import Kernel, registry
 from gpusim.teaching.bench import barrier_bound, memory_bound

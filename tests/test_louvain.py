@@ -13,6 +13,10 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpusim import Device
 from gpusim.algorithms.louvain import (
     LouvainGraph,
     blondel_louvain,
@@ -21,10 +25,6 @@ from gpusim.algorithms.louvain import (
     louvain,
 )
 from gpusim.algorithms.louvain.driver import aggregate
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from gpusim import Device
 
 
 @st.composite

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
-from gpusim.algorithms.louvain import LouvainGraph, karate, load_louvain_graph, louvain
 
+from gpusim.algorithms.louvain import LouvainGraph, karate, load_louvain_graph, louvain
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gpusim.algorithms.louvain import LouvainGraph, bucket_louvain, karate, louvain
-from gpusim.algorithms.louvain.variants import PAPER, louvain_kernels
 
 from gpusim import Device
+from gpusim.algorithms.louvain import LouvainGraph, bucket_louvain, karate, louvain
+from gpusim.algorithms.louvain.variants import PAPER, louvain_kernels
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.explore import explore, replay
 from gpusim.zoo.louvain_twins import (

@@ -19,6 +19,10 @@ from contextlib import redirect_stdout
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpusim import Device
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
 from gpusim.algorithms.stable import STABLE_ALGORITHMS, StableMatching, stable_marriage
 from gpusim.algorithms.weighted import (
@@ -35,10 +39,6 @@ from gpusim.algorithms.weighted import (
     start_matchings,
 )
 from gpusim.algorithms.weighted import driver_b_suitor as gpu_b_suitor
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from gpusim import Device
 from gpusim.cli import main
 from gpusim.errors import GpusimInternalError, InvalidArgument
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs

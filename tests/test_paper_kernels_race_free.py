@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gpusim.algorithms.bipartite import maximum_bipartite_matching
-from gpusim.algorithms.stable import stable_marriage
-from gpusim.algorithms.weighted import maximum_weight_matching, roma
-from gpusim.algorithms.weighted.reference_greedy import greedy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
+from gpusim.algorithms.bipartite import maximum_bipartite_matching
+from gpusim.algorithms.stable import stable_marriage
+from gpusim.algorithms.weighted import maximum_weight_matching, roma
+from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.language.kernels import Kernel, registry
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
 from gpusim.types.check import blocking_pairs, check_bipartite_matching

@@ -6,10 +6,10 @@ budget of random schedules that finds the twin's bug finds nothing in the real k
 
 from __future__ import annotations
 
-import gpusim.algorithms.bipartite as bipartite
 import numpy as np
 import pytest
 
+import gpusim.algorithms.bipartite as bipartite
 from gpusim import Device
 from gpusim.errors import InvariantViolation, KernelBug, Livelock
 from gpusim.types.graphs import BipartiteGraph

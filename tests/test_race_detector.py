@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gpusim.backends.sim.races import RaceReport
 
 from gpusim import Device, T, kernel
+from gpusim.backends.sim.races import RaceReport
 from gpusim.errors import DataRace, KernelBug
 
 

@@ -9,10 +9,10 @@ import json
 import zlib
 
 import pytest
-from gpusim.backends.sim import TOKEN_FORMAT, decode_token, read_token
 
 import gpusim
 from gpusim import Device
+from gpusim.backends.sim import TOKEN_FORMAT, decode_token, read_token
 from gpusim.cli import main
 from gpusim.errors import InvalidArgument, ReplayMismatch
 from gpusim.explore import explore, replay

@@ -6,12 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
-from gpusim.algorithms.weighted import roma
-from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
+from gpusim.algorithms.weighted import roma
+from gpusim.backends.sim import RandomWalk
 from gpusim.errors import InvalidArgument, InvariantViolation
 from gpusim.testing.strategies import schedules
 from gpusim.types.complete_graphs import exponential, geometric, uniform

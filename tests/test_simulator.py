@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sim_kernels as K
-from gpusim.backends.sim import PCT, Preemptions, Sequential
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusim import Device
+from gpusim.backends.sim import PCT, Preemptions, Sequential
 from gpusim.errors import (
     BarrierDivergence,
     CollectiveDivergence,
@@ -241,7 +241,6 @@ def test_blocks_beyond_the_resident_limit_wait_their_turn():
 def test_replay_round_trip_of_a_multi_launch_algorithm(seed, policy):
     # Many launches, threads that exit without a scheduling point, barriers: replay must follow exactly.
     from gpusim.algorithms.bipartite import apfb, gpr
-
     from gpusim.types.graphs import BipartiteGraph
 
     graph = BipartiteGraph.from_edges([0, 1, 1, 2, 3, 3], [0, 0, 1, 1, 2, 3], n_rows=5, n_cols=5)

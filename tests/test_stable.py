@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import itertools
 
-import gpusim.algorithms.stable as stable
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gpusim.algorithms.stable as stable
+from gpusim import Device
 from gpusim.algorithms.stable import gale_shapley, mcvitie_wilson
 from gpusim.algorithms.weighted import maximum_weight_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy as greedy_matching
 from gpusim.backends.sim import PCT, RandomWalk
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from gpusim import Device
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import preference_instances, schedules, weighted_graphs
 from gpusim.types.check import blocking_pairs

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sim_kernels as K
-from gpusim.backends.sim import PCT, Preemptions, decode_token
 
 from gpusim import Device, kernel
+from gpusim.backends.sim import PCT, Preemptions, decode_token
 from gpusim.errors import InvalidArgument, InvalidArgumentType, ReplayMismatch
 from gpusim.teaching.demo import find_lost_update
 from gpusim.testing.strategies import schedules

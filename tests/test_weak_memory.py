@@ -11,9 +11,9 @@ from itertools import product
 
 import numpy as np
 import pytest
-from gpusim.algorithms.weighted import roma
 
 from gpusim import Device, T, kernel
+from gpusim.algorithms.weighted import roma
 from gpusim.errors import InvalidArgument, InvariantViolation, Livelock
 from gpusim.zoo.roma_twins import atomic_flip_without_fence
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import gpusim.algorithms.weighted as weighted
 import numpy as np
 import pytest
-from gpusim.algorithms.weighted.reference_exact import exact_maximum_weight
-from gpusim.algorithms.weighted.reference_greedy import greedy
-from gpusim.backends.sim import RandomWalk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import gpusim.algorithms.weighted as weighted
 from gpusim import Device
+from gpusim.algorithms.weighted.reference_exact import exact_maximum_weight
+from gpusim.algorithms.weighted.reference_greedy import greedy
+from gpusim.backends.sim import RandomWalk
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import bundled_matrices, schedules, weighted_graphs
 from gpusim.types.graphs import WeightedGraph

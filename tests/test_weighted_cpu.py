@@ -10,6 +10,9 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
 from gpusim.algorithms.weighted.reference_augmentation import rama, roma
 from gpusim.algorithms.weighted.reference_b_suitor import b_suitor, greedy_b_matching
 from gpusim.algorithms.weighted.reference_exact import exact_maximum_weight
@@ -18,9 +21,6 @@ from gpusim.algorithms.weighted.reference_ld import locally_dominant
 from gpusim.algorithms.weighted.reference_paths import gpa, path_growing
 from gpusim.algorithms.weighted.reference_suitor import suitor
 from gpusim.algorithms.weighted.start_matchings import START_KINDS, start_matching
-from hypothesis import given
-from hypothesis import strategies as st
-
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import weighted_graphs
 from gpusim.types.complete_graphs import exponential, gap_to_optimum, geometric, matching_weight, uniform

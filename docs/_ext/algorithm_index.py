@@ -28,7 +28,6 @@ def index_rows(problem: str | None = None) -> list[dict]:
     (['gs', 'mw', 'gs-rounds', 'mw-gpu'], 'gpusim.algorithms.stable.gpu.mw_gpu', 'sim, numba, cupy (cpu: mw)')
     """
     import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
-
     from gpusim.runtime.registry import algorithms
 
     return [{"problem": entry.problem, "algorithm": entry.name, "title": entry.title, "paper": entry.paper,

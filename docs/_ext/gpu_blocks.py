@@ -9,8 +9,9 @@ end of the doctest run, so a reader of the CI log sees exactly what did not run.
 from __future__ import annotations
 
 from docutils import nodes
-from gpusim.backends import GPU_BACKENDS, gpu_status
 from sphinx.util import logging
+
+from gpusim.backends import GPU_BACKENDS, gpu_status
 
 logger = logging.getLogger(__name__)
 
