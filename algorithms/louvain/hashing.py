@@ -29,7 +29,7 @@ from gpusim import T, device
 
 __all__ = [
     "EMPTY", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot", "insert", "lookup",
-    "prime_table", "score", "table_size", "warp_inclusive_sum",
+    "prime_table", "score", "table_size",
 ]
 
 #: The null of ``hashComm``: a slot no community has claimed.
@@ -202,14 +202,3 @@ def group_best(c, s, width):
     return c
 
 
-@device
-def warp_inclusive_sum(x):
-    """The sum of ``x`` over lanes ``0..lane`` (``shfl_up``, Hillis-Steele); every lane takes part."""
-    lane = T.lane_id()
-    offset = 1
-    while offset < 32:
-        y = T.shfl_up(x, offset)
-        if lane >= offset:
-            x += y
-        offset = offset * 2
-    return x

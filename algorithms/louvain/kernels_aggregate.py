@@ -20,8 +20,9 @@ edges inside ``c`` become its self-loop, and the total weight is unchanged.
 from __future__ import annotations
 
 from gpusim import T, device, kernel
+from gpusim.language.reductions import warp_scan_sum
 
-from .hashing import EMPTY, clear_table, insert, table_size, warp_inclusive_sum
+from .hashing import EMPTY, clear_table, insert, table_size
 
 __all__ = [
     "COMMUNITY_BUCKETS", "MERGE_RACES", "MERGE_SLOTS", "MERGE_WARP_STRIDE", "community_sizes", "compact_edges",
@@ -94,7 +95,7 @@ def emit_edges(keys, vals, base, size, first, step, c, fill, edge_pos, new_id, n
         if s < size:
             if keys[base + s] != EMPTY:
                 flag = 1
-        inclusive = warp_inclusive_sum(flag)
+        inclusive = warp_scan_sum(flag)
         start = 0
         if T.lane_id() == 31 and inclusive > 0:
             start = T.atomic_add(fill, c, inclusive)

@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim import T, kernel
-
-from .hashing import warp_inclusive_sum
+from gpusim.language.reductions import warp_scan_sum
 
 __all__ = ["TILE", "add_tile_offsets", "exclusive_scan", "read_entry", "scan_tiles"]
 
@@ -39,7 +38,7 @@ def scan_tiles(values, out, tile_sums, n):
         for q in range(8):
             if start + q < n:
                 mine += values[start + q]
-        inclusive = warp_inclusive_sum(mine)
+        inclusive = warp_scan_sum(mine)
         if T.lane_id() == 31:
             warp_sums[T.warp_id()] = inclusive
         T.syncthreads()
