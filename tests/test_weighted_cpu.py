@@ -208,7 +208,8 @@ def test_bundled_symmetric_matrices(path):
 # Complete graphs: generators, start matchings, RAMA and ROMA
 
 
-@given(st.sampled_from(sorted(GENERATORS)), st.integers(0, 40), st.integers(0, 2**32 - 1))  # SEED_MAX: seeds are 32-bit everywhere
+# seeds: 0..SEED_MAX (2**32 - 1), the one seed limit of gpusim.types.arguments
+@given(st.sampled_from(sorted(GENERATORS)), st.integers(0, 40), st.integers(0, 2**32 - 1))
 def test_generators_are_seeded_symmetric_and_in_range(name, n, seed):
     w = GENERATORS[name](n, seed)
     assert w.dtype == np.float64 and w.shape == (n, n) and w.flags.c_contiguous
