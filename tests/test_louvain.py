@@ -179,7 +179,7 @@ def _truth(G: nx.Graph) -> np.ndarray:
     return labels
 
 
-@pytest.mark.parametrize(("mu", "seed"), [(0.1, 0), (0.1, 1), (0.1, 2), (0.3, 0)])
+@pytest.mark.parametrize(("mu", "seed"), [(0.1, 0), (0.1, 1), (0.1, 2), (0.3, 0), (0.3, 2)])
 def test_lfr_within_one_percent_of_networkx(mu, seed):
     G = _lfr(mu, seed)
     graph = LouvainGraph.from_networkx(G)
@@ -189,21 +189,28 @@ def test_lfr_within_one_percent_of_networkx(mu, seed):
     assert _nmi(bucket_louvain(graph).labels, _truth(G)) > (0.95 if mu == 0.1 else 0.75)
 
 
-@pytest.mark.parametrize(("case", "floor"), [("lfr-0.3-1", 0.97), ("lfr-0.3-2", 0.94),
-                                             pytest.param("planted-16k", 0.95, marks=pytest.mark.slow)])
-def test_where_synchronous_moves_still_lose_a_few_percent(case, floor):
-    """A documented gap, not a target (measured per sweep and per level; the paper reports its GPU modularity
-    "never more than 2 % lower" than the sequential one on average, Fig. 1).
+def test_lfr_where_networkx_itself_spreads_three_percent():
+    """LFR, mixing 0.3, seed 1, the one graph of these tests where we end more than 1 % under NetworkX's best of
+    three seeds (98.5 %; Blondel's sequential moves by id: 99.1 %): NetworkX's own Louvain ends between 0.514
+    and 0.531 over ten seeds, and ours (0.5187) lies inside that range, 1.5 % under its median of five."""
+    G = _lfr(0.3, 1)
+    runs = [nx.community.modularity(G, nx.community.louvain_communities(G, seed=s, threshold=1e-6))
+            for s in range(5)]
+    ours = bucket_louvain(LouvainGraph.from_networkx(G)).modularity
+    assert ours >= min(runs) and ours >= 0.98 * float(np.median(runs)) and ours >= 0.98 * max(runs[:3])
 
-    - LFR, mixing 0.3 (seeds 1 and 2): the first level ends at Q = 0.512 and 0.526 with 25 and 47 communities;
-      the next starts with every vertex a singleton, and its first sweep moves about half of them at once (25
-      of 47 for seed 2), many into the same community: that sweep lowers modularity, the phase stops with the
-      partition it started from (Alg. 1 line 12, the best kept), nothing merges, and the run ends (97.6 % of
-      NetworkX's best for seed 1, 94.7 % for seed 2; Blondel's sequential moves get 99.1 % and 100 %).
-    - The benchmark's sparse planted partition of 2^14 vertices: the second sweep of the first level moves
-      half the vertices and lowers modularity (0.1001 to 0.0985), so level one stops at its first sweep's
-      pairs; sweeping on through the dip (the best kept) reaches NetworkX's 0.687, but the same change loses
-      1 % on meshes (jagmesh7), so the paper's stop rule stays (96.3 %; Blondel's id order gets 96.4 % too).
+
+@pytest.mark.parametrize("case", ["lfr-0.3-1", "lfr-0.3-2", pytest.param("planted-16k", marks=pytest.mark.slow)])
+def test_conflict_free_sweeps_recover_what_the_papers_stop_rule_loses(case):
+    """Parallel moves decide from the same state, so a sweep can lower modularity.  The paper's rule (Alg. 1
+    line 12) then stops the phase with its best partition; ``dip_rule="independent"`` goes back to it and goes
+    on with conflict-free sweeps (a mover moves only if no moving neighbour outranks it).
+
+    - LFR, mixing 0.3 (seeds 1 and 2): the first level ends at Q = 0.512 and 0.526; the next starts with every
+      vertex a singleton and its first sweep moves about half of them at once, many into one community: that
+      sweep lowers modularity and the paper's rule ends the run (97.6 % and 94.7 % of NetworkX's best).
+    - The benchmark's sparse planted partition of 2^14 vertices: the second sweep of the first level moves half
+      the vertices and lowers modularity (0.1001 to 0.0985); the paper's rule stops there (96.3 %).
     """
     if case == "planted-16k":
         graph, truth = _benchmark_planted(14)
@@ -211,8 +218,22 @@ def test_where_synchronous_moves_still_lose_a_few_percent(case, floor):
     else:
         graph = LouvainGraph.from_networkx(_lfr(0.3, int(case[-1])))
     theirs = networkx_best(graph.to_networkx())
-    ours = bucket_louvain(graph).modularity
-    assert floor * theirs <= ours < 0.99 * theirs
+    paper, ours = (bucket_louvain(graph, dip_rule=rule).modularity for rule in ("paper", "independent"))
+    assert paper < 0.98 * theirs and ours > paper + 0.01 * theirs
+    if case != "lfr-0.3-1":  # see test_lfr_where_networkx_itself_spreads_three_percent
+        assert ours >= 0.99 * theirs
+
+
+def test_conflict_free_sweeps_on_the_simulator_equal_the_reference():
+    """A planted partition of 4 x 8 vertices whose first phase dips at its fifth sweep: the kernels'
+    conflict-free sweeps (mark_movers, apply_independent_moves) make the reference's decisions."""
+    graph = LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=17))
+    ours, reference = louvain(graph, backend="sim", seed=3), bucket_louvain(graph)
+    assert ours.stats["conflict_free_from"][0] == reference.stats["conflict_free_from"][0] == 5
+    assert ours.stats["launches"]["apply_independent_moves"] > 0
+    assert ours.labels.tolist() == reference.labels.tolist()
+    assert_close(ours.modularity, nx_modularity(graph, ours))
+    assert ours.modularity > bucket_louvain(graph, dip_rule="paper").modularity + 0.02
 
 
 @pytest.mark.slow

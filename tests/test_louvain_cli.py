@@ -53,6 +53,7 @@ def test_unsymmetric_file_and_its_rule(tmp_path, capsys):
     (["louvain", "--example", "karate", "--resolution", "nan"], "resolution=nan"),
     (["louvain", "--example", "karate", "--layout", "warp"], "--layout 'warp' is not one of"),
     (["louvain", "--example", "karate", "--symmetrise", "min"], "--symmetrise 'min' is not one of"),
+    (["louvain", "--example", "karate", "--dip-rule", "sometimes"], "--dip-rule 'sometimes' is not one of"),
     (["louvain", "--example", "karate", "--backend", "tpu"], "backend='tpu'"),
     (["louvain", "--example", "karate", "--threshold", "-1"], "threshold=-1.0"),
     (["louvain", "--example", "ash219"], "must be square"),

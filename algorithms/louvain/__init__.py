@@ -12,12 +12,13 @@ must equal).  The result, a :class:`CommunityResult`, checks itself against the 
 ([0, 0, 0, 0, 1, 1, 1, 0, 2, 2], 0.4198)
 """
 
-from .driver import LAYOUTS, T_BIN, T_FINAL, gpu_louvain, louvain
+from .driver import DIP_RULES, LAYOUTS, T_BIN, T_FINAL, gpu_louvain, louvain
 from .graph import SYMMETRISE_RULES, LouvainGraph, karate, load_louvain_graph
 from .reference import blondel_louvain, bucket_louvain
 from .result import CommunityResult, check_partition, modularity
 
 __all__ = [
-    "LAYOUTS", "SYMMETRISE_RULES", "T_BIN", "T_FINAL", "CommunityResult", "LouvainGraph", "blondel_louvain",
+    "DIP_RULES", "LAYOUTS", "SYMMETRISE_RULES", "T_BIN", "T_FINAL", "CommunityResult", "LouvainGraph",
+    "blondel_louvain",
     "bucket_louvain", "check_partition", "gpu_louvain", "karate", "load_louvain_graph", "louvain", "modularity",
 ]

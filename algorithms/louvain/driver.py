@@ -51,10 +51,12 @@ from .reference import bucket_louvain
 from .result import CommunityResult
 from .variants import PAPER, LouvainKernels
 
-__all__ = ["BIN_VERTICES", "LAYOUTS", "T_BIN", "T_FINAL", "aggregate", "louvain"]
+__all__ = ["BIN_VERTICES", "DIP_RULES", "LAYOUTS", "T_BIN", "T_FINAL", "aggregate", "louvain"]
 
 #: ``layout=``: the paper's degree buckets (threads scale with the degree) or one thread per vertex.
 LAYOUTS = ("buckets", "thread")
+#: ``dip_rule=``: after a sweep that lowers modularity, go on with conflict-free sweeps, or stop (Alg. 1).
+DIP_RULES = ("independent", "paper")
 #: The thresholds of §5 and the graph size above which the larger applies.
 T_FINAL, T_BIN, BIN_VERTICES = 1e-6, 1e-2, 100_000
 #: Global-memory table slots the blocks of group seven share at once.
@@ -99,8 +101,9 @@ def louvain(graph, *, algorithm: str = "louvain", backend: str = "auto", device:
           kernels=tuple(PAPER))
 def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float = 1.0,
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
-                seed: int | None = None, layout: str = "buckets", progress: bool = False,
-                device: Device | None = None, kernels: LouvainKernels | None = None) -> CommunityResult:
+                seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
+                progress: bool = False, device: Device | None = None, kernels: LouvainKernels | None = None
+                ) -> CommunityResult:
     """Communities of ``graph`` by the GPU Louvain method of seed 003, Paper III.
 
     Parameters
@@ -118,13 +121,22 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
         The simulator's schedule seed (the result does not depend on it when the weights' sums are exact).
     layout:
         ``"buckets"`` (§4.1: 4 to 128 threads a vertex by degree) or ``"thread"`` (one thread a vertex).
+    dip_rule:
+        What a phase does after a sweep that *lowers* modularity (parallel moves decide from the same state).
+        ``"paper"``: stop the phase with its best partition (Alg. 1 line 12).  ``"independent"`` (default):
+        go back to the best partition and go on with conflict-free sweeps, where a vertex moves only if no
+        neighbour that also moves has a higher pseudo-random priority
+        (:func:`~gpusim.algorithms.louvain.kernels_move.apply_independent_moves`), until a sweep gains less
+        than the threshold.  The paper's rule stops early where half the vertices move at once (LFR graphs
+        with mixing 0.3: 94.7 % of NetworkX's modularity; 99.3 % with conflict-free sweeps).
     kernels:
         A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
 
     Returns
     -------
     CommunityResult
-        ``labels``, ``modularity``, ``levels``, ``stats`` (levels, sweeps, launches, seconds per phase).
+        ``labels``, ``modularity``, ``levels``, ``stats`` (levels, sweeps, launches, seconds per phase, and
+        ``conflict_free_from``: for each phase, the sweep after which its sweeps were conflict-free, or None).
     """
     graph = load_louvain_graph(graph)
     resolution = _positive("resolution", resolution)
@@ -132,6 +144,8 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
     bin_vertices = check_int("bin_vertices", bin_vertices, 0, None)
     if layout not in LAYOUTS:
         raise InvalidArgument(f"layout={layout!r} is not one of {LAYOUTS}")
+    if dip_rule not in DIP_RULES:
+        raise InvalidArgument(f"dip_rule={dip_rule!r} is not one of {DIP_RULES}")
     seed = None if seed is None else check_seed(seed)
     if kernels is not None and not isinstance(kernels, LouvainKernels):
         raise InvalidArgumentType(f"kernels must be a LouvainKernels table, got {type(kernels).__name__}")
@@ -142,11 +156,11 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
                       else choose_backend(backend, graph.n_entries))
     if chosen == "cpu":
         result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
-                                bin_vertices=int(bin_vertices), layout=layout)
+                                bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule)
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)
-        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress).result()
+        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule).result()
     result.stats["chosen"] = reason
     return result
 
@@ -201,12 +215,13 @@ class _Run:
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
     def __init__(self, graph: LouvainGraph, dev: Device, resolution: float, limits: tuple, layout: str,
-                 kernels: LouvainKernels, progress: bool):
-        self.graph, self.dev, self.gamma, self.limits = graph, dev, resolution, limits
+                 kernels: LouvainKernels, progress: bool, dip_rule: str = "independent"):
+        self.graph, self.dev, self.gamma, self.limits, self.dip_rule = graph, dev, resolution, limits, dip_rule
         self.layout, self.kernels = layout, kernels
         self.launch = Launcher(dev, progress=progress, description="louvain levels")
         self.max_grid = 4 if dev.backend == "sim" else 8192
         self.primes_host = prime_table()
+        self.conflict_free_from: list[int | None] = []
 
     # -- small helpers --------------------------------------------------------------------------
     def zeros(self, n: int, dtype) -> object:
@@ -271,6 +286,7 @@ class _Run:
         launch.close()
         final = levels[-1] if levels else np.arange(n0, dtype=np.int32)
         stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
+                 "conflict_free_from": self.conflict_free_from,
                  "launches": dict(launch.launches), "seconds": dict(launch.seconds), "layout": self.layout}
         return CommunityResult(graph, final, level_q[-1] if levels else first_q, levels, level_q, "louvain",
                                dev.backend, stats, self.gamma)
@@ -306,13 +322,20 @@ class _Run:
         stride = self.table_slots(self.largest(degree, n)) if buckets[-1][1] else 0
         q = q_start = best_q = totals_and_q()
         self.each(mv.copy_labels, n, C, best, n)
-        sweeps = 0
+        sweeps, independent, moving = 0, False, None
+        self.conflict_free_from.append(None)
         while True:
             for b, (offset, count) in enumerate(buckets):
                 if count:
                     self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
                                   len(self.primes_host), two_m / 2.0, self.gamma), stride, entries, n)
-                    self.each(mv.apply_moves, count, vset, offset, count, new_comm, C)
+                    if independent:
+                        stamp = sweeps * len(buckets) + b + 1
+                        self.each(mv.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
+                        self.each(mv.apply_independent_moves, count, ptr, adj, vset, offset, count, new_comm, C,
+                                  moving, stamp, sweeps)
+                    else:
+                        self.each(mv.apply_moves, count, vset, offset, count, new_comm, C)
                     self.each(mv.clear_totals, n, a, csize, n)
                     self.each(mv.community_totals, n, C, k, a, csize, n)
             sweeps += 1
@@ -320,9 +343,15 @@ class _Run:
             if q_new > best_q:
                 best_q = q_new
                 self.each(mv.copy_labels, n, C, best, n)
-            if q_new - q < limit:
+            if q_new - q >= limit:
+                q = q_new
+            elif q_new < q and not independent and self.dip_rule == "independent":
+                independent, moving, q = True, self.zeros(n, np.int32), best_q
+                self.conflict_free_from[-1] = sweeps
+                self.each(mv.copy_labels, n, best, C, n)
+                totals_and_q()
+            else:
                 return best, q_start, best_q, sweeps
-            q = q_new
 
     def move(self, b: int, args: tuple, stride: int, entries: int, n: int) -> None:
         """computeMove (Algorithm 2) for bucket ``b`` with the layout's threads per vertex."""

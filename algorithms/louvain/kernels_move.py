@@ -34,9 +34,10 @@ from .hashing import (
 )
 
 __all__ = [
-    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "apply_moves", "best_community", "bucket_of",
+    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "apply_independent_moves", "apply_moves",
+    "best_community", "bucket_of",
     "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide", "entry_counts", "fill_buckets",
-    "follow_leaves", "largest_value", "hash_neighbours", "init_communities",
+    "follow_leaves", "largest_value", "hash_neighbours", "init_communities", "mark_movers", "priority",
     "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
     "move_thread", "vertex_degrees",
 ]
@@ -329,6 +330,46 @@ def apply_moves(vset, offset, count, new_comm, C):
     while v < count:
         i = vset[offset + v]
         C[i] = new_comm[i]
+        v += T.num_threads()
+
+
+@device
+def priority(v, salt):
+    """A pseudo-random rank of vertex ``v`` for sweep ``salt``: ``v -> a v + b (mod 2^31)`` with ``a`` odd is a
+    bijection, so two vertices never tie."""
+    return (T.i64(v) * 1103515245 + T.i64(salt) * 40503 + 12345) % 2147483648
+
+
+@kernel(signature="int32[:], int32, int32, int32[:], int32[:], int32[:], int32")
+def mark_movers(vset, offset, count, new_comm, C, moving, stamp):
+    """``moving[i] = stamp`` for each vertex of the bucket that chose another community (``stamp`` is new for
+    each bucket of each sweep, so no clearing is needed)."""
+    v = T.gtid()
+    while v < count:
+        i = vset[offset + v]
+        if new_comm[i] != C[i]:
+            moving[i] = stamp
+        v += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], int32[:], int32, int32")
+def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, moving, stamp, salt):
+    """Conflict-free sweeps after a dip (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s
+    ``dip_rule="independent"``): a mover moves only if no neighbour that also moves in this bucket has a higher
+    :func:`priority` (one round of Luby's independent set among the movers; [16] colours the graph for the same
+    end), so no two adjacent vertices decide on each other's stale community."""
+    v = T.gtid()
+    while v < count:
+        i = vset[offset + v]
+        if moving[i] == stamp:
+            mine = priority(i, salt)
+            free = True
+            for e in range(ptr[i], ptr[i + 1]):
+                j = adj[e]
+                if j != i and moving[j] == stamp and priority(j, salt) > mine:
+                    free = False
+            if free:
+                C[i] = new_comm[i]
         v += T.num_threads()
 
 

@@ -78,6 +78,31 @@ def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, to
 
 
 @numba.njit(cache=False)
+def _priority(v, salt):
+    """:func:`~gpusim.algorithms.louvain.kernels_move.priority`."""
+    return (v * 1103515245 + salt * 40503 + 12345) % 2147483648
+
+
+@numba.njit(cache=False)
+def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
+    """:func:`~gpusim.algorithms.louvain.kernels_move.apply_independent_moves`: a mover of ``vset`` moves only if
+    no neighbour that also moves has a higher priority."""
+    for v in vset:
+        moving[v] = new_comm[v] != C[v]
+    for v in vset:
+        if moving[v]:
+            free = True
+            for e in range(ptr[v], ptr[v + 1]):
+                j = adj[e]
+                if j != v and moving[j] and _priority(j, salt) > _priority(v, salt):
+                    free = False
+            if free:
+                C[v] = new_comm[v]
+    for v in vset:
+        moving[v] = False
+
+
+@numba.njit(cache=False)
 def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
     """One pass of Blondel et al.: each vertex in turn leaves its community and joins the best one."""
     moved = 0
@@ -178,13 +203,15 @@ def _degrees(ptr, w) -> np.ndarray:
 
 
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
-                   bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets"
-                   ) -> CommunityResult:
+                   bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
+                   dip_rule: str = "independent") -> CommunityResult:
     """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
 
-    ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does.
+    ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
+    ``dip_rule`` is :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
     """
     bounds = np.array(DEGREE_BOUNDS if layout == "buckets" else (), np.int64)
+    conflict_free_from: list[int | None] = []
 
     def optimise(ptr, adj, w, limit):
         n = ptr.size - 1
@@ -194,29 +221,40 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         degree = np.diff(ptr)
         bucket = np.searchsorted(bounds, degree, side="left")
         vsets = [np.flatnonzero((bucket == b) & (degree > 0)) for b in range(bounds.size + 1)]
-        new_comm, acc, touched = C.copy(), np.full(n, -1.0), np.zeros(n, np.int64)
+        new_comm, acc, touched, moving = C.copy(), np.full(n, -1.0), np.zeros(n, np.int64), np.zeros(n, bool)
 
         def totals():
             return np.bincount(C, k, minlength=n), np.bincount(C, minlength=n)
 
         a, csize = totals()
         q = q_start = best_q = _modularity(ptr, adj, w, C, a, two_m, resolution)
-        best, sweeps = C.copy(), 0
+        best, sweeps, independent = C.copy(), 0, False
+        conflict_free_from.append(None)
         while True:
             for vset in vsets:
                 if vset.size:
                     _bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm, acc, touched)
-                    C[vset] = new_comm[vset]
+                    if independent:
+                        _independent_moves(ptr, adj, C, new_comm, vset, moving, sweeps)
+                    else:
+                        C[vset] = new_comm[vset]
                     a, csize = totals()
             sweeps += 1
             q_new = _modularity(ptr, adj, w, C, a, two_m, resolution)
             if q_new > best_q:
                 best_q, best = q_new, C.copy()
-            if q_new - q < limit:
+            if q_new - q >= limit:
+                q = q_new
+            elif q_new < q and not independent and dip_rule == "independent":
+                independent, q, C[:] = True, best_q, best
+                conflict_free_from[-1] = sweeps
+                a, csize = totals()
+            else:
                 return best, q_start, best_q, sweeps
-            q = q_new
 
-    return _levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
+    result = _levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
+    result.stats["conflict_free_from"] = conflict_free_from
+    return result
 
 
 @register("communities", "blondel", backends=("cpu",),

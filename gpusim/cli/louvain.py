@@ -36,6 +36,9 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     louvain.add_argument("--resolution", type=float, default=1.0, help="gamma of the modularity (default 1)")
     louvain.add_argument("--threshold", type=float, default=None, help="t_final (default 1e-6)")
     louvain.add_argument("--layout", default="buckets", help="louvain: buckets (the paper's, default) or thread")
+    louvain.add_argument("--dip-rule", default="independent",
+                         help="louvain, after a sweep that lowers modularity: independent (go on with conflict-free "
+                              "sweeps, default) or paper (stop the phase)")
     louvain.add_argument("--symmetrise", default=None, metavar="RULE",
                          help="combine the two directions of an unsymmetric file: sum, max or mean")
     louvain.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
@@ -48,7 +51,7 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
 def _louvain(options: argparse.Namespace) -> int:
     import time
 
-    from gpusim.algorithms.louvain import LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
+    from gpusim.algorithms.louvain import DIP_RULES, LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
     from gpusim.errors import InvalidArgument
     from gpusim.runtime.device import Device, choose_backend
     from gpusim.runtime.registry import lookup
@@ -59,6 +62,8 @@ def _louvain(options: argparse.Namespace) -> int:
     check_picture_option(options)
     if options.layout not in LAYOUTS:
         raise InvalidArgument(f"--layout {options.layout!r} is not one of {', '.join(LAYOUTS)}")
+    if options.dip_rule not in DIP_RULES:
+        raise InvalidArgument(f"--dip-rule {options.dip_rule!r} is not one of {', '.join(DIP_RULES)}")
     if options.symmetrise is not None and options.symmetrise not in SYMMETRISE_RULES:
         raise InvalidArgument(f"--symmetrise {options.symmetrise!r} is not one of {', '.join(SYMMETRISE_RULES)}")
     if options.backend != "auto":
@@ -68,7 +73,7 @@ def _louvain(options: argparse.Namespace) -> int:
                    "threshold": T_FINAL if options.threshold is None else options.threshold}
     reason, bar = None, None
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
-        extra["layout"] = options.layout
+        extra["layout"], extra["dip_rule"] = options.layout, options.dip_rule
         chosen, reason = choose_backend(options.backend, graph.n_entries)
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
