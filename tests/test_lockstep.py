@@ -369,7 +369,7 @@ CASES = {
     "gs-rounds": _stable_case("gs-rounds", MEN_AND_WOMEN, "fill gale_shapley_round"),
     "louvain-buckets": _louvain_case(
         _louvain_hubs(), "vertex_degrees init_communities follow_leaves clear_totals community_totals entry_counts "
-        "largest_value count_buckets fill_buckets move_subwarp move_block_shared move_block_global apply_moves "
+        "count_buckets fill_buckets move_subwarp move_block_shared move_block_global apply_moves "
         "modularity_terms copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
         "merge_block_shared merge_block_global scatter_counts compact_edges relabel"),
     "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),

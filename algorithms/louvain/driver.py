@@ -59,8 +59,6 @@ LAYOUTS = ("buckets", "thread")
 DIP_RULES = ("independent", "paper")
 #: The thresholds of §5 and the graph size above which the larger applies.
 T_FINAL, T_BIN, BIN_VERTICES = 1e-6, 1e-2, 100_000
-#: Global-memory table slots the blocks of group seven share at once.
-GLOBAL_TABLE_SLOTS = 2**23
 _INT32_MAX = int(np.iinfo(np.int32).max)
 #: Lanes per vertex and slots per table of §4.1's groups one to five.
 _SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
@@ -222,6 +220,7 @@ class _Run:
         self.max_grid = 4 if dev.backend == "sim" else 8192
         self.primes_host = prime_table()
         self.conflict_free_from: list[int | None] = []
+        self.global_tables = None
 
     # -- small helpers --------------------------------------------------------------------------
     def zeros(self, n: int, dtype) -> object:
@@ -234,8 +233,13 @@ class _Run:
     def read(self, array, count: int = 1) -> np.ndarray:
         return self.dev.to_host(array)[:count]
 
-    def table_slots(self, degree: int) -> int:
-        return int(self.primes_host[np.searchsorted(self.primes_host, (3 * degree) // 2, side="right")])
+    def tables(self, entries: int, n: int) -> tuple[object, object]:
+        """Global-memory hash tables with room for every vertex's (or community's) at ``3 ptr[i] + 2 i``: allocated
+        at the first level that needs them (the largest) and kept."""
+        slots = 3 * entries + 2 * n
+        if self.global_tables is None or self.global_tables[0].size < slots:
+            self.global_tables = self.dev.zeros(slots, np.int32), self.dev.zeros(slots, np.float64)
+        return self.global_tables
 
     def partition(self, degree, bounds: tuple[int, ...], n: int) -> tuple[object, list[tuple[int, int]]]:
         """Alg. 1 line 5 / Alg. 3 line 21: ``vset`` and ``(offset, count)`` of each degree bucket."""
@@ -248,11 +252,6 @@ class _Run:
         self.each(mv.fill_buckets, n, degree, bounds_dev, len(bounds) + 1,
                   self.dev.array(offsets[:-1].astype(np.int32)), vset, n)
         return vset, [(int(offsets[b]), int(sizes[b])) for b in range(len(sizes))]
-
-    def largest(self, values, n: int) -> int:
-        out = self.dev.zeros(1, np.int32)
-        self.each(mv.largest_value, n, values, out, n)
-        return int(self.read(out)[0])
 
     # -- the outer loop ---------------------------------------------------------------------------
     def result(self) -> CommunityResult:
@@ -319,7 +318,6 @@ class _Run:
         self.each(mv.entry_counts, n, ptr, degree, n)
         bounds = mv.DEGREE_BUCKETS if self.layout == "buckets" else ()
         vset, buckets = self.partition(degree, bounds, n)
-        stride = self.table_slots(self.largest(degree, n)) if buckets[-1][1] else 0
         q = q_start = best_q = totals_and_q()
         self.each(mv.copy_labels, n, C, best, n)
         sweeps, independent, moving = 0, False, None
@@ -328,7 +326,7 @@ class _Run:
             for b, (offset, count) in enumerate(buckets):
                 if count:
                     self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
-                                  len(self.primes_host), two_m / 2.0, self.gamma), stride, entries, n)
+                                  len(self.primes_host), two_m / 2.0, self.gamma), entries, n)
                     if independent:
                         stamp = sweeps * len(buckets) + b + 1
                         self.each(mv.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
@@ -353,13 +351,11 @@ class _Run:
             else:
                 return best, q_start, best_q, sweeps
 
-    def move(self, b: int, args: tuple, stride: int, entries: int, n: int) -> None:
+    def move(self, b: int, args: tuple, entries: int, n: int) -> None:
         """computeMove (Algorithm 2) for bucket ``b`` with the layout's threads per vertex."""
         count, kernels = args[9], self.kernels
         if self.layout == "thread":
-            slots = 3 * entries + 2 * n
-            keys, vals = self.dev.zeros(slots, np.int32), self.dev.zeros(slots, np.float64)
-            self.each(kernels.move_thread, count, *args, keys, vals)
+            self.each(kernels.move_thread, count, *args, *self.tables(entries, n))
         elif b < len(_SUBWARP):
             width, slots = _SUBWARP[b]
             blocks = -(-count // (mv.BLOCK // width))
@@ -367,9 +363,7 @@ class _Run:
         elif b == len(_SUBWARP):
             self.launch(kernels.move_block_shared, min(count, self.max_grid), mv.BLOCK, *args)
         else:
-            grid = max(1, min(count, self.max_grid, GLOBAL_TABLE_SLOTS // stride))
-            keys, vals = self.dev.zeros(grid * stride, np.int32), self.dev.zeros(grid * stride, np.float64)
-            self.launch(kernels.move_block_global, grid, mv.BLOCK, *args, keys, vals, stride)
+            self.launch(kernels.move_block_global, min(count, self.max_grid), mv.BLOCK, *args, *self.tables(entries, n))
 
     # -- Algorithm 3 -----------------------------------------------------------------------------
     def contract(self, ptr, adj, w, C, n: int, always: bool = False):
@@ -402,11 +396,8 @@ class _Run:
                 self.launch(kernels.merge_block_shared, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
                             *tail)
             else:
-                stride = self.table_slots(self.largest(com_degree, n))
-                grid = max(1, min(count, self.max_grid, GLOBAL_TABLE_SLOTS // stride))
-                keys, vals = dev.zeros(grid * stride, np.int32), dev.zeros(grid * stride, np.float64)
-                self.launch(kernels.merge_block_global, grid, mv.BLOCK, *args, offset, count, *tail, keys, vals,
-                            stride)
+                self.launch(kernels.merge_block_global, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
+                            *tail, *self.tables(bound, n))
         new_count = self.zeros(n_new, np.int32)
         self.each(agg.scatter_counts, n, fill, new_id, com_size, new_count, n)
         new_ptr, entries = exclusive_scan(dev, new_count, n_new, self.launch)

@@ -167,15 +167,16 @@ def merge_block_shared(ptr, adj, w, C, com, com_start, com_size, com_degree, cse
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
                   "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:], int32[:], "
-                  "float64[:], int32", intended_races=MERGE_RACES)
+                  "float64[:]", intended_races=MERGE_RACES)
 def merge_block_global(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
-                       edge_pos, fill, new_id, new_adj, new_w, keys, vals, stride):
+                       edge_pos, fill, new_id, new_adj, new_w, keys, vals):
     """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), degree sums above 479: a block, the table in global
-    memory (``stride`` slots a block, reused for each community the block takes in turn)."""
+    memory at ``3 edgePos[c] + 2 c`` (a prime above 1.5 d is below 3 d + 2), so all blocks work at once."""
     q = T.block_id()
     while q < count:
-        merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, cset[offset + q], primes, n_primes,
-                    edge_pos, fill, new_id, new_adj, new_w, keys, vals, T.block_id() * stride)
+        c = cset[offset + q]
+        merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes, n_primes, edge_pos, fill,
+                    new_id, new_adj, new_w, keys, vals, 3 * edge_pos[c] + 2 * c)
         q += T.grid_size()
 
 

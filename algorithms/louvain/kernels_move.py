@@ -37,7 +37,7 @@ __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "apply_independent_moves", "apply_moves",
     "best_community", "bucket_of",
     "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide", "entry_counts", "fill_buckets",
-    "follow_leaves", "largest_value", "hash_neighbours", "init_communities", "mark_movers", "priority",
+    "follow_leaves", "hash_neighbours", "init_communities", "mark_movers", "priority",
     "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
     "move_thread", "vertex_degrees",
 ]
@@ -127,15 +127,6 @@ def entry_counts(ptr, degree, n):
     i = T.gtid()
     while i < n:
         degree[i] = ptr[i + 1] - ptr[i]
-        i += T.num_threads()
-
-
-@kernel(signature="int32[:], int32[:], int32")
-def largest_value(values, out, n):
-    """``out[0] = max(out[0], values[i])`` over ``i < n``: the largest degree, for the global tables' stride."""
-    i = T.gtid()
-    while i < n:
-        T.atomic_max(out, 0, values[i])
         i += T.num_threads()
 
 
@@ -288,17 +279,19 @@ def move_block_shared(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
 
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
-                  "int32, int32[:], int32[:], int32, float64, float64, int32[:], float64[:], int32",
+                  "int32, int32[:], int32[:], int32, float64, float64, int32[:], float64[:]",
         intended_races=MOVE_RACES)
 def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma,
-                      keys, vals, stride):
+                      keys, vals):
     """computeMove (seed 003, Paper III, Alg. 2), §4.1 group seven (degree > 319): a block per vertex, the
-    table in global memory, ``stride`` slots per block reused for each vertex the block takes in turn."""
+    table in global memory at ``3 ptr[i] + 2 i``, as in :func:`move_thread`, so every block of the grid works
+    at once whatever the largest degree."""
     winners = T.shared_array(4, T.i32)
     v = T.block_id()
     while v < count:
-        move_block_vertex(ptr, adj, w, C, k, a, csize, vset[offset + v], new_comm, primes, n_primes, m, gamma,
-                          keys, vals, T.block_id() * stride, winners)
+        i = vset[offset + v]
+        move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes, m, gamma, keys, vals,
+                          3 * ptr[i] + 2 * i, winners)
         v += T.grid_size()
 
 
