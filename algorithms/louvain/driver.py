@@ -230,6 +230,10 @@ class _Run:
         """Launch a grid-stride kernel over ``n`` items."""
         self.launch(kernel, Device.grid_for(n, mv.BLOCK, self.max_grid), mv.BLOCK, *args)
 
+    def each_warp(self, kernel, n: int, *args) -> None:
+        """Launch a warp-per-item kernel over ``n`` items."""
+        self.launch(kernel, Device.grid_for(32 * n, mv.BLOCK, self.max_grid), mv.BLOCK, *args)
+
     def read(self, array, count: int = 1) -> np.ndarray:
         return self.dev.to_host(array)[:count]
 
@@ -298,7 +302,7 @@ class _Run:
         """Algorithm 1 on the current graph: ``(best C, Q at the start, best Q, sweeps)``."""
         dev = self.dev
         k, total = self.zeros(n, np.float64), dev.zeros(1, np.float64)
-        self.each(mv.vertex_degrees, n, ptr, w, k, total, n)
+        self.each_warp(mv.vertex_degrees, n, ptr, w, k, total, n)
         two_m = float(self.read(total)[0])
         C, best, new_comm = self.zeros(n, np.int32), self.zeros(n, np.int32), self.zeros(n, np.int32)
         a, csize = self.zeros(n, np.float64), self.zeros(n, np.int32)
@@ -310,7 +314,7 @@ class _Run:
             self.each(mv.clear_totals, n, a, csize, n)
             self.each(mv.community_totals, n, C, k, a, csize, n)
             sums = dev.zeros(2, np.float64)
-            self.each(mv.modularity_terms, n, ptr, adj, w, C, a, sums, n)
+            self.each_warp(mv.modularity_terms, n, ptr, adj, w, C, a, sums, n)
             inside, squares = (float(x) for x in self.read(sums, 2))
             return inside / two_m - self.gamma * squares / (two_m * two_m)
 
@@ -382,6 +386,11 @@ class _Run:
         self.each(mv.copy_labels, n, com_start, cursor, n)
         self.each(agg.place_vertices, n, C, cursor, com, n)
         cset, buckets = self.partition(com_degree, agg.COMMUNITY_BUCKETS, n)
+        member_start = None
+        if buckets[1][1] or buckets[2][1]:  # the block kernels number each community's edges flat
+            member_degree = self.zeros(n, np.int32)
+            self.each(agg.member_degrees, n, ptr, com, member_degree, n)
+            member_start, _ = exclusive_scan(dev, member_degree, n, self.launch)
         fill, new_adj, new_w = self.zeros(n, np.int32), self.zeros(bound, np.int32), self.zeros(bound, np.float64)
         args = (ptr, adj, w, C, com, com_start, com_size, com_degree, cset)
         tail = (self.primes, len(self.primes_host), edge_pos, fill, new_id, new_adj, new_w)
@@ -394,10 +403,10 @@ class _Run:
                             count, *tail)
             elif b == 1:
                 self.launch(kernels.merge_block_shared, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
-                            *tail)
+                            *tail, member_start)
             else:
                 self.launch(kernels.merge_block_global, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
-                            *tail, *self.tables(bound, n))
+                            *tail, *self.tables(bound, n), member_start)
         new_count = self.zeros(n_new, np.int32)
         self.each(agg.scatter_counts, n, fill, new_id, com_size, new_count, n)
         new_ptr, entries = exclusive_scan(dev, new_count, n_new, self.launch)

@@ -26,8 +26,9 @@ from .hashing import EMPTY, clear_table, insert, table_size
 
 __all__ = [
     "COMMUNITY_BUCKETS", "MERGE_RACES", "MERGE_SLOTS", "MERGE_WARP_STRIDE", "community_sizes", "compact_edges",
-    "emit_edges", "hash_community", "mark_nonempty", "merge_block", "merge_block_global", "merge_block_shared",
-    "merge_warp", "place_vertices", "relabel", "scatter_counts",
+    "emit_edges", "hash_community", "hash_community_edges", "mark_nonempty", "member_degrees", "member_of",
+    "merge_block", "merge_block_global", "merge_block_shared", "merge_warp", "place_vertices", "relabel",
+    "scatter_counts",
 ]
 
 #: Upper bounds of the degree sums of §4.1's three community buckets: [1, 127], [128, 479], > 479.
@@ -79,6 +80,43 @@ def hash_community(ptr, adj, w, C, com, start, members, keys, vals, base, size, 
         while e < ptr[i + 1]:
             insert(keys, vals, base, size, C[adj[e]], w[e])
             e += step
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32")
+def member_degrees(ptr, com, member_degree, n):
+    """The degree of the ``q``-th vertex in community order; a prefix sum then gives ``memberStart``, where its
+    edges begin when each community's edges are numbered one after the other."""
+    q = T.gtid()
+    while q < n:
+        i = com[q]
+        member_degree[q] = ptr[i + 1] - ptr[i]
+        q += T.num_threads()
+
+
+@device
+def member_of(member_start, lo, hi, f):
+    """The last ``q`` in ``[lo, hi)`` with ``memberStart[q] <= f`` (binary search): the vertex that owns flat edge
+    ``f`` (members without edges are passed over, their start equals the next one's)."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if member_start[mid] <= f:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@device
+def hash_community_edges(ptr, adj, w, C, com, member_start, start, members, keys, vals, base, size, first, step):
+    """mergeCommunity's hashing for a block: the community's edges numbered flat, every ``step``-th one to each
+    thread, so a hub and a thousand leaves are shared alike (one edge a lane of each vertex in turn, as
+    :func:`hash_community` does, leaves most lanes idle in a community of many small vertices)."""
+    f = member_start[start] + first
+    while f < member_start[start + members]:
+        q = member_of(member_start, start, start + members, f)
+        e = ptr[com[q]] + f - member_start[q]
+        insert(keys, vals, base, size, C[adj[e]], w[e])
+        f += step
 
 
 @device
@@ -138,45 +176,46 @@ def merge_warp(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offse
 
 @device
 def merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes, n_primes, edge_pos, fill, new_id,
-                new_adj, new_w, keys, vals, base):
+                new_adj, new_w, keys, vals, base, member_start):
     """mergeCommunity for one community on all threads of a block (§4.1, second and third groups)."""
     t = T.thread_id()
     size = table_size(primes, n_primes, com_degree[c])
     clear_table(keys, vals, base, size, t, T.block_size())
     T.syncthreads()
-    hash_community(ptr, adj, w, C, com, com_start[c], com_size[c], keys, vals, base, size, t, T.block_size())
+    hash_community_edges(ptr, adj, w, C, com, member_start, com_start[c], com_size[c], keys, vals, base, size, t,
+                         T.block_size())
     T.syncthreads()
     emit_edges(keys, vals, base, size, t, T.block_size(), c, fill, edge_pos, new_id, new_adj, new_w)
     T.syncthreads()
 
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
-                  "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:]",
+                  "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:], int32[:]",
         intended_races=MERGE_RACES)
 def merge_block_shared(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
-                       edge_pos, fill, new_id, new_adj, new_w):
+                       edge_pos, fill, new_id, new_adj, new_w, member_start):
     """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), degree sums 128–479: a block, shared table."""
     keys = T.shared_array(MERGE_SLOTS, T.i32)
     vals = T.shared_array(MERGE_SLOTS, T.f64)
     q = T.block_id()
     while q < count:
         merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, cset[offset + q], primes, n_primes,
-                    edge_pos, fill, new_id, new_adj, new_w, keys, vals, 0)
+                    edge_pos, fill, new_id, new_adj, new_w, keys, vals, 0, member_start)
         q += T.grid_size()
 
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
                   "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:], int32[:], "
-                  "float64[:]", intended_races=MERGE_RACES)
+                  "float64[:], int32[:]", intended_races=MERGE_RACES)
 def merge_block_global(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
-                       edge_pos, fill, new_id, new_adj, new_w, keys, vals):
+                       edge_pos, fill, new_id, new_adj, new_w, keys, vals, member_start):
     """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), degree sums above 479: a block, the table in global
     memory at ``3 edgePos[c] + 2 c`` (a prime above 1.5 d is below 3 d + 2), so all blocks work at once."""
     q = T.block_id()
     while q < count:
         c = cset[offset + q]
         merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes, n_primes, edge_pos, fill,
-                    new_id, new_adj, new_w, keys, vals, 3 * edge_pos[c] + 2 * c)
+                    new_id, new_adj, new_w, keys, vals, 3 * edge_pos[c] + 2 * c, member_start)
         q += T.grid_size()
 
 

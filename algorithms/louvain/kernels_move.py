@@ -20,6 +20,7 @@ Every kernel is launched with 128 threads a block (four warps, §4.1).
 from __future__ import annotations
 
 from gpusim import T, device, kernel
+from gpusim.language.reductions import warp_reduce_sum
 
 from .hashing import (
     allowed,
@@ -55,15 +56,26 @@ MOVE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it say
 
 @kernel(signature="int32[:], float64[:], float64[:], float64[:], int32")
 def vertex_degrees(ptr, w, k, total, n):
-    """Alg. 1 line 2 (seed 003, Paper III): ``k_i`` for each vertex in parallel, and ``2m = sum k_i`` in ``total``."""
-    i = T.gtid()
+    """Alg. 1 line 2 (seed 003, Paper III): ``k_i`` for each vertex in parallel, and ``2m = sum k_i`` in ``total``.
+
+    A warp per vertex, its lanes striding over the entries (a hub's edges shared by 32 lanes), and one
+    ``atomicAdd`` per warp at the end."""
+    lane = T.lane_id()
+    i = T.gtid() // 32
+    total_here = 0.0
     while i < n:
         ki = 0.0
-        for e in range(ptr[i], ptr[i + 1]):
+        e = ptr[i] + lane
+        while e < ptr[i + 1]:
             ki += w[e]
-        k[i] = ki
-        T.atomic_add(total, 0, ki)
-        i += T.num_threads()
+            e += 32
+        ki = warp_reduce_sum(ki)
+        if lane == 0:
+            k[i] = ki
+        total_here += ki
+        i += T.num_threads() // 32
+    if lane == 0:
+        T.atomic_add(total, 0, total_here)
 
 
 @kernel(signature="int32[:], int32")
@@ -369,16 +381,27 @@ def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, moving, 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32")
 def modularity_terms(ptr, adj, w, C, a, sums, n):
     """Eq. (1)'s two sums: ``sums[0] += sum_i e_{i->C(i)}`` (the weight inside communities, ``A`` summed over
-    pairs in one community) and ``sums[1] += sum_c a_c^2``; then ``Q = sums[0] / 2m - gamma sums[1] / 4m^2``."""
-    i = T.gtid()
+    pairs in one community) and ``sums[1] += sum_c a_c^2``; then ``Q = sums[0] / 2m - gamma sums[1] / 4m^2``.
+
+    A warp per vertex as in :func:`vertex_degrees`, one ``atomicAdd`` per warp and sum."""
+    lane = T.lane_id()
+    i = T.gtid() // 32
+    inside = 0.0
+    squares = 0.0
     while i < n:
-        inside = 0.0
-        for e in range(ptr[i], ptr[i + 1]):
-            if C[adj[e]] == C[i]:
-                inside += w[e]
+        own = C[i]
+        here = 0.0
+        e = ptr[i] + lane
+        while e < ptr[i + 1]:
+            if C[adj[e]] == own:
+                here += w[e]
+            e += 32
+        inside += warp_reduce_sum(here)
+        squares += a[i] * a[i]
+        i += T.num_threads() // 32
+    if lane == 0:
         T.atomic_add(sums, 0, inside)
-        T.atomic_add(sums, 1, a[i] * a[i])
-        i += T.num_threads()
+        T.atomic_add(sums, 1, squares)
 
 
 @kernel(signature="int32[:], int32[:], int32")
