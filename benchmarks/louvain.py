@@ -2,10 +2,12 @@
 
 Programs, on each generated graph (the optional ones only where installed and within their size limit):
 
-- gpusim on ``numba`` and ``cupy``, ``layout="buckets"`` (the paper's) and ``"thread"`` (one thread a
-  vertex): ``seconds`` is the whole call (copies in, every level, the dendrogram read back) after a warm-up
-  that compiled every kernel; ``device_seconds`` the synchronised phases of the host loop (optimise and
-  aggregate: the kernels and the counters read back between them), which is what the paper times;
+- gpusim on ``numba`` and ``cupy``, ``layout="buckets"`` (the paper's) at the paper's thresholds and at each
+  other ``--bin-thresholds`` value (``t_bin``, the threshold while the graph has more than 100,000 vertices),
+  and ``"thread"`` (one thread a vertex) at the paper's thresholds: ``seconds`` is the whole call (copies in,
+  every level, the dendrogram read back) after a warm-up that compiled every kernel; ``device_seconds`` the
+  synchronised phases of the host loop (optimise and aggregate: the kernels and the counters read back between
+  them), which is what the paper times;
 - the sequential references on the CPU: the bucket-synchronous emulation (the GPU's decisions) and
   Blondel et al.'s original one-vertex-at-a-time Louvain, both compiled with numba — the paper's
   speed-ups (2.7 to 312, average 41.7 at t_bin = 1e-2, t_final = 1e-6; Table 1) are over the original;
@@ -18,7 +20,8 @@ Every row reports the modularity (recomputed by gpusim's independent check for g
 program's own modularity otherwise) and its ratio to PLM's (or to the best CPU program when PLM is
 missing).  Usage::
 
-    python benchmarks/louvain.py [--quick] [--sizes 20,22,24] [--json FILE]
+    python benchmarks/louvain.py [--quick] [--sizes 20,22,24] [--graphs planted,rmat] [--json FILE]
+    python benchmarks/louvain.py --sizes 23 --degree 24 --graphs rmat,planted --reference-edges 0 --no-thread
 
 ``--sizes`` are log2 of the vertex counts (average degree about 10, so 2^20 vertices is about 10^7 edges).
 """
@@ -37,7 +40,7 @@ import numpy as np
 from timing import timed
 
 from gpusim import Device
-from gpusim.algorithms.louvain import LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
+from gpusim.algorithms.louvain import T_BIN, LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
 from gpusim.backends import GPU_BACKENDS, gpu_status
 
 
@@ -52,9 +55,10 @@ def _from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> LouvainGraph:
 def planted_partition(n: int, degree: float, seed: int) -> tuple[LouvainGraph, np.ndarray]:
     """Communities of 64 to 1024 vertices; 80 % of each vertex's edges inside its community."""
     rng = np.random.default_rng(seed)
-    sizes = []
-    while sum(sizes) < n:
+    sizes, total = [], 0
+    while total < n:
         sizes.append(int(rng.integers(64, 1025)))
+        total += sizes[-1]
     sizes[-1] -= sum(sizes) - n
     truth = np.repeat(np.arange(len(sizes)), sizes)
     start = np.concatenate([[0], np.cumsum(sizes)])
@@ -167,12 +171,16 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
         _, labels = np.unique(labels, return_inverse=True)
         rows.append({**base, "program": program, "backend": "cpu", "seconds": seconds,
                      "modularity": modularity(graph, labels), "communities": int(labels.max()) + 1})
+    settings = [("buckets", T_BIN)] + [("buckets", t) for t in options.bin_thresholds if t != T_BIN]
+    settings += [("thread", T_BIN)] if options.thread else []
     for backend in backends:
         device = Device(backend)
-        for layout in ("buckets", "thread"):
-            seconds, result = timed(lambda d=device, lay=layout: louvain(graph, device=d, layout=lay))
+        for layout, t_bin in settings:
+            seconds, result = timed(lambda d=device, lay=layout, t=t_bin: louvain(graph, device=d, layout=lay,
+                                                                                  bin_threshold=t))
             phases = result.stats["seconds"]
-            rows.append({**base, "program": f"gpusim {layout}", "backend": backend, "seconds": seconds,
+            program = f"gpusim {layout}" + ("" if t_bin == T_BIN else f" t_bin={t_bin:g}")
+            rows.append({**base, "program": program, "backend": backend, "seconds": seconds, "bin_threshold": t_bin,
                          "device_seconds": phases.get("optimise", 0.0) + phases.get("aggregate", 0.0),
                          "modularity": result.modularity, "communities": result.n_communities,
                          "levels": result.stats["levels"], "sweeps": result.stats["sweeps"], "valid": result.valid})
@@ -200,8 +208,18 @@ def main(argv=None) -> int:
     parser.add_argument("--igraph-edges", type=float, default=1e7, help="igraph only up to this many edges")
     parser.add_argument("--networkx-edges", type=float, default=1e6, help="networkx only up to this many edges")
     parser.add_argument("--reference-edges", type=float, default=3e7, help="sequential references up to this")
+    parser.add_argument("--graphs", default="planted,rmat,geometric",
+                        help="families to generate: planted, rmat, geometric (default all three; LFR at 2^12-2^14)")
+    parser.add_argument("--bin-thresholds", default="1e-2,1e-4",
+                        help="gpusim buckets is run with each t_bin (default 1e-2, the paper's, and 1e-4)")
+    parser.add_argument("--no-thread", dest="thread", action="store_false",
+                        help="leave out layout='thread' (one thread a vertex, the paper's baseline)")
     parser.add_argument("--json", help="write the rows to this file")
     options = parser.parse_args(argv)
+    options.bin_thresholds = [float(t) for t in options.bin_thresholds.split(",")]
+    families = set(options.graphs.split(","))
+    if families - {"planted", "rmat", "geometric"}:
+        parser.error(f"--graphs: unknown families {sorted(families - {'planted', 'rmat', 'geometric'})}")
     sizes = [12, 14] if options.quick else [int(s) for s in options.sizes.split(",")]
     backends = [b for b in GPU_BACKENDS if gpu_status(b)[0]]
     if not backends:
@@ -209,13 +227,14 @@ def main(argv=None) -> int:
     warm = planted_partition(4096, options.degree, 0)[0]
     for backend in backends:  # compile every kernel before timing
         for layout in ("buckets", "thread"):
-            louvain(warm, device=Device(backend), layout=layout)
+            louvain(warm, device=Device(backend), layout=layout, bin_threshold=1e-6)
     rows = []
     for scale in sizes:
         n = 1 << scale
-        graphs = [("planted partition", planted_partition(n, options.degree, scale)[0]),
-                  ("rmat", rmat(scale, options.degree, scale)),
-                  ("random geometric", random_geometric(n, options.degree, scale))]
+        makers = {"planted": ("planted partition", lambda n=n, s=scale: planted_partition(n, options.degree, s)[0]),
+                  "rmat": ("rmat", lambda s=scale: rmat(s, options.degree, s)),
+                  "geometric": ("random geometric", lambda n=n, s=scale: random_geometric(n, options.degree, s))}
+        graphs = [(label, make()) for key, (label, make) in makers.items() if key in families]
         if scale <= 14:
             graph = lfr(n, scale)
             if graph is not None:
