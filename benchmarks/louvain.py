@@ -212,6 +212,8 @@ def main(argv=None) -> int:
                         help="families to generate: planted, rmat, geometric (default all three; LFR at 2^12-2^14)")
     parser.add_argument("--bin-thresholds", default="1e-2,1e-4",
                         help="gpusim buckets is run with each t_bin (default 1e-2, the paper's, and 1e-4)")
+    parser.add_argument("--backends", default=",".join(GPU_BACKENDS),
+                        help="GPU backends to run, where they work (default numba,cupy)")
     parser.add_argument("--no-thread", dest="thread", action="store_false",
                         help="leave out layout='thread' (one thread a vertex, the paper's baseline)")
     parser.add_argument("--json", help="write the rows to this file")
@@ -221,7 +223,7 @@ def main(argv=None) -> int:
     if families - {"planted", "rmat", "geometric"}:
         parser.error(f"--graphs: unknown families {sorted(families - {'planted', 'rmat', 'geometric'})}")
     sizes = [12, 14] if options.quick else [int(s) for s in options.sizes.split(",")]
-    backends = [b for b in GPU_BACKENDS if gpu_status(b)[0]]
+    backends = [b for b in options.backends.split(",") if b in GPU_BACKENDS and gpu_status(b)[0]]
     if not backends:
         print("no GPU backend works here: only the CPU programs run", file=sys.stderr)
     warm = planted_partition(4096, options.degree, 0)[0]
