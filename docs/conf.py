@@ -32,15 +32,23 @@ extensions = [
     "matplotlib.sphinxext.plot_directive",
     "gpu_blocks",
     "algorithm_index",
+    "kernel_autodoc",
+    "kernel_pages",
 ]
 
 exclude_patterns = ["_build"]
 root_doc = "index"
 html_theme = "alabaster"
 html_title = "gpusim"
-html_theme_options = {"description": "Teach and test GPU graph-matching algorithms", "fixed_sidebar": True}
+html_theme_options = {"description": "Teach and test GPU graph-matching algorithms", "fixed_sidebar": True,
+                      # wide enough for a kernel page's pseudo-code beside its kernels; narrower windows stack them
+                      "page_width": "min(1400px, 96vw)", "body_max_width": "none"}
+html_static_path = ["_static"]  # gpusim.css: long listing lines wrap, kernel pages side by side
 
 # -- API reference: autodoc reads the numpydoc-style docstrings (napoleon parses their sections) ------
+# Sphinx 9's autodoc lets an extension add a documenter only in its class-based form: kernel_autodoc
+# documents the @kernel and @device functions, which the function documenter passes over.
+autodoc_use_legacy_class_based = True
 autodoc_default_options = {"members": True, "member-order": "bysource", "show-inheritance": True}
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"
