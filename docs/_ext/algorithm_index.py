@@ -82,7 +82,8 @@ class AlgorithmIndex(SphinxDirective):
         head += nodes.row("", *(nodes.entry("", _text(label)) for label, _ in COLUMNS))
         body = nodes.tbody()
         for row in rows:
-            cells = [_text(row["problem"]), _name(row, "pages" in self.options), _text(row["title"]), _text(row["paper"]),
+            cells = [_text(row["problem"]), _name(row, "pages" in self.options), _text(row["title"]),
+                     _text(row["paper"]),
                      _text(row["backends"]), _text(row["guarantees"])]
             body += nodes.row("", *(nodes.entry("", cell) for cell in cells))
         group += head

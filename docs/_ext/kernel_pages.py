@@ -144,8 +144,8 @@ def page_text(entry, twins: list[Twin]) -> str:
         lines += ["The pseudo-code as the paper prints it (line numbers are the paper's), beside the kernels that "
                   "the algorithm launches, as they are in the source.", ""]
     else:
-        lines += ["The paper gives no pseudo-code for this algorithm (it describes it in prose, where the "
-                  "paper field above points); its source is below.", ""]
+        lines += ["The seed papers print no pseudo-code for this algorithm (they describe it in prose, or cite "
+                  "it, where the paper field above points); its source is below.", ""]
     lines += [".. container:: side-by-side", ""]
     if entry.pseudocode:
         lines += ["   .. container:: pseudocode", "", *_block("text", entry.pseudocode, "      ")]
