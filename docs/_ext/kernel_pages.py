@@ -187,7 +187,7 @@ def page_text(entry, twins: list[Twin]) -> str:
                 lines += ["A documented non-bug: the explorer is expected to find nothing.", ""]
             for step_name, replacement in twin.steps.items():
                 lines += _block("diff", twin_diff(steps[step_name], replacement))
-            lines += ["Find it (and ``gpusim explore {0}.fixed`` runs the fixed twin):".format(zoo.name), "",
+            lines += [f"Find it (and ``gpusim explore {zoo.name}.fixed`` runs the fixed twin):", "",
                       *_block("console", f"$ {explore_command(zoo)}")]
     return "\n".join(lines).rstrip("\n") + "\n"
 
