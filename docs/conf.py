@@ -34,6 +34,7 @@ extensions = [
     "algorithm_index",
     "kernel_autodoc",
     "kernel_pages",
+    "public_names",
 ]
 
 exclude_patterns = ["_build"]
@@ -60,6 +61,22 @@ napoleon_use_ivar = True  # "Attributes" sections as fields: autodoc documents t
 napoleon_custom_sections = [("Example", "Examples")]
 
 intersphinx_mapping = {}  # CI builds offline: no inventories are fetched
+
+# -- nitpicky: every cross-reference resolves (tests/test_docs.py builds with -n -W) ----------------------
+# Our own names resolve to their API pages (public_names maps public aliases, gpusim.Device, to where they
+# are documented).  Ignored, each for its reason:
+nitpick_ignore_regex = [
+    # other projects' types in signatures and parameter types: CI builds offline, so no intersphinx
+    # inventory of Python, NumPy, SciPy, NetworkX or Hypothesis is there to link them to
+    ("py:(class|obj|func|meth|mod|data|exc)",
+     r"(numpy|np|scipy|networkx|nx|hypothesis|matplotlib|numba|cupy|greenlet|tqdm)(\..+)?"),
+    ("py:(class|obj|func|meth|mod|data|exc)",
+     r"(collections\.abc|os|types|typing|pathlib|io|json|argparse|random|enum|dataclasses)\..+"),
+    # numpydoc's words in a parameter's type that are not classes: "array_like" (whatever numpy.asarray
+    # takes) and "optional" ("x : int, optional"; napoleon_preprocess_types would parse it, but it also
+    # splits the prose types of the Returns sections into class names)
+    ("py:class", r"array_like|optional"),
+]
 
 # -- doctests: every code block of the pages runs; output must match exactly -------------------------
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -94,3 +111,39 @@ def show(path):
     plt.axes((0, 0, 1, 1)).imshow(image)
     plt.axis("off")
 """
+
+
+# -- docstrings written as prose where napoleon and autodoc expect types ---------------------------------
+def _is_expression(text: str) -> bool:
+    try:
+        compile(text, "<annotation>", "eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+_PROSE_RETURNS: dict[str, str] = {}
+
+
+def _prose_return(app, what, name, obj, options, signature, return_annotation):
+    """``T``'s members document their result in their signature line, ``f(a) -> old: i32, u32``: prose, not
+    a type to link.  Keep the signature, and say the result in the description instead."""
+    if return_annotation and not _is_expression(return_annotation):
+        _PROSE_RETURNS[name] = return_annotation
+        return signature, None
+    return None
+
+
+def _prose_docstring(app, what, name, obj, options, lines):
+    if name in _PROSE_RETURNS:
+        lines[:0] = [f"Returns {_PROSE_RETURNS.pop(name)}.", ""]
+    # napoleon reads an attribute's first line as "type: description" and would link the words before the
+    # first colon as a class; this project's attribute comments (``#:``) are prose.  An empty comment
+    # (``..``) as the first line leaves napoleon no colon there, and the whole comment is the description.
+    if what in ("attribute", "data", "property") and lines and ":" in lines[0]:
+        lines[:0] = ["..", ""]
+
+
+def setup(app):
+    app.connect("autodoc-process-signature", _prose_return)
+    app.connect("autodoc-process-docstring", _prose_docstring, priority=400)  # before napoleon's (500)
