@@ -14,6 +14,7 @@ target, and the plot directive's pictures were not found when the clone sat at a
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_ext"))
@@ -71,11 +72,18 @@ nitpick_ignore_regex = [
     ("py:(class|obj|func|meth|mod|data|exc)",
      r"(numpy|np|scipy|networkx|nx|hypothesis|matplotlib|numba|cupy|greenlet|tqdm)(\..+)?"),
     ("py:(class|obj|func|meth|mod|data|exc)",
-     r"(collections\.abc|os|types|typing|pathlib|io|json|argparse|random|enum|dataclasses)\..+"),
+     r"(abc|collections\.abc|os|types|typing|pathlib|io|json|argparse|random|enum|dataclasses)\..+"),
+    # NumPy's names as numpydoc writes them in attribute types, "ndarray of int32": the same offline reason
+    ("py:class", r"ndarray|(u?int|float)(8|16|32|64)|bool_"),
     # numpydoc's words in a parameter's type that are not classes: "array_like" (whatever numpy.asarray
     # takes) and "optional" ("x : int, optional"; napoleon_preprocess_types would parse it, but it also
     # splits the prose types of the Returns sections into class names)
     ("py:class", r"array_like|optional"),
+    # a type variable of a generic signature (ddmin's items), not a class with a page
+    ("py:class", r"gpusim\.explore\.shrink\.Item"),
+    # private names (a leading underscore, e.g. the base of Kernel and DeviceFunction in a signature):
+    # not documented by design
+    ("py:(class|func|obj)", r"gpusim\..*\._\w+"),
 ]
 
 # -- doctests: every code block of the pages runs; output must match exactly -------------------------
@@ -128,13 +136,39 @@ _PROSE_RETURNS: dict[str, str] = {}
 def _prose_return(app, what, name, obj, options, signature, return_annotation):
     """``T``'s members document their result in their signature line, ``f(a) -> old: i32, u32``: prose, not
     a type to link.  Keep the signature, and say the result in the description instead."""
+    if signature and ") -> " in signature:  # autodoc's pattern took "f() -> x: g() * h()" for arguments
+        signature, _, return_annotation = signature.partition(" -> ")
+        signature, return_annotation = signature + ")", return_annotation[:-1]
     if return_annotation and not _is_expression(return_annotation):
         _PROSE_RETURNS[name] = return_annotation
         return signature, None
-    return None
+    return signature, return_annotation
+
+
+def _one_attribute_per_entry(lines: list[str]) -> None:
+    """``kernel, grid, block:`` in an Attributes section documents three attributes: napoleon would make it one
+    ``:ivar kernel, grid, block:`` field (two "types" and a name); give each name the entry's description."""
+    section, i = None, 0
+    while i < len(lines):
+        line = lines[i]
+        if i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"} and line.strip():
+            section = line.strip()
+        names = re.fullmatch(r"(\s*)(\w+(?:, \w+)+)\s*:?\s*", line)
+        if section == "Attributes" and names:
+            indent, found = names.group(1), names.group(2).split(", ")
+            end = i + 1
+            while end < len(lines) and (not lines[end].strip() or lines[end].startswith(indent + " ")):
+                end += 1
+            body = lines[i + 1:end]
+            lines[i:end] = [row for each in found for row in (f"{indent}{each}:", *body)]
+            i += len(found) * (len(body) + 1)
+            continue
+        i += 1
 
 
 def _prose_docstring(app, what, name, obj, options, lines):
+    if what == "class":
+        _one_attribute_per_entry(lines)
     if name in _PROSE_RETURNS:
         lines[:0] = [f"Returns {_PROSE_RETURNS.pop(name)}.", ""]
     # napoleon reads an attribute's first line as "type: description" and would link the words before the
@@ -144,6 +178,13 @@ def _prose_docstring(app, what, name, obj, options, lines):
         lines[:0] = ["..", ""]
 
 
+def _public_bases(app, name, obj, options, bases):
+    """``class Kernel(_Compiled)``: a private base is an implementation detail, not a page; show its public bases."""
+    bases[:] = [public for base in bases for public in
+                ([base] if not base.__name__.startswith("_") else [b for b in base.__bases__ if b is not object])]
+
+
 def setup(app):
+    app.connect("autodoc-process-bases", _public_bases)
     app.connect("autodoc-process-signature", _prose_return)
     app.connect("autodoc-process-docstring", _prose_docstring, priority=400)  # before napoleon's (500)

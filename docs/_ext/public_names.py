@@ -6,7 +6,8 @@ module imports); autodoc documents each object once, under the module that defin
 This handler resolves such a reference the way Python would: it imports the name (as a dotted path,
 else from the module and class the docstring belongs to), takes the object's defining name
 (``__module__`` and ``__qualname__``; a ``@kernel``'s wrapped function) and links there when that
-object is documented.  Nothing else is resolved: a name Python cannot find, or an object the API
+object is documented; a bare name that names exactly one documented object of its kind links there
+(as ``:func:`.name``` would).  Nothing else is resolved: a name Python cannot find, or an object the API
 pages do not document, still warns.
 """
 
@@ -71,7 +72,21 @@ def _resolve(app, env, node: nodes.Element, contnode: nodes.Element):
                 found = domain.resolve_xref(env, node["refdoc"], app.builder, reftype, name, node, contnode)
                 if found is not None:
                     return found
-    return None
+    return _unique_suffix(app, env, node, contnode, domain)
+
+
+def _unique_suffix(app, env, node: nodes.Element, contnode: nodes.Element, domain):
+    """A name (``greedy``, ``WeightedGraph.from_scipy``) that ends exactly one documented object's full name, of its
+    kind, as ``.greedy`` would find it."""
+    target = node["reftarget"].lstrip("~.")
+    if target.startswith("gpusim."):
+        return None
+    kinds = domain.objtypes_for_role(node["reftype"]) or []
+    found = [name for name, entry in domain.objects.items()
+             if name.endswith(f".{target}") and entry.objtype in kinds]
+    if len(found) != 1:
+        return None
+    return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], found[0], node, contnode)
 
 
 def setup(app):
