@@ -36,8 +36,8 @@ def sphinx(builder: str, tmp_path: Path) -> str:
     """Run ``sphinx-build -W -n -E -b builder``; return its log, failing the test with it if the build failed."""
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"}
     done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", builder, str(DOCS), str(tmp_path / builder),
-         "-d", str(tmp_path / "doctrees")],
+        [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", builder, str(DOCS),
+         str(tmp_path / builder), "-d", str(tmp_path / "doctrees")],
         capture_output=True, text=True, env=env, cwd=tmp_path,
     )
     log = done.stdout + done.stderr
@@ -63,8 +63,8 @@ def test_html_builds_without_warnings(tmp_path):
         assert page.exists() and f'href="{page.name}"' in pages, entry.name
         shown = page.read_text()
         for compiled in entry.kernels:
-            assert re.search(rf'<span class="k">def</span>(<span class="w">)? (</span>)?<span class="nf">{compiled.name}</span>',
-                             shown), compiled.name
+            definition = rf'<span class="k">def</span>(<span class="w">)? (</span>)?<span class="nf">{compiled.name}<'
+            assert re.search(definition, shown), compiled.name
     # The API pages document the kernels themselves, not only their drivers.
     api = "".join(page.read_text() for page in (tmp_path / "html" / "api").glob("*.html"))
     for entry in algorithms():
