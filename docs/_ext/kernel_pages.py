@@ -139,10 +139,12 @@ def page_text(entry, twins: list[Twin]) -> str:
              *_heading(f"{entry.problem}: ``{entry.name}``, {entry.title}", "="),
              f":Paper: {entry.paper}", f":Backends: {_backends(entry)}",
              f":Guarantees: {entry.guarantees or '-'}", f":Runs as: :func:`{target}`", ""]
-    lines += _heading("The paper's pseudo-code and the kernels", "-")
+    lines += _heading("The paper's pseudo-code and the kernels" if entry.kernels else
+                      "The paper's pseudo-code and the source", "-")
     if entry.pseudocode:
         lines += ["The pseudo-code as the paper prints it (line numbers are the paper's), beside the kernels that "
-                  "the algorithm launches, as they are in the source.", ""]
+                  "the algorithm launches (or, for a sequential algorithm, the function registered), as they are "
+                  "in the source.", ""]
     else:
         lines += ["The seed papers print no pseudo-code for this algorithm (they describe it in prose, or cite "
                   "it, where the paper field above points); its source is below.", ""]
