@@ -57,6 +57,8 @@ def test_the_page_shows_the_pseudocode_and_the_real_source(pages, entry):
             assert f"``{name}``: ``" in page and inspect.getsource(step.fn).splitlines()[1] in page, name
     else:
         assert f"def {entry.run.__name__}(" in page
+        for callee in kernel_pages.callees(entry.run):  # the function the registered one hands the work to
+            assert f"def {callee.__name__}(" in page, callee.__name__
     if (entry.problem, entry.name) in NO_PSEUDOCODE_IN_THE_SEEDS or not entry.gpu:
         return
     text = entry.pseudocode
@@ -99,3 +101,11 @@ def test_the_explore_command_names_the_explorer_that_finds_the_bug():
     assert kernel_pages.explore_command(ZOO["suitor_no_cas"]) == "gpusim explore suitor_no_cas"
     if "atomic_flip_no_fence" in ZOO:
         assert kernel_pages.explore_command(ZOO["atomic_flip_no_fence"]).endswith("--policy pct")
+
+
+def test_a_sequential_algorithm_shows_the_function_its_registered_one_hands_the_work_to():
+    from gpusim.algorithms.bipartite.reference_hk import hopcroft_karp
+
+    entry = lookup("bipartite", "hk")
+    assert kernel_pages.callees(entry.run) == [hopcroft_karp]
+    assert "def hopcroft_karp(" in kernel_pages.page_text(entry, [])

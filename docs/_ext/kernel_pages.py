@@ -88,6 +88,15 @@ def steps_of(kernels) -> dict:
     return found
 
 
+def callees(fn) -> list:
+    """The functions of ``fn``'s own module that ``fn`` calls by name (one level), in the order it names them:
+    what a sequential algorithm's registered function hands the work to."""
+    from gpusim.language.kernels import global_names
+
+    named = [fn.__globals__.get(name) for name in dict.fromkeys(global_names(fn.__code__))]
+    return [f for f in named if inspect.isfunction(f) and f is not fn and f.__module__ == fn.__module__]
+
+
 def source_of(compiled) -> str:
     """The source of a decorated function (with its decorator), or of a plain function."""
     return inspect.getsource(getattr(compiled, "fn", compiled))
@@ -152,9 +161,9 @@ def page_text(entry, twins: list[Twin]) -> str:
     if entry.pseudocode:
         lines += ["   .. container:: pseudocode", "", *_block("text", entry.pseudocode, "      ")]
     lines += ["   .. container:: listing", ""]
-    kernels = list(entry.kernels) or [entry.run]
+    kernels = list(entry.kernels) or [entry.run, *callees(entry.run)]
     for compiled in kernels:
-        label = f"``@kernel`` ``{compiled.name}``" if entry.kernels else f"``{compiled.__name__}`` (sequential)"
+        label = f"``@kernel`` ``{compiled.name}``" if entry.kernels else f"``{compiled.__name__}``"
         lines += [f"      {label}: ``{where(compiled)}``", "", *_block("python", source_of(compiled), "      ")]
     races = [(k.name, array, why) for k in entry.kernels for array, why in k.intended_races.items()]
     if entry.kernels:
