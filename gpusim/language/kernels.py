@@ -115,6 +115,8 @@ def kernel(fn: Callable | None = None, *, signature: str | None = None, check: b
         from a kernel parameter or shared-array name to why.  The simulator's race detector
         (``Device("sim", races="report")``) does not check those arrays.
 
+    Example
+    -------
     >>> from gpusim import T
     >>> @kernel(intended_races={"seen": "any thread's mark will do"})
     ... def mark(seen):

@@ -29,6 +29,7 @@ from gpusim.errors import InvalidArgument
 __all__ = ["PICTURE_FORMATS", "bipartite_matching_picture", "check_picture_path", "swimlanes",
            "weighted_matching_picture"]
 
+#: The file suffixes the picture functions write.
 PICTURE_FORMATS = ("png", "svg", "pdf")
 
 
