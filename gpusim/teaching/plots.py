@@ -27,7 +27,7 @@ from gpusim.backends.sim import TraceEvent
 from gpusim.errors import InvalidArgument
 
 __all__ = ["PICTURE_FORMATS", "bipartite_matching_picture", "check_picture_path", "operation_kind", "plural",
-           "swimlanes", "swimlanes_figure", "weighted_matching_picture"]
+           "save_figure", "swimlanes", "swimlanes_figure", "weighted_matching_picture"]
 
 PICTURE_FORMATS = ("png", "svg", "pdf")
 
@@ -55,7 +55,7 @@ def check_picture_path(path: str, option: str = "--png") -> None:
         raise InvalidArgument(f"{option} {path!r}: not allowed to write there")
 
 
-def _save(figure, path: str) -> str:
+def save_figure(figure, path: str) -> str:
     """Save ``figure`` to ``path`` whole or not at all (through a temporary file in the same folder)."""
     import matplotlib.pyplot as plt
 
@@ -161,7 +161,7 @@ def swimlanes(events: Sequence[TraceEvent], path: str, highlight: Sequence[Trace
     covers another or an event.  At most ``max_threads`` lanes are drawn: those of the highlighted
     threads first, then the busiest; when some are left out the title says how many.
     """
-    return _save(swimlanes_figure(events, highlight, title, max_threads), path)
+    return save_figure(swimlanes_figure(events, highlight, title, max_threads), path)
 
 
 def plural(side: str) -> str:
@@ -224,7 +224,7 @@ def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: s
         axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, markerscale=4, borderaxespad=0.0)
     axes.set_title(title or f"matching of size {matched.size}: {matched.size} {left}-{right} pairs")
     figure.tight_layout()
-    return _save(figure, path)
+    return save_figure(figure, path)
 
 
 def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = "",
@@ -282,4 +282,4 @@ def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = 
         axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, markerscale=4, borderaxespad=0.0)
     axes.set_title(title or f"matching of {len(pairs)} edges")
     figure.tight_layout()
-    return _save(figure, path)
+    return save_figure(figure, path)
