@@ -144,7 +144,8 @@ def push_relabel():
     _edge(after, v, u, MATCHED, 3.0)
     _edge(after, v, x)
     _edge(after, w, u)
-    for panel, psi_v, psi_u, w_note in ((before, "ψ = 1", "ψ = 1", "ψ = 2"), (after, "ψ = 2", "ψ = 3", "ψ = 2, active")):
+    notes = ((before, "ψ = 1", "ψ = 1", "ψ = 2"), (after, "ψ = 2", "ψ = 3", "ψ = 2, active"))
+    for panel, psi_v, psi_u, w_note in notes:
         _vertex(panel, v, "v", "#f6e3c8" if panel is before else "#dde6f3", psi_v)
         _vertex(panel, w, "w", "#dde6f3" if panel is before else "#f6e3c8", w_note, below=True)
         _vertex(panel, u, "u", note=psi_u)
