@@ -32,6 +32,7 @@ extensions = [
     "matplotlib.sphinxext.plot_directive",
     "gpu_blocks",
     "algorithm_index",
+    "notebooks",
 ]
 
 exclude_patterns = ["_build"]
