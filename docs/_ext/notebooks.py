@@ -155,9 +155,10 @@ def notebook(path: str | os.PathLike, setup: str = "") -> nbformat.NotebookNode:
 
 
 def _setup_code(config) -> str:
-    global_setup = "\n".join(line for line in config.doctest_global_setup.splitlines()
+    """What the build runs before a page's code, less what only the build needs (the GPU probe)."""
+    global_setup = "\n".join(line for line in (getattr(config, "doctest_global_setup", None) or "").splitlines()
                              if "gpu_blocks" not in line and "__name__" not in line)
-    return (global_setup.strip() + "\n" + config.plot_pre_code.strip()).strip()
+    return (global_setup.strip() + "\n" + (getattr(config, "plot_pre_code", None) or "").strip()).strip()
 
 
 def _is_tutorial(docname: str) -> bool:
