@@ -72,7 +72,8 @@ def test_each_notebook_is_valid_and_holds_every_code_block_in_order(page):
         found = _find_lines(joined, block, position)
         assert found >= 0, f"{page.name}: a code block is missing from the notebook:\n{block[:300]}"
         position = found
-    title = book.cells[1].source.splitlines()[0]
+    title = book.cells[0].source.splitlines()[0]  # the title first, then the setup code
+    assert book.cells[1].source == "import numpy as np"
     assert title.startswith("# Tutorial "), title
     prose = [re.sub(r"```.*?```", "", cell.source, flags=re.S) for cell in book.cells if cell.cell_type == "markdown"]
     assert not any("``" in text or re.search(r":\w+:`", text) for text in prose)  # no reST markup left

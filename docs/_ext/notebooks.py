@@ -2,10 +2,10 @@
 
 :func:`notebook` turns a tutorial's reStructuredText into an nbformat 4 notebook: the prose in
 Markdown cells (titles, inline code, roles reduced to their text), every ``.. doctest::`` block
-as a code cell (the ``>>>`` and ``...`` lines, without the expected output, which the notebook
-prints itself), every ``.. plot::`` block as a code cell, and a ``.. literalinclude::`` of a
-kernel as a Markdown listing of that function.  A first code cell holds what the build runs
-before the pages' code (``doctest_global_setup`` and ``plot_pre_code`` of ``conf.py``), so the
+as code cells (the ``>>>`` and ``...`` lines, without the expected output, which the notebook
+prints itself; a cell ends at each example that shows an output), every ``.. plot::`` block as
+a code cell, and a ``.. literalinclude::`` of a kernel as a Markdown listing of that function.
+After the title and introduction, a code cell holds what the build runs before the pages' code (``doctest_global_setup`` and ``plot_pre_code`` of ``conf.py``), so the
 notebook runs from any directory as the page does.
 
 As a Sphinx extension it writes ``_notebooks/<name>.ipynb`` next to the HTML for every page
@@ -119,7 +119,7 @@ def _blocks(source: str):
 
 
 def notebook(path: str | os.PathLike, setup: str = "") -> nbformat.NotebookNode:
-    """The tutorial ``path`` (a ``.rst`` file) as a notebook; ``setup`` is the code of its first cell.
+    """The tutorial ``path`` (a ``.rst`` file) as a notebook; ``setup`` is the code of its first code cell.
 
     >>> import tempfile
     >>> page = Path(tempfile.mkdtemp()) / "t.rst"
@@ -128,7 +128,7 @@ def notebook(path: str | os.PathLike, setup: str = "") -> nbformat.NotebookNode:
     [('markdown', '# Title\\n\\nSome `code`.'), ('code', '1 + 1')]
     """
     path = Path(path)
-    cells = [nbformat.v4.new_code_cell(setup.strip())] if setup.strip() else []
+    cells = []
     for block in _blocks(path.read_text(encoding="utf-8")):
         if block[0] == "prose":
             text = _markdown(block[1])
@@ -148,6 +148,9 @@ def notebook(path: str | os.PathLike, setup: str = "") -> nbformat.NotebookNode:
             cells.append(nbformat.v4.new_markdown_cell(f"{caption}```python\n{listing}\n```"))
         elif body:
             cells.append(nbformat.v4.new_markdown_cell("```\n" + "\n".join(body) + "\n```"))
+    if setup.strip():  # after the title and introduction, before the page's first code
+        first = 1 if cells and cells[0].cell_type == "markdown" else 0
+        cells.insert(first, nbformat.v4.new_code_cell(setup.strip()))
     book = nbformat.v4.new_notebook(cells=cells)
     book.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     book.metadata["gpusim"] = {"source": path.name}
