@@ -5,8 +5,9 @@ Markdown cells (titles, inline code, roles reduced to their text), every ``.. do
 as code cells (the ``>>>`` and ``...`` lines, without the expected output, which the notebook
 prints itself; a cell ends at each example that shows an output), every ``.. plot::`` block as
 a code cell, and a ``.. literalinclude::`` of a kernel as a Markdown listing of that function.
-After the title and introduction, a code cell holds what the build runs before the pages' code (``doctest_global_setup`` and ``plot_pre_code`` of ``conf.py``), so the
-notebook runs from any directory as the page does.
+After the title and introduction, a code cell holds what the build runs before the pages' code
+(``doctest_global_setup`` and ``plot_pre_code`` of ``conf.py``), so the notebook runs from any
+directory as the page does.
 
 As a Sphinx extension it writes ``_notebooks/<name>.ipynb`` next to the HTML for every page
 under ``tutorials/`` and puts a download link under each tutorial's title.
