@@ -24,7 +24,7 @@ from gpusim.errors import InvalidArgument
 from gpusim.teaching.plots import check_picture_path, save_figure
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    import matplotlib.figure
 
 __all__ = ["DRAWINGS", "bfs_level", "draw", "figure1", "push_relabel", "roma_flip", "suitor_proposal"]
 
@@ -100,7 +100,7 @@ def _figure1_graph(axes, matched: set, notes: dict | None = None) -> None:
         _vertex(axes, xy, name, "#f6e3c8" if all(c != name for _, c in matched) else "#dde6f3", notes.get(name, ""))
 
 
-def figure1() -> Figure:
+def figure1() -> matplotlib.figure.Figure:
     """Seed 000, Fig. 1: ``r1-c1`` matched; the free column ``c0`` reaches two augmenting paths,
     ``c0-r0`` and ``c0-r1-c1-r2``, which share ``c0`` (tutorial 2's race)."""
     figure, (graph, paths) = _panels("seed 000, Fig. 1: two augmenting paths start at the free column c0",
@@ -117,7 +117,7 @@ def figure1() -> Figure:
     return figure
 
 
-def bfs_level() -> Figure:
+def bfs_level() -> matplotlib.figure.Figure:
     """One BFS level of GPUBFS (seed 000, Alg. 2) from ``c0`` at level L0 = 2, and ALTERNATE (Alg. 3) of the
     path ``c0-r1-c1-r2``: every edge of the path changes side, and the matching grows by one."""
     figure, (level, flipped) = _panels(
@@ -134,7 +134,7 @@ def bfs_level() -> Figure:
     return figure
 
 
-def push_relabel() -> Figure:
+def push_relabel() -> matplotlib.figure.Figure:
     """A push and a relabel of G-PR (seed 001, Alg. 6 lines 5–17): the active column ``v`` takes ``u``, its
     row of smallest ψ; ``u``'s old column ``w`` becomes active (a double push); ψ(v) = ψ(u) + 1 and
     ψ(u) = ψ(u) + 2."""
@@ -158,7 +158,7 @@ def push_relabel() -> Figure:
     return figure
 
 
-def roma_flip() -> Figure:
+def roma_flip() -> matplotlib.figure.Figure:
     """ROMA's 4-cycle flip (seed 002, Alg. 4–5 and 7): matching edges ``(u, v)``, ``(x, y)`` become
     ``(u, x)``, ``(v, y)`` when that weighs more; the gain here is 5 + 4 - 3 - 2 = 4."""
     figure, (before, after) = _panels("ROMA: swap two matching edges along a 4-cycle (seed 002, Alg. 5, 7)",
@@ -179,7 +179,7 @@ def roma_flip() -> Figure:
     return figure
 
 
-def suitor_proposal() -> Figure:
+def suitor_proposal() -> matplotlib.figure.Figure:
     """A Suitor proposal (seed 003, Paper I, Alg. 3): ``u`` proposes to ``v`` with weight 5, beating the
     offer ``v`` holds from ``w`` (weight 3); ``w`` is displaced and proposes to its next best, ``z``."""
     figure, (before, after) = _panels("Suitor: a better offer displaces a suitor (seed 003, Paper I, Alg. 3)",
@@ -200,8 +200,8 @@ def suitor_proposal() -> Figure:
 
 
 #: Every drawing, by name.
-DRAWINGS: dict[str, Callable[[], Figure]] = {f.__name__: f for f in (bfs_level, figure1, push_relabel, roma_flip,
-                                                           suitor_proposal)}
+DRAWINGS: dict[str, Callable[[], matplotlib.figure.Figure]] = {
+    f.__name__: f for f in (bfs_level, figure1, push_relabel, roma_flip, suitor_proposal)}
 
 
 def draw(name: str, path: str) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 from gpusim.backends.sim import TraceEvent
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    import matplotlib.figure
 from gpusim.errors import InvalidArgument
 
 __all__ = ["PICTURE_FORMATS", "bipartite_matching_picture", "check_picture_path", "operation_kind", "plural",
@@ -59,7 +59,7 @@ def check_picture_path(path: str, option: str = "--png") -> None:
         raise InvalidArgument(f"{option} {path!r}: not allowed to write there")
 
 
-def save_figure(figure: Figure, path: str) -> str:
+def save_figure(figure: matplotlib.figure.Figure, path: str) -> str:
     """Save ``figure`` to ``path`` whole or not at all (through a temporary file in the same folder)."""
     import matplotlib.pyplot as plt
 
@@ -103,7 +103,7 @@ def operation_kind(op: str) -> str:
 
 
 def swimlanes_figure(events: Sequence[TraceEvent], highlight: Sequence[TraceEvent] = (), title: str = "",
-                     max_threads: int = 32) -> Figure:
+                     max_threads: int = 32) -> matplotlib.figure.Figure:
     """The swimlanes of ``events`` as a matplotlib figure (x: step, y: thread); see :func:`swimlanes`.
 
     >>> from gpusim.teaching.demo import find_lost_update
