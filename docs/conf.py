@@ -40,6 +40,7 @@ extensions = [
     "kernel_autodoc",
     "kernel_pages",
     "public_names",
+    "notebooks",
 ]
 
 exclude_patterns = ["_build"]
