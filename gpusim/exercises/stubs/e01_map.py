@@ -1,4 +1,4 @@
-"""Exercise 1, map: fill in the body of the kernel, then run ``gpusim exercise 1 THIS_FILE.py``."""
+"""Exercise 1, map: fill in the kernel's body, then run ``gpusim exercise 1 FILE.py``."""
 
 from gpusim import T, kernel
 

@@ -1,4 +1,4 @@
-"""Exercise 2, zip: fill in the body of the kernel, then run ``gpusim exercise 2 THIS_FILE.py``."""
+"""Exercise 2, zip: fill in the kernel's body, then run ``gpusim exercise 2 FILE.py``."""
 
 from gpusim import T, kernel
 

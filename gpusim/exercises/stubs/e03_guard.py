@@ -1,4 +1,4 @@
-"""Exercise 3, guard: fill in the body of the kernel, then run ``gpusim exercise 3 THIS_FILE.py``."""
+"""Exercise 3, guard: fill in the kernel's body, then run ``gpusim exercise 3 FILE.py``."""
 
 from gpusim import T, kernel
 

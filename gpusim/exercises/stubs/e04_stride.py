@@ -1,4 +1,4 @@
-"""Exercise 4, a loop over a grid stride: fill in the body of the kernel, then run ``gpusim exercise 4 THIS_FILE.py``."""
+"""Exercise 4, a loop over a grid stride: fill in the kernel's body, then run ``gpusim exercise 4 FILE.py``."""
 
 from gpusim import T, kernel
 

@@ -1,4 +1,4 @@
-"""Exercise 5, a histogram with atomics: fill in the body of the kernel, then run ``gpusim exercise 5 THIS_FILE.py``."""
+"""Exercise 5, a histogram with atomics: fill in the kernel's body, then run ``gpusim exercise 5 FILE.py``."""
 
 from gpusim import T, kernel
 

@@ -1,4 +1,4 @@
-"""Exercise 6, a maximum with atomic_cas: fill in the body of the kernel, then run ``gpusim exercise 6 THIS_FILE.py``."""
+"""Exercise 6, a maximum with atomic_cas: fill in the kernel's body, then run ``gpusim exercise 6 FILE.py``."""
 
 from gpusim import T, kernel
 

@@ -1,4 +1,4 @@
-"""Exercise 7, a block reduction in shared memory: fill in the body of the kernel, then run ``gpusim exercise 7 THIS_FILE.py``."""
+"""Exercise 7, a block reduction in shared memory: fill in the kernel's body, then run ``gpusim exercise 7 FILE.py``."""
 
 from gpusim import T, kernel
 

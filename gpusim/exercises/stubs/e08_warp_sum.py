@@ -1,4 +1,4 @@
-"""Exercise 8, a warp reduction with shfl_down: fill in the body of the kernel, then run ``gpusim exercise 8 THIS_FILE.py``."""
+"""Exercise 8, a warp reduction with shfl_down: fill in the kernel's body, then run ``gpusim exercise 8 FILE.py``."""
 
 from gpusim import T, kernel
 

@@ -1,4 +1,4 @@
-"""Exercise 9, compaction with ballot: fill in the body of the kernel, then run ``gpusim exercise 9 THIS_FILE.py``."""
+"""Exercise 9, compaction with ballot: fill in the kernel's body, then run ``gpusim exercise 9 FILE.py``."""
 
 from gpusim import T, kernel
 

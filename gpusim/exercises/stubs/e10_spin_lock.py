@@ -1,4 +1,4 @@
-"""Exercise 10, a spin lock: fill in the body of the kernel, then run ``gpusim exercise 10 THIS_FILE.py``."""
+"""Exercise 10, a spin lock: fill in the kernel's body, then run ``gpusim exercise 10 FILE.py``."""
 
 from gpusim import T, kernel
 

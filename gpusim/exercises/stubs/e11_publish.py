@@ -1,4 +1,4 @@
-"""Exercise 11, publish with a fence: fill in the body of the kernel, then run ``gpusim exercise 11 THIS_FILE.py``."""
+"""Exercise 11, publish with a fence: fill in the kernel's body, then run ``gpusim exercise 11 FILE.py``."""
 
 from gpusim import T, kernel
 

@@ -1,4 +1,4 @@
-"""Exercise 12, a Suitor-style proposal step: fill in the body of the kernel, then run ``gpusim exercise 12 THIS_FILE.py``."""
+"""Exercise 12, a Suitor-style proposal step: fill in the kernel's body, then run ``gpusim exercise 12 FILE.py``."""
 
 from gpusim import T, kernel
 

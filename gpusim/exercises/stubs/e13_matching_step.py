@@ -1,4 +1,4 @@
-"""Exercise 13, a lock-free matching step: fill in the body of the kernel, then run ``gpusim exercise 13 THIS_FILE.py``."""
+"""Exercise 13, a lock-free matching step: fill in the kernel's body, then run ``gpusim exercise 13 FILE.py``."""
 
 from gpusim import T, kernel
 
