@@ -195,6 +195,8 @@ _PAGE = r"""<!DOCTYPE html>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:12px;color:#222}
 h1{font-size:18px;margin:0 0 4px} pre{margin:4px 0;white-space:pre-wrap}
+#token{font:12px monospace;word-break:break-all}
+thead th{position:sticky;top:0;background:#eee}
 #controls{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #ccc;z-index:2}
 button{font:inherit;margin-right:4px} #position{margin-left:8px;font-weight:600}
 #layout{display:flex;gap:16px;align-items:flex-start;margin-top:8px}
@@ -228,6 +230,8 @@ collective</span><span><i style="background:#2a8a4a"></i>fence</span><span><i st
 made visible (weak memory)</span><span><i style="outline:2px solid #d00;background:#fff"></i>the events that
 matter</span> &mdash; keys: &#x2192;/n next, &#x2190;/p previous, b bug, Home/End</div>
 </div>
+<p>One lane per thread (b: block, w: warp, t: thread in the block), a thick line between warps; one column
+per event, in the order the schedule ran them. Click an event to go there.</p>
 <div id="layout"><div id="lanes-box"><div id="lanes"><div id="cursor"></div></div></div>
 <div id="side"><h3>This event</h3><table id="event"><tbody>
 <tr><th>step</th><td id="ev-step"></td></tr><tr><th>thread</th><td id="ev-thread"></td></tr>
