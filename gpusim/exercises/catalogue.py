@@ -120,7 +120,7 @@ EXERCISES: tuple[Exercise, ...] = (
         9, "compact", "Compaction with ballot", "compact_positive",
         "One warp of 32 lanes: copy the positive values, in order, to the front of out, and write how many "
         "there were to count[0]. No atomics: T.ballot tells each lane where its value goes.",
-        "mask = T.ballot(keep) has bit j set for every lane j that keeps its value; a lane's place is the "
+        "mask = T.i64(T.ballot(keep)) has bit j set for every lane j that keeps its value; a lane's place is the "
         "number of bits set below its own (count them in a loop over mask & ((1 << lane) - 1)).",
         grid=1, block=32,
         inputs=lambda: {"values": np.array([(7 * i) % 11 - 4 for i in range(32)], _I32),

@@ -8,7 +8,7 @@ def compact_positive(values, out, count):
     """The positive values, in lane order, to the front of out; how many to count[0]."""
     lane = T.lane_id()
     v = values[lane]
-    mask = T.ballot(v > 0)
+    mask = T.i64(T.ballot(v > 0))
     below = mask & ((1 << lane) - 1)
     place = 0
     while below != 0:

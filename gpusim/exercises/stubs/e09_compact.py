@@ -8,4 +8,4 @@ def compact_positive(values, out, count):
     """The positive values, in lane order, to the front of out; how many to count[0]."""
     lane = T.lane_id()
     v = values[lane]
-    # your code here: mask = T.ballot(...); count the bits below your lane; write
+    # your code here: mask = T.i64(T.ballot(...)); count the bits below your lane; write
