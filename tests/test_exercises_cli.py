@@ -21,6 +21,8 @@ def test_list_and_show(capsys):
     assert status == 0 and len(out.splitlines()) == len(EXERCISES) and "Histogram with atomics" in out
     status, out, _ = _run(capsys, "7")
     assert status == 0 and out.startswith("Exercise 7: ") and get_exercise(7).stub() in out
+    status, out, _ = _run(capsys, "7", "--stub")
+    assert status == 0 and out == get_exercise(7).stub()
     status, out, _ = _run(capsys, "3", "--json")
     assert status == 0 and json.loads(out)["stub"] == get_exercise(3).stub()
 
@@ -54,6 +56,7 @@ def test_a_race_prints_the_interleaving_and_replays_and_draws(capsys, tmp_path):
     (["1", "{tmp}/nothing.py"], "defines no @kernel function"),
     (["1", "--replay", "exercise.1@gs1-x"], "--replay needs a FILE.py"),
     (["list", "{tmp}/nothing.py"], "takes no file"),
+    (["1", "{tmp}/nothing.py", "--stub"], "--stub prints exercise 1's stub"),
     (["1", "{tmp}/nothing.py", "--html", "{tmp}/page.txt"], "name it .html"),
     (["1", "{tmp}/nothing.py", "--schedules", "0"], "--schedules must be at least 1"),
 ])

@@ -1,9 +1,10 @@
 """``gpusim exercise``: list the exercises, show one, or check a kernel against one.
 
 ``gpusim exercise list`` lists them; ``gpusim exercise N`` prints exercise N's statement, hint and
-stub; ``gpusim exercise N FILE.py`` checks the kernel in FILE.py under many schedules with the race
-detector on (exit status 0 when it is correct, 1 when not); ``--replay TOKEN`` runs the one schedule a
-failed check printed, and ``--html PAGE`` writes that failure as a page to step through in a browser.
+stub (``--stub``: the stub alone, to save as a file); ``gpusim exercise N FILE.py`` checks the
+kernel in FILE.py under many schedules with the race detector on (exit status 0 when it is correct,
+1 when not); ``--replay TOKEN`` runs the one schedule a failed check printed, and ``--html PAGE``
+writes that failure as a page to step through in a browser.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def register_exercise(commands, common: argparse.ArgumentParser) -> None:
                                  help="practise: list the exercises, show one, or check your kernel")
     parser.add_argument("number", metavar="N|list", help="an exercise number, or 'list'")
     parser.add_argument("file", nargs="?", metavar="FILE.py", help="your kernel, to check against exercise N")
+    parser.add_argument("--stub", action="store_true", help="print exercise N's stub alone (to save as FILE.py)")
     parser.add_argument("--schedules", type=int, default=None,
                         help="schedules of each search (systematic, then random; default: the exercise's)")
     parser.add_argument("--seed", type=int, default=0, help="first seed of the random schedules (default 0)")
@@ -51,7 +53,9 @@ def _exercise(options: argparse.Namespace) -> int:
                 raise InvalidArgument(f"--{given} needs a FILE.py to check")
         options.record.update({"number": exercise.number, "title": exercise.title, "statement": exercise.statement,
                                "hint": exercise.hint, "stub": exercise.stub()})
-        return emit(options, 0, lambda: print(show(number), end=""))
+        return emit(options, 0, lambda: print(exercise.stub() if options.stub else show(number), end=""))
+    if options.stub:
+        raise InvalidArgument(f"--stub prints exercise {number}'s stub; it takes no FILE.py (got {options.file!r})")
     return _check(options, number)
 
 
@@ -73,5 +77,9 @@ def _check(options: argparse.Namespace, number: int) -> int:
 
         return write_trace_html(verdict, options.html, title=f"exercise {number}: {verdict.status}")
 
-    return emit(options, status, lambda: print(verdict.report(options.file)),
-                draw if options.html and verdict.trace else None)
+    def show_text() -> None:
+        print(verdict.report(options.file))
+        if options.html and not verdict.trace:
+            print(f"no failing run to show: {options.html} not written")
+
+    return emit(options, status, show_text, draw if options.html and verdict.trace else None)
