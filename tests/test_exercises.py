@@ -164,3 +164,15 @@ def test_bad_files_get_one_line(tmp_path, content, fragment):
 def test_no_such_exercise():
     with pytest.raises(InvalidArgument, match="there is no exercise 99"):
         get_exercise(99)
+
+
+def test_an_exception_in_the_kernel_is_an_error_verdict_with_its_line(tmp_path):
+    path = _kernel_file(tmp_path, "typo", """
+        @kernel(signature="int32[:], int32[:]")
+        def add_ten(a, out):
+            i = T.gtid()
+            out[i] = a[i] + tenn
+        """)
+    verdict = check(1, path)
+    assert verdict.status == "error" and not verdict.passed
+    assert verdict.message == "the kernel raised NameError at typo.py:8: name 'tenn' is not defined"

@@ -10,7 +10,8 @@ seeded random schedules, every run with ``races="raise"`` (the happens-before de
   schedules go wrong, the interleaving that does);
 * ``race``: two accesses that nothing orders, the interleaving replayed up to them, and a replay token;
 * ``bug``: a deadlock, an out-of-bounds access, a barrier not all threads reach, ...;
-* ``not allowed``: the kernel uses a member of ``T`` the exercise is about doing without.
+* ``not allowed``: the kernel uses a member of ``T`` the exercise is about doing without;
+* ``error``: the kernel raised a Python exception (a misspelt name, say), with its line.
 
 >>> from gpusim.exercises import check, get_exercise
 >>> verdict = check(5, get_exercise(5).solution_path)
@@ -25,11 +26,12 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpusim.backends.sim import TraceEvent, format_events
-from gpusim.errors import DataRace, InvalidArgument, KernelBug
+from gpusim.errors import DataRace, GpusimError, InvalidArgument, KernelBug
 from gpusim.explore import Scenario, explore, interleaving, register, trace_of
 from gpusim.language.kernels import Kernel
 
@@ -50,7 +52,8 @@ class Verdict:
     exercise:
         The exercise's number.
     status:
-        ``"correct"``, ``"wrong result"``, ``"race"``, ``"bug"`` or ``"not allowed"``.
+        ``"correct"``, ``"wrong result"``, ``"race"``, ``"bug"``, ``"not allowed"`` or ``"error"`` (the
+        kernel raised a Python exception: a misspelt name, say).
     message:
         What went wrong, in plain words (for ``correct``: how many schedules were tried).
     schedules:
@@ -150,11 +153,24 @@ def check(number: int, source: str | Path | Kernel, *, schedules: int | None = N
     budget = exercise.schedules if schedules is None else schedules
     tried = 0
     for policy in ("systematic", "random"):
-        found = explore(scenario, policy, budget=budget, seed=seed, max_preemptions=2)
+        try:
+            found = explore(scenario, policy, budget=budget, seed=seed, max_preemptions=2)
+        except Exception as error:  # noqa: BLE001 - an exception the learner's kernel raised is a verdict
+            return _raised(exercise, kernel, error, tried)
         tried += found.schedules
         if found.failure is not None:
             return _replayed(exercise, kernel, scenario, found.failure.token, tried)
     return Verdict(exercise.number, "correct", f"correct under {tried} schedules (no wrong result, no race)", tried)
+
+
+def _raised(exercise: Exercise, kernel: Kernel, error: Exception, tried: int) -> Verdict:
+    """The verdict on a Python exception raised in the learner's kernel (anything else goes on up)."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == kernel.filename]
+    if not frames or isinstance(error, GpusimError):
+        raise error
+    where = f"{Path(kernel.filename).name}:{frames[-1].lineno}"
+    return Verdict(exercise.number, "error", f"the kernel raised {type(error).__name__} at {where}: {error}",
+                   tried + 1, type(error).__name__)
 
 
 def _check_parameters(exercise: Exercise, kernel: Kernel) -> None:
@@ -175,6 +191,8 @@ def _replayed(exercise: Exercise, kernel: Kernel, scenario: Scenario, token: str
     except KernelBug as bug:
         message, kind = bug.summary, type(bug).__name__
         report = bug.report if isinstance(bug, DataRace) else None
+    except Exception as error:  # noqa: BLE001 - as in check: the learner's exception is a verdict
+        return _raised(exercise, kernel, error, tried - 1)
     trace = trace_of(dev.runs)
     replay_token = f"{scenario.name}@{dev.token}"
     preemptions = sum(run.preemptions for run in dev.runs)
