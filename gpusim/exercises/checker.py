@@ -3,7 +3,7 @@
 :func:`check` loads the kernel (a ``@kernel`` object or a file that defines one), then runs it as an
 exploration scenario: first a systematic search of the schedules with up to two preemptions, then
 seeded random schedules, every run with ``races="raise"`` (the happens-before detector of
-:mod:`gpusim.backends.sim`).  The :class:`Verdict` says, in plain words, one of
+``gpusim.backends.sim.races``).  The :class:`Verdict` says, in plain words, one of
 
 * ``correct``: the result was right and no race was found under N schedules;
 * ``wrong result``: the inputs, what was expected, what the kernel left (and, when only some
@@ -136,7 +136,7 @@ def check(number: int, source: str | Path | Kernel, *, schedules: int | None = N
     """Check the kernel in ``source`` (a file or a ``@kernel``) against exercise ``number``.
 
     ``schedules`` overrides the exercise's budget (for the systematic search and again for the random
-    schedules); ``replay`` (a :attr:`Verdict.token`) runs that one schedule instead of searching.
+    schedules); ``replay`` (a verdict's ``token``) runs that one schedule instead of searching.
     """
     exercise = get_exercise(number)
     kernel = load_kernel(source, exercise.kernel)

@@ -88,17 +88,17 @@ class Exercise:
 
     @property
     def filename(self) -> str:
-        """``eNN_slug.py``: the name of the stub and of the solution."""
+        """The name of the stub and of the solution, ``eNN_slug.py``."""
         return f"e{self.number:02d}_{self.slug}.py"
 
     @property
     def stub_path(self) -> Path:
-        """The stub: the kernel with its body to fill."""
+        """Where the stub is, the kernel with its body to fill."""
         return _HERE / "stubs" / self.filename
 
     @property
     def solution_path(self) -> Path:
-        """A solution (kept apart; the tests check it passes)."""
+        """Where a solution is (kept apart; the tests check it passes)."""
         return _HERE / "solutions" / self.filename
 
     def stub(self) -> str:

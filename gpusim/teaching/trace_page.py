@@ -7,10 +7,10 @@ matter (the racing pair, the colliding updates) marked, barriers and warp collec
 Buttons and keys move through it: ``→``/``n`` next, ``←``/``p`` previous, ``b`` jump to the bug,
 ``Home``/``End`` first and last.
 
-What it takes: a list of :class:`~gpusim.backends.sim.TraceEvent`, or anything that carries a
-``trace`` — an explorer's :class:`~gpusim.explore.Failure` (``explore(...).failure``), a
-:class:`~gpusim.explore.Replayed` (``replay("scenario@gs1-...")``), an exercise
-:class:`~gpusim.exercises.Verdict`.  So a replay token becomes a page with
+What it takes: a list of :class:`~gpusim.backends.sim.trace.TraceEvent`, or anything that carries a
+``trace`` — an explorer's ``Failure`` (``gpusim.explore.explore(...).failure``), a ``Replayed``
+(``gpusim.explore.replay("scenario@gs1-...")``), an exercise's
+:class:`~gpusim.exercises.checker.Verdict`.  So a replay token becomes a page with
 ``write_trace_html(replay(token), "trace.html")``.
 
 >>> import tempfile, pathlib
