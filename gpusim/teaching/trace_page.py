@@ -142,7 +142,8 @@ def _source_fields(source: Any) -> tuple[list[TraceEvent], list[TraceEvent], str
         if not marked and callable(getattr(source, "interleaving", None)):
             marked = racing_pair(source.interleaving(None)) or source.interleaving(8)
         kind, message = getattr(source, "kind", None), getattr(source, "message", None) or ""
-        text = f"{kind}: {message}" if kind and not message.startswith(str(kind)) else message
+        plain = not kind or message.startswith(str(kind)) or hasattr(source, "status")  # a verdict says it in words
+        text = message if plain else f"{kind}: {message}"
         token = getattr(source, "replay_token", None)
         if token is None and getattr(source, "token", None):
             scenario = getattr(source, "scenario", None)
@@ -319,7 +320,8 @@ function go(k) {
     + (e.mark ? " \u2014 one of the events that matter" : "");
   $("ev-step").textContent = e.step; $("ev-thread").textContent = "block " + e.block + ", thread " + e.thread;
   $("ev-warp").textContent = e.warp + ", " + e.lane; $("ev-op").textContent = e.op;
-  $("ev-where").textContent = e.cell; $("ev-value").textContent = e.value; $("ev-line").textContent = e.line;
+  $("ev-where").textContent = e.cell; $("ev-value").textContent = e.value
+    || (e.mark && cur === E.length - 1 && e.cell ? "(the run stopped before this access: the race)" : ""); $("ev-line").textContent = e.line;
   marks.forEach((m, j) => { m.classList.toggle("future", j > cur); m.classList.toggle("current", j === cur); });
   evRows.forEach((r, j) => r.classList.toggle("current", j === cur));
   const [mem, by] = memoryAt(cur);
