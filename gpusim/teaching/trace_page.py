@@ -321,7 +321,8 @@ function go(k) {
   $("ev-step").textContent = e.step; $("ev-thread").textContent = "block " + e.block + ", thread " + e.thread;
   $("ev-warp").textContent = e.warp + ", " + e.lane; $("ev-op").textContent = e.op;
   $("ev-where").textContent = e.cell; $("ev-value").textContent = e.value
-    || (e.mark && cur === E.length - 1 && e.cell ? "(the run stopped before this access: the race)" : ""); $("ev-line").textContent = e.line;
+    || (e.mark && cur === E.length - 1 && e.cell ? "(the run stopped before this access: the race)" : "");
+  $("ev-line").textContent = e.line;
   marks.forEach((m, j) => { m.classList.toggle("future", j > cur); m.classList.toggle("current", j === cur); });
   evRows.forEach((r, j) => r.classList.toggle("current", j === cur));
   const [mem, by] = memoryAt(cur);
