@@ -32,7 +32,7 @@ from pathlib import Path
 
 from gpusim.backends.sim import TraceEvent, format_events
 from gpusim.errors import DataRace, GpusimError, InvalidArgument, KernelBug
-from gpusim.explore import Scenario, explore, interleaving, register, trace_of
+from gpusim.explore import Scenario, explore, interleaving, trace_of
 from gpusim.language.kernels import Kernel
 
 from .catalogue import get_exercise
@@ -145,9 +145,10 @@ def check(number: int, source: str | Path | Kernel, *, schedules: int | None = N
     if used:
         return Verdict(exercise.number, "not allowed", f"this exercise is about doing without T.{used[0]}: "
                                                         f"{exercise.statement}", 0)
-    scenario = register(Scenario(f"exercise.{exercise.number}", lambda dev: exercise.run_once(dev, kernel),
-                                 options={"races": "raise", **exercise.options}, threads=exercise.grid * exercise.block,
-                                 description=exercise.title), replace=True)
+    # not registered: the token replays through check(..., replay=token), which has the learner's kernel
+    scenario = Scenario(f"exercise.{exercise.number}", lambda dev: exercise.run_once(dev, kernel),
+                        options={"races": "raise", **exercise.options}, threads=exercise.grid * exercise.block,
+                        description=exercise.title)
     if replay is not None:
         return _replayed(exercise, kernel, scenario, replay.split("@", 1)[-1], 1)
     budget = exercise.schedules if schedules is None else schedules
