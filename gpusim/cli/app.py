@@ -22,6 +22,7 @@ from gpusim.cli.algorithms import register_algorithms
 from gpusim.cli.bench import register_bench
 from gpusim.cli.common import Parser, common_options, run_checked
 from gpusim.cli.demo import register_demo
+from gpusim.cli.exercise import register_exercise
 from gpusim.cli.explore import register_explore
 from gpusim.cli.louvain import register_louvain
 from gpusim.cli.match import register_match
@@ -31,7 +32,7 @@ __all__ = ["main"]
 
 #: The subcommands, in the order ``gpusim --help`` lists them: each module adds its own parser.
 SUBCOMMANDS = (register_match, register_demo, register_bench, register_explore, register_stable, register_louvain,
-               register_algorithms)
+               register_algorithms, register_exercise)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
