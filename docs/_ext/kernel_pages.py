@@ -67,6 +67,22 @@ def zoo_twins() -> dict[tuple[str, str], list[Twin]]:
     }
 
 
+#: The tutorials that read or run an algorithm's kernels, by ``(problem, algorithm)``: its page links them
+#: (a name that is no tutorial fails the nitpicky build).
+TUTORIALS = {
+    ("bipartite", "apfb"): ["02-race-shrunk-and-replayed", "11-gpubfs-and-apsb"],
+    ("bipartite", "apsb"): ["02-race-shrunk-and-replayed", "11-gpubfs-and-apsb"],
+    ("bipartite", "gpr"): ["03-push-relabel"],
+    ("communities", "louvain"): ["08-louvain", "10-shuffles-and-votes"],
+    ("stable", "gs-rounds"): ["05-stable-marriage"],
+    ("stable", "mw-gpu"): ["05-stable-marriage"],
+    ("weighted", "suitor"): ["04-suitor-and-warp-shuffles"],
+    ("weighted", "ld"): ["12-locally-dominant"],
+    ("weighted", "bsuitor"): ["13-b-suitor"],
+    ("weighted", "roma"): ["06-roma-locks-and-fences", "09-shared-memory-and-syncthreads"],
+}
+
+
 def page_name(entry) -> str:
     """The docname of ``entry``'s page, below ``docs/``: ``kernels/PROBLEM-NAME``."""
     return f"kernels/{entry.problem}-{entry.name}"
@@ -147,7 +163,11 @@ def page_text(entry, twins: list[Twin]) -> str:
     lines = [GENERATED, "", f".. _kernel-page-{entry.problem}-{entry.name}:", "",
              *_heading(f"{entry.problem}: ``{entry.name}``, {entry.title}", "="),
              f":Paper: {entry.paper}", f":Backends: {_backends(entry)}",
-             f":Guarantees: {entry.guarantees or '-'}", f":Runs as: :func:`{target}`", ""]
+             f":Guarantees: {entry.guarantees or '-'}", f":Runs as: :func:`{target}`"]
+    tutorials = TUTORIALS.get((entry.problem, entry.name), [])
+    if tutorials:
+        lines += [":Tutorials: " + ", ".join(f":doc:`../tutorials/{name}`" for name in tutorials)]
+    lines += [""]
     lines += _heading("The paper's pseudo-code and the kernels" if entry.kernels else
                       "The paper's pseudo-code and the source", "-")
     if entry.pseudocode:
