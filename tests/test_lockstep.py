@@ -382,6 +382,10 @@ CASES = {
         "modularity_terms copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
         "merge_block_shared merge_block_global scatter_counts compact_edges relabel"),
     "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),
+    # the first phase dips at its fifth sweep, then goes on with conflict-free sweeps (tests/test_louvain.py)
+    "louvain-conflict-free": _louvain_case(
+        LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=17)),
+        "mark_movers apply_independent_moves"),
     "louvain-scan-tiles": Case(_scan, lambda: (np.r_[0, np.cumsum(SCANNED)].tolist(), int(SCANNED.sum())),
                                frozenset({"scan_tiles", "add_tile_offsets", "read_entry"})),
     "bench-memory": _workload_case(memory_bound),
@@ -392,7 +396,7 @@ CASES = {
 }
 
 _HEAVY = {"suitor-nosync", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "roma-block", "louvain-buckets",
-          "louvain-thread"}
+          "louvain-thread", "louvain-conflict-free"}
 
 
 def _runs():
