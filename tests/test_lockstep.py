@@ -28,6 +28,7 @@ from gpusim.algorithms.weighted import SUITOR_VARIANTS, b_suitor, locally_domina
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.errors import Livelock
+from gpusim.exercises import list_exercises
 from gpusim.language.kernels import Kernel, registry
 from gpusim.teaching.bench import barrier_bound, memory_bound
 from gpusim.teaching.demo import racy_count
@@ -344,6 +345,14 @@ def _racy_count(dev: Device) -> int:
     return int(dev.to_host(counter)[0])
 
 
+def _exercise_case(exercise) -> Case:
+    """An exercise's solution, judged by the exercise's own reference (``run_once`` gives ``None`` when right);
+    its stub defines a kernel of the same name, unfinished by design."""
+    module = importlib.import_module(f"gpusim.exercises.solutions.{exercise.filename.removesuffix('.py')}")
+    solution = getattr(module, exercise.kernel)
+    return Case(lambda dev: exercise.run_once(dev, solution), lambda: None, frozenset({exercise.kernel}))
+
+
 _BFS = "fill init_bfs_array alternate fix_rows fix_columns "
 CASES = {
     "apfb": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr"),
@@ -373,16 +382,21 @@ CASES = {
         "modularity_terms copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
         "merge_block_shared merge_block_global scatter_counts compact_edges relabel"),
     "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),
+    # the first phase dips at its fifth sweep, then goes on with conflict-free sweeps (tests/test_louvain.py)
+    "louvain-conflict-free": _louvain_case(
+        LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=17)),
+        "mark_movers apply_independent_moves"),
     "louvain-scan-tiles": Case(_scan, lambda: (np.r_[0, np.cumsum(SCANNED)].tolist(), int(SCANNED.sum())),
                                frozenset({"scan_tiles", "add_tile_offsets", "read_entry"})),
     "bench-memory": _workload_case(memory_bound),
     "bench-barrier": _workload_case(barrier_bound),
+    **{f"exercise-{exercise.number:02d}-{exercise.slug}": _exercise_case(exercise) for exercise in list_exercises()},
     # a deliberate race: only the sequential policy gives one answer in either warp mode
     "demo-racy-count": Case(_racy_count, lambda: 40, frozenset({"racy_count"}), policies=("sequential",)),
 }
 
 _HEAVY = {"suitor-nosync", "suitor-syncnolb", "suitor-synclb", "suitor-hybrid", "roma-block", "louvain-buckets",
-          "louvain-thread"}
+          "louvain-thread", "louvain-conflict-free"}
 
 
 def _runs():

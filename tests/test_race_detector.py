@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 
@@ -127,6 +129,32 @@ def test_a_reduction_missing_syncthreads_races_on_shared_memory():
         races, _ = races_of(block_sum, 2, 64, [values, [0, 0]], [0], seed=seed)
         found += races
     assert any(r.memory == "shared" and r.array == "partial" and r.kind == "RAW" for r in found)
+
+
+def test_a_shared_array_keeps_its_name_when_a_later_doctest_block_launches_its_kernel():
+    """Sphinx runs each block of a page as its own doctest, all named alike: by the time a later block launches
+    a kernel, the earlier block's source cannot be read back, and the array was called ``array@N``."""
+    blocks = ["""
+>>> @kernel
+... def last_writer(out):
+...     buf = T.shared_array(4, T.i32)
+...     buf[0] = T.thread_id()
+...     out[T.thread_id()] = buf[0]
+""", """
+>>> dev = Device("sim", trace=True, races="report")
+>>> run = dev.launch(last_writer, grid=1, block=4, args=(dev.zeros(4, np.int32),))
+>>> sorted({event.array for event in run.trace} - {""})
+['buf', 'out']
+>>> sorted({(race.memory, race.array) for race in run.races})  # four threads write buf[0]
+[('shared', 'buf')]
+"""]
+    names = {"Device": Device, "T": T, "kernel": kernel, "np": np}
+    runner = doctest.DocTestRunner()
+    for block in blocks:
+        test = doctest.DocTestParser().get_doctest(block, names, "default", "page.rst", 0)
+        runner.run(test, clear_globs=False)
+        names = test.globs
+    assert runner.summarize(verbose=False) == doctest.TestResults(0, 5)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -57,7 +57,7 @@ def check_partition(graph: LouvainGraph, labels: np.ndarray, reported: float | N
     """The modularity of ``labels`` on ``graph``; ``InvalidArgument`` naming the first fault of the partition.
 
     ``labels`` must hold one id per vertex, consecutive from 0; ``reported`` (if given) must equal the
-    recomputed modularity to :data:`RELATIVE_TOLERANCE`.
+    recomputed modularity to ``RELATIVE_TOLERANCE``.
     """
     labels = np.asarray(labels)
     if labels.shape != (graph.n,):

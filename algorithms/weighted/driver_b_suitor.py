@@ -53,8 +53,8 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     ----------
     graph : WeightedGraph
         Non-negative weights; zero-weight edges are never chosen.
-    b : int or array_like of int, length n
-        The capacity of every vertex, or of each; non-negative.
+    b : int or array_like of int
+        The capacity of every vertex, or of each (length n); non-negative.
     backend, device
         Where to run (``device`` wins).
     max_memory : int, optional

@@ -212,7 +212,7 @@ def spread_evenly(queue, pool, counts, count, total):
 @device
 def sync_lb(queue, pool, counts, count, rounds, balance_rounds):
     """Line 10, SyncLB (§4.3, variant 2): as SyncNoLB, and in the first ``balance_rounds`` rounds the block's
-    queued vertices are spread evenly over its warps (:func:`spread_evenly`)."""
+    queued vertices are spread evenly over its warps (``spread_evenly``)."""
     total = block_total(counts, count)
     if rounds <= balance_rounds and total > 0:
         count = spread_evenly(queue, pool, counts, count, total)

@@ -98,11 +98,12 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
 
     Parameters
     ----------
-    weights : array_like, shape (n, n)
-        Symmetric, finite, non-negative; the diagonal is not read.
-    mate : array_like of int, length n, or str
-        The start matching: ``mate[v]`` the partner of ``v`` or -1 (unmatched vertices are then
-        paired in id order), or a ``kind`` of :func:`start_matching`.  Never modified.
+    weights : array_like
+        Shape (n, n). Symmetric, finite, non-negative; the diagonal is not read.
+    mate : array_like of int or str
+        The start matching: ``mate[v]`` (length n) the partner of ``v`` or -1 (unmatched vertices are then
+        paired in id order), or a ``kind`` of
+        :func:`~gpusim.algorithms.weighted.start_matchings.start_matching`.  Never modified.
     threshold : float
         A flip must gain strictly more (default 1e-5, the thesis's; 0 runs to a local optimum).
     max_phases : int, optional
@@ -184,10 +185,10 @@ def roma(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
 
     Parameters
     ----------
-    weights : array_like, shape (n, n)
-        Symmetric, finite, non-negative; the diagonal is not read.
-    mate : array_like of int, length n, or str
-        The start matching (see :func:`rama`).  Never modified.
+    weights : array_like
+        Shape (n, n). Symmetric, finite, non-negative; the diagonal is not read.
+    mate : array_like of int or str
+        The start matching (length n, or a kind; see :func:`rama`).  Never modified.
     threshold : float
         A flip must gain strictly more (default 1e-5, the thesis's).
     max_phases : int, optional
@@ -196,8 +197,8 @@ def roma(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
         For odd ``n``: add a zero-weight dummy vertex (see :func:`rama`).
     seed : int
         Seed of ``numpy.random.default_rng`` for the orders (and ``mate="shuffled"``).
-    order : {"random", "fixed"}
-        The order of the vertices within a phase.
+    order : str
+        The order of the vertices within a phase: ``"random"`` or ``"fixed"``.
     max_memory : int, optional
         As :func:`rama`.
 

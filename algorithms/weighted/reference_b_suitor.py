@@ -115,8 +115,8 @@ def greedy_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = 
     Parameters
     ----------
     graph : WeightedGraph
-    b : int or array_like of int, length n
-        The capacity of every vertex (a scalar), or of each; non-negative.
+    b : int or array_like of int
+        The capacity of every vertex (a scalar), or of each (length n); non-negative.
     max_memory : int, optional
         Refuse (``InvalidArgument``) when the partners table would take more bytes (default
         half the memory available).
@@ -179,8 +179,8 @@ def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> 
     Parameters
     ----------
     graph : WeightedGraph
-    b : int or array_like of int, length n
-        The capacity of every vertex (a scalar), or of each; non-negative.
+    b : int or array_like of int
+        The capacity of every vertex (a scalar), or of each (length n); non-negative.
     max_memory : int, optional
         Refuse (``InvalidArgument``) when the partners table would take more bytes (default
         half the memory available).

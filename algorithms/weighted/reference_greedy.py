@@ -42,8 +42,9 @@ def greedy(graph: WeightedGraph) -> WeightedMatchingResult:
 
     Edges of positive weight are scanned in decreasing order of the key
     ``(w, max(u, v), min(u, v))`` (lexicographic); an edge is matched when both its ends are
-    still free.  This is the reference that :func:`suitor` and :func:`locally_dominant` (and the
-    GPU Suitor) must equal exactly; see the module docstring for why this tie rule makes them equal.
+    still free.  This is the reference that :func:`~gpusim.algorithms.weighted.reference_suitor.suitor` and
+    :func:`~gpusim.algorithms.weighted.reference_ld.locally_dominant` (and the GPU Suitor) must equal exactly;
+    see the module docstring for why this tie rule makes them equal.
 
     Parameters
     ----------

@@ -302,7 +302,7 @@ def gpa(graph: WeightedGraph) -> WeightedMatchingResult:
     -----
     O(m log m) time, dominated by the sort (as Greedy); union-find with path compression
     decides whether two ends lie on one path.  Maue and Sanders recommend it as the start of
-    ROMA (see :func:`start_matching`).
+    ROMA (see :func:`~gpusim.algorithms.weighted.start_matchings.start_matching`).
 
     References
     ----------

@@ -24,8 +24,9 @@ from gpusim.types.graphs import WeightedGraph
 from .reference_greedy import greedy
 from .reference_paths import gpa
 
-__all__ = ["START_KINDS", "augmentation_bytes", "prepare_augmentation", "start_matching", "unpad"]
+__all__ = ["START_KINDS", "AugmentationInput", "augmentation_bytes", "prepare_augmentation", "start_matching", "unpad"]
 
+#: The kinds of start matching :func:`start_matching` builds.
 START_KINDS = ("i,i+1", "i,i+n/2", "shuffled", "greedy", "gpa")
 
 
@@ -51,7 +52,8 @@ def _complete(mate: np.ndarray) -> np.ndarray:
 
 def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0, *, max_memory: int | None = None
                    ) -> np.ndarray:
-    """A perfect start matching for :func:`rama` and :func:`roma`, as seed 002 builds them.
+    """A perfect start matching for :func:`~gpusim.algorithms.weighted.reference_augmentation.rama` and
+    :func:`~gpusim.algorithms.weighted.reference_augmentation.roma`, as seed 002 builds them.
 
     ==============  ======================================================================
     ``kind``        matching
@@ -73,8 +75,8 @@ def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0, *, max
         Number of vertices: even, ``>= 0``.
     kind : str
         One of :data:`START_KINDS`.
-    weights : array_like, shape (n, n), optional
-        Symmetric non-negative weights; required by ``"greedy"`` and ``"gpa"``, checked when given.
+    weights : array_like, optional
+        Shape (n, n). Symmetric non-negative weights; required by ``"greedy"`` and ``"gpa"``, checked when given.
     seed : int
         Seed for ``"shuffled"`` (default 0); ignored otherwise.
     max_memory : int, optional

@@ -67,6 +67,8 @@ class SimBackend:
         scheduling points of a launch with the points since its last call, and when a launch ends
         (``launch_finished=True``); ``None`` (default) for none.
 
+    Example
+    -------
     >>> SimBackend(memory="weak", races="report").memory
     'weak'
     """

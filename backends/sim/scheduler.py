@@ -33,6 +33,7 @@ from gpusim.errors import (
     Livelock,
 )
 from gpusim.language import WARP_SIZE
+from gpusim.language.kernels import array_names
 
 from .lockstep import Lockstep
 from .memory import ArrayProxy, CheckedProxy
@@ -558,6 +559,11 @@ def _user_location(frame) -> str:
 
 
 def _array_name(frame) -> str:
+    """The variable a ``T.shared_array``/``T.local_array`` line assigns: read from the source when the kernel
+    was decorated (a doctest's source is gone by the time a later block launches it), else from the file."""
+    known = array_names(frame.f_code).get(frame.f_lineno)
+    if known is not None:
+        return known
     match = _ARRAY_NAME.match(linecache.getline(frame.f_code.co_filename, frame.f_lineno))
     return match.group(1) if match else f"array@{frame.f_lineno}"
 

@@ -40,10 +40,14 @@ def _text(value: str) -> nodes.paragraph:
     return nodes.paragraph("", value)
 
 
-def _name(row: dict) -> nodes.paragraph:
-    """The algorithm's name, a cross-reference to the function it registered (resolved if documented)."""
-    link = addnodes.pending_xref("", refdomain="py", reftype="func", reftarget=row["target"], refexplicit=True,
-                                 refwarn=False)
+def _name(row: dict, pages: bool = False) -> nodes.paragraph:
+    """The algorithm's name: a cross-reference to its kernel page (``pages``) or to the function it registered."""
+    if pages:
+        link = addnodes.pending_xref("", refdomain="std", reftype="doc", refexplicit=True, refwarn=True,
+                                     reftarget=f"/kernels/{row['problem']}-{row['algorithm']}")
+    else:
+        link = addnodes.pending_xref("", refdomain="py", reftype="func", reftarget=row["target"], refexplicit=True,
+                                     refwarn=False)
     link += nodes.literal("", row["algorithm"])
     return nodes.paragraph("", "", link)
 
@@ -55,10 +59,11 @@ def _backends(entry) -> str:
 
 
 class AlgorithmIndex(SphinxDirective):
-    """``.. algorithm-index::`` (``:problem: NAME`` for one problem's algorithms)."""
+    """``.. algorithm-index::`` (``:problem: NAME`` for one problem's algorithms; ``:pages:`` to link each
+    name to its kernel page rather than to its function)."""
 
     has_content = False
-    option_spec = {"problem": directives.unchanged}
+    option_spec = {"problem": directives.unchanged, "pages": directives.flag}
 
     def run(self) -> list[nodes.Node]:
         from gpusim.runtime.registry import problems
@@ -77,7 +82,8 @@ class AlgorithmIndex(SphinxDirective):
         head += nodes.row("", *(nodes.entry("", _text(label)) for label, _ in COLUMNS))
         body = nodes.tbody()
         for row in rows:
-            cells = [_text(row["problem"]), _name(row), _text(row["title"]), _text(row["paper"]),
+            cells = [_text(row["problem"]), _name(row, "pages" in self.options), _text(row["title"]),
+                     _text(row["paper"]),
                      _text(row["backends"]), _text(row["guarantees"])]
             body += nodes.row("", *(nodes.entry("", cell) for cell in cells))
         group += head

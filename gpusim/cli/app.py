@@ -5,8 +5,10 @@ side, columns the other) with one of the papers' algorithms, certifies it, and p
 or ``--json``; ``--example NAME`` takes a bundled matrix instead of a file.
 ``gpusim demo`` finds a lost update in a racy counter on the simulator and shows the
 interleaving, its replay token and (``--png``) a swimlane picture; ``gpusim demo --replay TOKEN``
-replays it.  ``gpusim bench sim`` measures the simulator against numba's CUDA simulator.
+replays it, and ``--html PAGE`` writes the run as a page to step through in a browser.
+``gpusim bench sim`` measures the simulator against numba's CUDA simulator.
 ``gpusim algorithms`` lists the registered algorithms, their papers, backends and guarantees.
+``gpusim exercise`` lists the exercises, shows one, or checks a learner's kernel against one.
 Errors are one line on stderr, exit status 2 for bad usage and 1 for a failed run
 (:mod:`gpusim.cli.common`); ``--debug`` shows the traceback.
 """
@@ -22,6 +24,7 @@ from gpusim.cli.algorithms import register_algorithms
 from gpusim.cli.bench import register_bench
 from gpusim.cli.common import Parser, common_options, run_checked
 from gpusim.cli.demo import register_demo
+from gpusim.cli.exercise import register_exercise
 from gpusim.cli.explore import register_explore
 from gpusim.cli.louvain import register_louvain
 from gpusim.cli.match import register_match
@@ -31,7 +34,7 @@ __all__ = ["main"]
 
 #: The subcommands, in the order ``gpusim --help`` lists them: each module adds its own parser.
 SUBCOMMANDS = (register_match, register_demo, register_bench, register_explore, register_stable, register_louvain,
-               register_algorithms)
+               register_algorithms, register_exercise)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

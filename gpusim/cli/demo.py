@@ -1,7 +1,8 @@
 """``gpusim demo``: find, show and replay a lost update in a racy counter on the simulator.
 
 It prints the interleaving of the two colliding threads and the run's replay token (``--png``: a swimlane
-picture); ``gpusim demo --replay TOKEN`` replays that token exactly.
+picture; ``--html``: a page to step through the run in a browser, :mod:`gpusim.teaching.trace_page`);
+``gpusim demo --replay TOKEN`` replays that token exactly.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def register_demo(commands, common: argparse.ArgumentParser) -> None:
     demo.add_argument("--policy", default=None, help="random (default), round_robin, pct or sequential")
     demo.add_argument("--replay", metavar="TOKEN", help="replay a token printed by an earlier demo")
     demo.add_argument("--png", metavar="FILE", help="also draw the interleaving as swimlanes (PNG, SVG or PDF)")
+    demo.add_argument("--html", metavar="PAGE",
+                      help="also write the run as one self-contained HTML page to step through in a browser")
     demo.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     demo.set_defaults(run=_demo)
 
@@ -37,13 +40,25 @@ def _demo(options: argparse.Namespace) -> int:
         given = "--seed" if options.seed is not None else "--policy"
         raise InvalidArgument(f"{given} conflicts with --replay: the token fixes the schedule")
     check_picture_option(options)
+    if options.html:
+        from gpusim.teaching.trace_page import check_page_path
+
+        check_page_path(options.html)
     found = _replay_demo(options) if options.replay else _find_demo(options)
     found_counter, trace, token, seed, tried, collision = found
     options.record.update({
         "kernel": "racy_count", "backend": "sim", "threads": options.threads, "counter": found_counter,
         "lost_updates": options.threads - found_counter, "seed": seed, "schedules_tried": tried,
-        "token": token, "collision": [event._asdict() for event in collision], "picture": None,
+        "token": token, "collision": [event._asdict() for event in collision], "picture": None, "page": None,
     })
+    if options.html:
+        from gpusim.teaching.trace_page import write_trace_html
+
+        options.record["page"] = write_trace_html(
+            trace, options.html, highlight=collision, token=token,
+            title=f"lost update: {options.threads} increments, counter = {found_counter}",
+            message=f"{options.threads} threads each did counter[0] = counter[0] + 1; "
+                    f"{options.threads - found_counter} update(s) lost")
 
     def show_text() -> None:
         print(f"racy counter: {options.threads} threads each did counter[0] = counter[0] + 1")
@@ -58,6 +73,8 @@ def _demo(options: argparse.Namespace) -> int:
             print(format_events(collision, None))
         print(f"\nreplay it exactly:\n  gpusim demo --threads {options.threads} --block {options.block} "
               f"--replay {token}\n")
+        if options.record["page"]:
+            print(f"step through it in a browser: {options.record['page']}")
 
     def draw() -> str:
         from gpusim.teaching.plots import swimlanes

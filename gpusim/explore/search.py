@@ -315,7 +315,8 @@ class Replayed:
 
 
 def replay(token: str, scenario: str | Scenario | None = None) -> Replayed:
-    """Replay ``"scenario@gs1-..."`` (a :attr:`Failure.replay_token`), or a ``gs1-`` token on ``scenario``.
+    """Replay ``"scenario@gs1-..."`` (a :attr:`~gpusim.explore.report.Failure.replay_token`), or a ``gs1-`` token
+    on ``scenario``.
 
     The schedule is followed exactly, with tracing on: the same trace as the failure's.  A token from an
     older version of gpusim replays where its kernels (and scenario) still exist, or moved unchanged

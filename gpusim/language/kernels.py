@@ -21,6 +21,8 @@ Example
 from __future__ import annotations
 
 import functools
+import inspect
+import re
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -30,10 +32,37 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 __all__ = [
-    "KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "bind", "device", "kernel", "parse_signature", "registry",
+    "KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "array_names", "bind", "device", "kernel",
+    "parse_signature", "registry",
 ]
 
 _REGISTRY: list[_Compiled] = []
+_ARRAY_LINE = re.compile(r"^\s*(\w+)\s*=\s*T\.(?:shared|local)_array\(")
+_ARRAY_NAMES: dict[types.CodeType, dict[int, str]] = {}  # a decorated function's code -> {line: array name}
+
+
+def array_names(code: types.CodeType) -> dict[int, str]:
+    """The variables that ``T.shared_array``/``T.local_array`` lines of a decorated function assign, by line.
+
+    Read from the source when the decorator ran, so they stay right where the source cannot be read
+    again later (a doctest block that launches a kernel defined in an earlier block); ``{}`` for
+    code that was never decorated.
+
+    >>> from gpusim import T, kernel
+    >>> @kernel
+    ... def k(out):
+    ...     buf = T.shared_array(4, T.i32)
+    ...     out[0] = buf[0]
+    >>> list(array_names(k.fn.__code__).values())
+    ['buf']
+    """
+    return _ARRAY_NAMES.get(code, {})
+
+
+def _record_array_names(fn: types.FunctionType) -> None:
+    lines, first = inspect.getsourcelines(fn)
+    _ARRAY_NAMES[fn.__code__] = {first + offset: match.group(1) for offset, line in enumerate(lines)
+                                 if (match := _ARRAY_LINE.match(line))}
 
 
 class _Compiled:
@@ -60,9 +89,12 @@ class _Compiled:
 
         # Code typed at a plain Python prompt has no source to check; it still runs on the
         # simulator, and the GPU backends say so if they need the source.
-        self.checked = check and source_available(fn)
+        available = source_available(fn)
+        self.checked = check and available
         if self.checked:
             check_function(fn, is_kernel=self.is_kernel)
+        if available:
+            _record_array_names(fn)
         _REGISTRY.append(self)
 
     @classmethod
@@ -115,6 +147,8 @@ def kernel(fn: Callable | None = None, *, signature: str | None = None, check: b
         from a kernel parameter or shared-array name to why.  The simulator's race detector
         (``Device("sim", races="report")``) does not check those arrays.
 
+    Example
+    -------
     >>> from gpusim import T
     >>> @kernel(intended_races={"seen": "any thread's mark will do"})
     ... def mark(seen):

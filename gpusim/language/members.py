@@ -31,6 +31,7 @@ class Member(NamedTuple):
 
 
 _M = Member
+#: Every member of ``T``: its signature, its kind and what it means.
 MEMBERS: dict[str, Member] = {
     # indices and sizes (1-D launches)
     "thread_id": _M("index", "thread_id() -> int32", "threadIdx.x: the thread's index in its block"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from gpusim.errors import InvalidArgument
@@ -47,6 +48,21 @@ class Algorithm:
     guarantees: str = ""
     on_cpu: str | None = None
     kernels: tuple = ()
+
+    @property
+    def pseudocode(self) -> str:
+        """The paper's pseudo-code of the algorithm, as text: each algorithm of the paper headed by its seed,
+        algorithm number and the lines of the seed file it was taken from ("" when there is none).
+
+        The text sits in ``gpusim/runtime/pseudocode/PROBLEM-NAME.txt``; the kernel pages of the
+        documentation show it beside the kernels' source.
+
+        >>> import gpusim.algorithms
+        >>> print(lookup("bipartite", "apsb").pseudocode.splitlines()[0])
+        seed 000 (Deveci, Kaya, Uçar, Çatalyürek, Euro-Par 2013), Algorithm 1: SHORTEST AUGMENTING PATHS (APsB)
+        """
+        text = resources.files(__package__).joinpath("pseudocode", f"{self.problem}-{self.name}.txt")
+        return text.read_text(encoding="utf-8") if text.is_file() else ""
 
     @property
     def gpu(self) -> bool:

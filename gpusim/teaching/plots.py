@@ -20,15 +20,20 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gpusim.backends.sim import TraceEvent
+
+if TYPE_CHECKING:
+    import matplotlib.figure
 from gpusim.errors import InvalidArgument
 
-__all__ = ["PICTURE_FORMATS", "bipartite_matching_picture", "check_picture_path", "swimlanes",
-           "weighted_matching_picture"]
+__all__ = ["PICTURE_FORMATS", "bipartite_matching_picture", "check_picture_path", "operation_kind", "plural",
+           "save_figure", "swimlanes", "swimlanes_figure", "weighted_matching_picture"]
 
+#: The file suffixes the picture functions write.
 PICTURE_FORMATS = ("png", "svg", "pdf")
 
 
@@ -55,7 +60,7 @@ def check_picture_path(path: str, option: str = "--png") -> None:
         raise InvalidArgument(f"{option} {path!r}: not allowed to write there")
 
 
-def _save(figure, path: str) -> str:
+def save_figure(figure: matplotlib.figure.Figure, path: str) -> str:
     """Save ``figure`` to ``path`` whole or not at all (through a temporary file in the same folder)."""
     import matplotlib.pyplot as plt
 
@@ -69,23 +74,45 @@ def _save(figure, path: str) -> str:
         partial.unlink(missing_ok=True)
     return path
 
-_STYLE = {  # operation -> (marker, colour)
+
+_STYLE = {  # kind of operation -> (marker, colour)
     "load": ("o", "tab:blue"),
     "store": ("s", "tab:orange"),
-    "syncthreads": ("|", "black"),
-    "threadfence": ("x", "gray"),
+    "atomic": ("D", "tab:green"),
+    "block barrier": ("|", "black"),
+    "fence": ("x", "tab:gray"),
+    "warp collective": ("^", "tab:purple"),
 }
-_ATOMIC = ("D", "tab:green")
-_COLLECTIVE = ("^", "tab:purple")
+_RINGS = ("red", "tab:brown", "magenta", "tab:olive", "tab:cyan", "navy")
 
 
-def swimlanes(events: Sequence[TraceEvent], path: str, highlight: Sequence[TraceEvent] = (),
-              title: str = "", max_threads: int = 32) -> str:
-    """Draw ``events`` as swimlanes (x: step, y: thread) into ``path`` (PNG or SVG); return ``path``.
+def operation_kind(op: str) -> str:
+    """The legend entry of a trace operation: its kind, one of the keys of the swimlanes' legend.
 
-    ``highlight`` events (say, the two loads of a lost update) are circled in red and labelled
-    with their value.  At most ``max_threads`` lanes are drawn: those of the highlighted threads
-    first, then the busiest.
+    >>> [operation_kind(op) for op in ("load", "atomic_cas", "syncthreads", "threadfence", "ballot")]
+    ['load', 'atomic', 'block barrier', 'fence', 'warp collective']
+    """
+    if op in ("load", "store"):
+        return op
+    if op.startswith("atomic"):
+        return "atomic"
+    if op == "syncthreads":
+        return "block barrier"
+    if op == "threadfence":
+        return "fence"
+    return "warp collective"  # shfl_*, ballot, any, all, syncwarp: the lanes of a warp meet
+
+
+def swimlanes_figure(events: Sequence[TraceEvent], highlight: Sequence[TraceEvent] = (), title: str = "",
+                     max_threads: int = 32) -> matplotlib.figure.Figure:
+    """The swimlanes of ``events`` as a matplotlib figure (x: step, y: thread); see :func:`swimlanes`.
+
+    >>> from gpusim.teaching.demo import find_lost_update
+    >>> found = find_lost_update(threads=40, block=8)
+    >>> figure = swimlanes_figure(found.run.trace, highlight=found.collision)
+    >>> print(figure.axes[0].get_title().splitlines()[-1])
+    32 of 40 threads drawn (the 2 highlighted, then the busiest); 8 not drawn
+    >>> import matplotlib.pyplot as plt; plt.close(figure)
     """
     import matplotlib
 
@@ -95,39 +122,60 @@ def swimlanes(events: Sequence[TraceEvent], path: str, highlight: Sequence[Trace
     busiest: dict[tuple[int, int], int] = {}
     for event in events:
         busiest[(event.block, event.thread)] = busiest.get((event.block, event.thread), 0) + 1
-    chosen = [(e.block, e.thread) for e in highlight]
-    chosen += sorted(busiest, key=lambda who: -busiest[who])
+    marked = list(dict.fromkeys((e.block, e.thread) for e in highlight))
+    chosen = marked + sorted(busiest, key=lambda who: -busiest[who])
     lanes = list(dict.fromkeys(chosen))[:max_threads]
     lane_of = {who: row for row, who in enumerate(sorted(lanes))}
+    total = len(set(busiest) | set(marked))
 
-    figure, axes = plt.subplots(figsize=(10, 1.2 + 0.35 * len(lane_of)))
-    seen_labels = set()
-    for event in events:
-        row = lane_of.get((event.block, event.thread))
-        if row is None:
-            continue
-        marker, colour = _STYLE.get(event.op) or (_ATOMIC if event.op.startswith("atomic") else _COLLECTIVE)
-        label = event.op if event.op.startswith(("load", "store", "sync")) else (
-            "atomic" if event.op.startswith("atomic") else "warp collective")
-        axes.scatter(event.step, row, marker=marker, color=colour, s=22,
-                     label=None if label in seen_labels else label)
-        seen_labels.add(label)
+    figure, axes = plt.subplots(figsize=(10, 1.4 + 0.3 * len(lane_of)))
+    for kind, (marker, colour) in _STYLE.items():
+        drawn = [(e.step, lane_of[(e.block, e.thread)]) for e in events
+                 if operation_kind(e.op) == kind and (e.block, e.thread) in lane_of]
+        if drawn:
+            x, y = zip(*drawn, strict=True)
+            axes.scatter(x, y, marker=marker, color=colour, s=22, label=kind)
     for number, event in enumerate(highlight):
         row = lane_of.get((event.block, event.thread))
-        axes.scatter(event.step, row, s=160, facecolors="none", edgecolors="red", linewidths=1.5)
-        axes.annotate(f"{event.op} {event.array}[{event.index}]={event.value}", (event.step, row),
-                      textcoords="offset points", xytext=(8, 8 if number % 2 == 0 else -14), fontsize=8,
-                      color="red")
+        ring = _RINGS[number % len(_RINGS)]
+        axes.scatter(event.step, row, s=170, facecolors="none", edgecolors=ring, linewidths=1.6,
+                     label=f"step {event.step}, ({event.block},{event.thread}): {event.op} "
+                           f"{event.array}[{event.index}] = {event.value}")
     axes.set_yticks(range(len(lane_of)))
     axes.set_yticklabels([f"({b},{t})" for b, t in sorted(lane_of)], fontsize=7)
     axes.set_xlabel("step (scheduling point)")
     axes.set_ylabel("thread (block, thread)")
-    axes.set_title(title or "simulated interleaving")
-    axes.invert_yaxis()
-    if seen_labels:
-        axes.legend(loc="upper right", fontsize=7, ncols=min(5, len(seen_labels)))
+    heading = title or "simulated interleaving"
+    if total > len(lane_of):
+        heading += (f"\n{len(lane_of)} of {total} threads drawn (the {len(marked)} highlighted, then the busiest); "
+                    f"{total - len(lane_of)} not drawn")
+    axes.set_title(heading, fontsize=10)
+    axes.set_ylim(len(lane_of) - 0.5, -0.5)  # thread order top down, half a lane of margin
+    if events or highlight:  # outside the axes, on the right: the key covers no event
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, borderaxespad=0.0)
     figure.tight_layout()
-    return _save(figure, path)
+    return figure
+
+
+def swimlanes(events: Sequence[TraceEvent], path: str, highlight: Sequence[TraceEvent] = (),
+              title: str = "", max_threads: int = 32) -> str:
+    """Draw ``events`` as swimlanes (x: step, y: thread) into ``path`` (PNG, SVG or PDF); return ``path``.
+
+    ``highlight`` events (say, the two loads of a lost update) are ringed, each in its own colour,
+    and listed in the key (step, thread, operation, cell, value) beside the lanes, so no label
+    covers another or an event.  At most ``max_threads`` lanes are drawn: those of the highlighted
+    threads first, then the busiest; when some are left out the title says how many.
+    """
+    return save_figure(swimlanes_figure(events, highlight, title, max_threads), path)
+
+
+def plural(side: str) -> str:
+    """The plural of a side's name, as the pictures label it.
+
+    >>> plural("man"), plural("woman"), plural("row"), plural("column")
+    ('men', 'women', 'rows', 'columns')
+    """
+    return {"man": "men", "woman": "women"}.get(side, side + "s")
 
 
 def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: str = "",
@@ -165,8 +213,7 @@ def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: s
             axes.annotate(f"{right} {vertex}", (1, y), textcoords="offset points", xytext=(6, 0), ha="left",
                           va="center", fontsize=7)
         axes.set_xlim(-0.45, 1.45)
-        plural = {"man": "men", "woman": "women"}
-        axes.set_xticks([0, 1], [plural.get(left, left + "s"), plural.get(right, right + "s")])
+        axes.set_xticks([0, 1], [plural(left), plural(right)])
         axes.set_yticks([])
         axes.set_xlabel("red: matched pairs; grey: the other edges", fontsize=8)
     else:
@@ -174,15 +221,15 @@ def bipartite_matching_picture(graph, row_match: np.ndarray, path: str, title: s
         marker = max(0.05, min(4.0, 4000.0 / max(1, rows.size)))
         axes.scatter(cols, rows, s=marker, color="0.6", marker="s", linewidths=0, label="edge")
         axes.scatter(row_match[matched], matched, s=marker * 4, color="tab:red", marker="s", linewidths=0,
-                     label="matched")
+                     label=f"matched {left}-{right}")
         axes.set_xlim(-0.5, graph.n_cols - 0.5)
         axes.set_ylim(graph.n_rows - 0.5, -0.5)
-        axes.set_xlabel(right)
-        axes.set_ylabel(left)
-        axes.legend(loc="upper right", fontsize=7, markerscale=4)
-    axes.set_title(title or f"matching of size {matched.size}")
+        axes.set_xlabel(plural(right))
+        axes.set_ylabel(plural(left))
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, markerscale=4, borderaxespad=0.0)
+    axes.set_title(title or f"matching of size {matched.size}: {matched.size} {left}-{right} pairs")
     figure.tight_layout()
-    return _save(figure, path)
+    return save_figure(figure, path)
 
 
 def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = "",
@@ -226,7 +273,7 @@ def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = 
                 axes.annotate(str(vertex), (x, y), ha="center", va="center", fontsize=7, color="white", zorder=4)
         axes.set_axis_off()
         if pairs.size:
-            axes.legend(loc="upper right", fontsize=8)
+            axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, borderaxespad=0.0)
     else:
         figure, axes = plt.subplots(figsize=(6, 6))
         marker = max(0.05, min(4.0, 4000.0 / max(1, us.size)))
@@ -237,7 +284,7 @@ def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = 
         axes.set_ylim(graph.n - 0.5, -0.5)
         axes.set_xlabel("vertex")
         axes.set_ylabel("vertex")
-        axes.legend(loc="upper right", fontsize=7, markerscale=4)
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, markerscale=4, borderaxespad=0.0)
     axes.set_title(title or f"matching of {len(pairs)} edges")
     figure.tight_layout()
-    return _save(figure, path)
+    return save_figure(figure, path)

@@ -88,8 +88,8 @@ def bipartite_graphs(
         Inclusive bounds on the side sizes.
     max_edges : int, optional
         At most this many edges.  Not together with ``density``.
-    density : float in [0, 1], optional
-        Approximate edge probability.
+    density : float, optional
+        Approximate edge probability, in [0, 1].
 
     Returns
     -------
@@ -161,8 +161,8 @@ def weighted_graphs(
     ----------
     min_vertices, max_vertices : int
         Inclusive bounds on the number of vertices.
-    weights : SearchStrategy of float, optional
-        Weight of each edge; its values must be finite and non-negative.
+    weights : hypothesis.strategies.SearchStrategy, optional
+        Draws the weight (a float) of each edge; its values must be finite and non-negative.
     allow_ties : bool
         ``False`` draws pairwise distinct weights.
     max_edges : int, optional
@@ -312,7 +312,7 @@ def bundled_matrices(kind: Literal["bipartite", "weighted", "path"] = "bipartite
 
     Parameters
     ----------
-    kind : {"bipartite", "weighted", "path"}
+    kind : str
         ``"bipartite"``: a :class:`BipartiteGraph` of each file; ``"weighted"``: a
         :class:`WeightedGraph` of each *square* file (read as
         :meth:`WeightedGraph.from_matrix_market` does); ``"path"``: the file's ``pathlib.Path``.
@@ -367,6 +367,8 @@ def schedules(max_preemptions: int = 3, max_step: int = 4096, max_threads: int =
     pct:
         Also draw :class:`~gpusim.backends.sim.policies.PCT` policies (seed, depth 1–3).
 
+    Notes
+    -----
     Shrinking: toward ``Preemptions([])`` (the sequential schedule), then fewer preemptions,
     earlier steps, and lower-numbered threads; PCT draws shrink toward seed 0 and depth 1.
 

@@ -190,7 +190,8 @@ class BipartiteGraph:
 
         Parameters
         ----------
-        matrix : scipy.sparse matrix or array, two-dimensional
+        matrix : scipy.sparse.sparray, scipy.sparse.spmatrix or numpy.ndarray
+            A two-dimensional matrix.
 
         Returns
         -------
@@ -227,7 +228,7 @@ class BipartiteGraph:
 
         Parameters
         ----------
-        path : str, os.PathLike or open file
+        path : str, os.PathLike or typing.IO
 
         Returns
         -------
@@ -268,7 +269,7 @@ class BipartiteGraph:
         ----------
         G : networkx.Graph
             Undirected, not a multigraph.
-        top_nodes : iterable of nodes, optional
+        top_nodes : collections.abc.Iterable, optional
 
         Returns
         -------

@@ -42,7 +42,8 @@ from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentT
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 
 __all__ = ["blocking_pairs", "check_b_matching", "check_bipartite_matching", "check_weighted_matching",
-           "check_mate", "checked_output", "edge_positions", "konig_cover", "match_array", "verify_cover"]
+           "check_mate", "checked_output", "edge_positions", "konig_cover", "match_array", "undominated_edges",
+           "verify_cover"]
 
 
 def checked_output(algorithm: str, source, validator, *args):

@@ -188,10 +188,10 @@ def matching_weight(weights: Any, mate: Any) -> float:
 
     Parameters
     ----------
-    weights : array_like, shape (n, n)
-        Symmetric, finite, non-negative.
-    mate : array_like of int, length n
-        ``mate[v]``: the partner of ``v`` or -1; must be symmetric.
+    weights : array_like
+        Shape (n, n). Symmetric, finite, non-negative.
+    mate : array_like of int
+        ``mate[v]``: the partner of ``v`` or -1 (length n); must be symmetric.
 
     Returns
     -------
@@ -408,10 +408,10 @@ def gap_to_optimum(weights: Any, mate: Any) -> float:
 
     Parameters
     ----------
-    weights : array_like, shape (n, n)
-        Symmetric, finite, non-negative weights; the diagonal is not read.
-    mate : array_like of int, length n
-        ``mate[v]``: the partner of ``v`` or -1 (it need not be perfect); symmetric.
+    weights : array_like
+        Shape (n, n). Symmetric, finite, non-negative weights; the diagonal is not read.
+    mate : array_like of int
+        ``mate[v]``: the partner of ``v`` or -1 (length n; it need not be perfect); symmetric.
 
     Returns
     -------

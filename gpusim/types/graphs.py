@@ -62,9 +62,9 @@ def load_graph(source: Any, kind: Literal["bipartite", "weighted"] = "bipartite"
 
     Parameters
     ----------
-    source : path, SciPy sparse, networkx.Graph, tuple of arrays, or a graph
-    kind : {"bipartite", "weighted"}
-        :class:`BipartiteGraph` or :class:`WeightedGraph`.
+    source : str, os.PathLike, scipy.sparse.sparray, networkx.Graph, tuple or BipartiteGraph or WeightedGraph
+    kind : str
+        ``"bipartite"`` (a :class:`BipartiteGraph`) or ``"weighted"`` (a :class:`WeightedGraph`).
 
     Returns
     -------

@@ -265,7 +265,7 @@ def mutual_csr(n_men: int, n_women: int, m_ptr: np.ndarray, m_flat: np.ndarray, 
                 w_flat: np.ndarray) -> dict[str, np.ndarray]:
     """Purge non-mutual entries and pair every entry with the other person's rank of the owner.
 
-    The linear-time precomputation of seed 003, Paper IV §2 (see :func:`_linear_precomputation`);
+    The linear-time precomputation of seed 003, Paper IV §2 (see ``_linear_precomputation``);
     the rank a woman gives a man is her entry's position in her purged list.
     """
     m_partner, w_partner = _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat)

@@ -48,9 +48,9 @@ class PreferenceInstance:
 
     Parameters
     ----------
-    men : list of lists of int
+    men : list of list of int
         ``men[m]`` is man ``m``'s list of women ids, best first.  ``n_men = len(men)``.
-    women : list of lists of int
+    women : list of list of int
         ``women[w]`` is woman ``w``'s list of men ids, best first.  ``n_women = len(women)``.
     complete : bool
         Require an SM instance: as many men as women and every list ranking everyone.
@@ -213,7 +213,7 @@ class PreferenceInstance:
 
         Parameters
         ----------
-        source : str, os.PathLike or open file
+        source : str, os.PathLike or typing.IO
             JSON text (a ``str`` whose first non-blank character is ``{`` or ``[``), a path, or a
             file.
         complete : bool

@@ -211,7 +211,8 @@ class WeightedGraph:
 
         Parameters
         ----------
-        matrix : scipy.sparse matrix or array, square, real
+        matrix : scipy.sparse.sparray, scipy.sparse.spmatrix or numpy.ndarray
+            A square, real matrix.
 
         Returns
         -------
@@ -253,7 +254,7 @@ class WeightedGraph:
 
         Parameters
         ----------
-        path : str, os.PathLike or open file
+        path : str, os.PathLike or typing.IO
 
         Returns
         -------
