@@ -11,10 +11,10 @@ from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentT
 from gpusim.language.kernels import Kernel, bind
 
 from . import language
-from .compiled import compiled_launcher, launch_seed, run_compiled
+from .compiled import LazyRun, compiled_launcher, plan_of, policy_refused, run_compiled
 from .lowering import Unsupported
 from .memory import ArrayProxy, SimArray
-from .policies import Policy, RandomWalk, Replay, make_policy
+from .policies import Policy, Replay, make_policy
 from .scheduler import Limits, Simulator, check_modes
 from .tokens import TOKEN_FORMAT, Token, check_launch, encode_token, read_token
 from .trace import Run
@@ -140,12 +140,18 @@ class SimBackend:
 
     def _compiled_refused(self) -> str:
         """Why this device's settings keep the compiled engine off (empty when they do not)."""
-        if not isinstance(self.policy, RandomWalk):
-            return f"runs random schedules only (policy='random'), not {self.policy!r}"
+        why = policy_refused(self.policy)
+        if why:
+            return why
         if self.tracing:
-            return "records no trace: pass trace=False (replay its token on the reference for one)"
-        if (self.memory, self.warps, self.races) != ("sc", "independent", "off"):
-            return "runs sequentially consistent memory, independent warps and races='off' only"
+            return ("records no trace: pass trace=False (tracing needs engine='reference'; replay the token "
+                    "there for one)")
+        if self.memory != "sc":
+            return f"runs sequentially consistent memory only: memory={self.memory!r} needs engine='reference'"
+        if self.warps != "independent":
+            return f"runs independent warps only: warps={self.warps!r} needs engine='reference'"
+        if self.races != "off":
+            return f"does not detect races: races={self.races!r} needs engine='reference'"
         return ""
 
     def _launch_compiled(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run | None:
@@ -155,22 +161,23 @@ class SimBackend:
                        else value for value in args)
         try:
             _check_distinct(kernel, args)
-            launcher = compiled_launcher(kernel, values, grid, block)
-            result = run_compiled(launcher, values, grid, block, launch_seed(self.policy.seed, launch_index),
-                                  self.limits)
+            launcher = compiled_launcher(kernel, values)
+            plan = plan_of(self.policy, launch_index, grid * block, self._steps_so_far)
+            result = run_compiled(launcher, values, grid, block, plan, self.limits)
         except Unsupported:
             if self.engine == "auto":
                 return None
             raise
         if result.broke:  # the reference simulator replays the run and raises its report
-            entry = {"kernel": kernel.qualname, "grid": grid, "block": block, "schedule": result.schedule}
+            entry = {"kernel": kernel.qualname, "grid": grid, "block": block, "schedule": result.schedule.tolist()}
             self._launch_reference(kernel, grid, block, args, Replay([entry] * (launch_index + 1)))
             raise GpusimInternalError(
                 f"the compiled engine broke a rule in {kernel.qualname} that the reference simulator does not "
                 f"reproduce; replay: Device('sim', schedule={self.token!r})")
-        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=f"{self.policy!r} (compiled)",
+        run = LazyRun(kernel=kernel.qualname, grid=grid, block=block, policy=f"{self.policy!r} (compiled)",
                   memory="sc", warps="independent", races_mode="off", memory_seed="0", fn=kernel.fn)
         run.steps, run.preemptions, run.schedule = result.steps, result.preemptions, result.schedule
+        run.probability_bound = self.policy.probability_bound(grid * block, run.steps)
         self.policy.finish(launch_index, run.steps)
         self.runs.append(run)
         self._steps_so_far += run.steps

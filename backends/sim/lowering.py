@@ -12,8 +12,12 @@ statements turned into a flag and ``break``.  Bounds are checked before the sche
 shared and local arrays carry an "initialised" mask, as the reference simulator checks them; a
 violation yields ``FAIL`` and the engine replays the run on the reference simulator for the report.
 
-Warp collectives (shuffles, votes, ``syncwarp``) are not lowered: a kernel using them raises
-:class:`Unsupported`, and ``Device("sim", engine="auto")`` runs it on the reference simulator.
+A warp collective (shuffle, vote, ``syncwarp``) is a scheduling point then a rendezvous: the thread
+leaves its operand in the engine's arrays (``_q_ci``/``_q_cf``: the value as an integer and as a float,
+``_q_ca``: the lane argument), yields ``COLLECTIVE + 8 × site + operation``, and reads its result
+from the same arrays when the engine resumes it.  A ``for`` loop over ``range`` becomes a ``while``
+loop (a numba range iterator keeps pointers into the stack, which the engine's copied generators
+cannot follow); anything else a kernel may not say raises :class:`Unsupported` naming the line.
 
 >>> from gpusim.zoo.classic_kernels import count_plain
 >>> print(lower(count_plain, {"counter": "int32"}).source)  # doctest: +ELLIPSIS
@@ -44,12 +48,15 @@ import numpy as np
 from gpusim.errors import InvalidArgument
 from gpusim.language.kernels import DeviceFunction, Kernel
 
-__all__ = ["BARRIER", "EXIT", "FAIL", "POINT", "Lowered", "Unsupported", "lower"]
+__all__ = ["BARRIER", "COLLECTIVE", "COLLECTIVES", "EXIT", "FAIL", "POINT", "Lowered", "Unsupported", "lower"]
 
 #: The codes a thread generator yields: it finished; it is at a scheduling point; it broke a rule
 #: (out of bounds, an uninitialised read: the reference simulator replays it for the report); it
-#: arrived at barrier number ``code - BARRIER``.
-EXIT, POINT, FAIL, BARRIER = 0, 1, -1, 16
+#: arrived at barrier number ``code - BARRIER``; at a warp collective (``code - COLLECTIVE`` is
+#: ``8 × site + operation``, the operation's position in :data:`COLLECTIVES`).
+EXIT, POINT, FAIL, BARRIER, COLLECTIVE = 0, 1, -1, 16, 1 << 24
+#: The warp collectives, in the order of their operation numbers.
+COLLECTIVES = ("shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all", "syncwarp")
 
 _INDEX = {"gtid": "_q_gt", "thread_id": "_q_tid", "block_id": "_q_bid", "block_size": "_q_bs",
           "grid_size": "_q_gs", "num_threads": "(_q_bs * _q_gs)", "lane_id": "(_q_tid % 32)",
@@ -58,7 +65,6 @@ _CASTS = {"i32": "np.int32", "i64": "np.int64", "u32": "np.uint32", "u64": "np.u
           "f64": "np.float64"}
 _ATOMICS = {"atomic_cas": 4, "atomic_add": 3, "atomic_min": 3, "atomic_max": 3, "atomic_exch": 3,
             "atomic_load": 2}
-_COLLECTIVES = {"shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all", "syncwarp"}
 
 
 class Unsupported(InvalidArgument):
@@ -81,8 +87,8 @@ def lower(kernel: Kernel, arrays: dict[str, str]) -> Lowered:
     body = lowering.block(_without_docstring(func.body), _Scope(kernel.fn, set(arrays), set(), ""))
     params = ", ".join(kernel.params)
     pools = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowering.shared)))
-    head = ["@numba.njit(cache=CACHE)", f"def _thread(_q_gt, _q_bs, _q_gs, _q_st{pools}, {params}):" if params else
-            f"def _thread(_q_gt, _q_bs, _q_gs, _q_st{pools}):",
+    fixed = f"_q_gt, _q_bs, _q_gs, _q_st, _q_ci, _q_cf, _q_ca{pools}"
+    head = ["@numba.njit(cache=CACHE)", f"def _thread({fixed}, {params}):" if params else f"def _thread({fixed}):",
             "    _q_bid = _q_gt // _q_bs", "    _q_tid = _q_gt % _q_bs"]
     module = ast.Module(body=body + [_parse_stmt("yield EXIT")], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module))
@@ -107,6 +113,7 @@ class _Lowering:
         self.counter = itertools.count(1)
         self.shared: list[tuple[int, str]] = []
         self.barrier_sites: dict[str, int] = {}  # "file.py:line" -> barrier number, as the reference names them
+        self.collective_sites: dict[tuple[str, str], int] = {}  # (operation, "file.py:line") -> site number
         self.inlined = itertools.count(1)
         self.dtypes: dict[str, str] = {}  # array (lowered name) -> NumPy dtype name
 
@@ -140,9 +147,7 @@ class _Lowering:
             check = ast.If(ast.UnaryOp(ast.Not(), test), [ast.Break()], [])
             return [ast.While(ast.Constant(True), pre + [check] + body, [])]
         if isinstance(node, ast.For):
-            pre, iterator = self.expr(node.iter, scope)
-            target = ast.Name(self.local(node.target.id, scope), ast.Store())
-            return pre + [ast.For(target, iterator, self.block(node.body, scope), [])]
+            return self.for_range(node, scope)
         if isinstance(node, (ast.Break, ast.Continue, ast.Pass)):
             return [node]
         if isinstance(node, ast.Return):
@@ -150,6 +155,34 @@ class _Lowering:
                 raise Unsupported(self.where(node, scope, "a return left after inlining"))
             return [_parse_stmt("yield EXIT"), ast.Return(None)]
         raise Unsupported(self.where(node, scope, f"{type(node).__name__} statements"))
+
+    def for_range(self, node: ast.For, scope: _Scope) -> list[ast.stmt]:
+        """``for x in range(a, b, c)`` as ``while``: bounds evaluated once, ``x`` set before the step."""
+        call = node.iter
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
+                and "range" not in scope.renamed and 1 <= len(call.args) <= 3 and not call.keywords
+                and isinstance(node.target, ast.Name) and not node.orelse):
+            raise Unsupported(self.where(node, scope, "a for loop other than 'for name in range(...)'"))
+        pre: list[ast.stmt] = []
+        bounds = []
+        for argument in call.args:
+            argument_pre, value = self.expr(argument, scope)
+            pre += argument_pre
+            bounds.append(value)
+        start, stop, step = ([ast.Constant(0)] if len(bounds) == 1 else []) + bounds + (
+            [ast.Constant(1)] if len(bounds) < 3 else [])
+        k, end, by = self.fresh("k"), self.fresh("e"), self.fresh("d")
+        pre += [_assign(k, start), _assign(end, stop), _assign(by, step)]
+        constant = step.value if isinstance(step, ast.Constant) else None
+        if constant is None:
+            test = f"({by} > 0 and {k} < {end}) or ({by} < 0 and {k} > {end})"
+        elif isinstance(constant, int) and not isinstance(constant, bool) and constant != 0:
+            test = f"{k} < {end}" if constant > 0 else f"{k} > {end}"
+        else:
+            raise Unsupported(self.where(node, scope, f"range with step {constant!r}"))
+        target = self.local(node.target.id, scope)
+        body = [_assign(target, ast.Name(k, ast.Load())), _parse_stmt(f"{k} = {k} + {by}")]
+        return pre + [ast.While(ast.parse(test, mode="eval").body, body + self.block(node.body, scope), [])]
 
     def assign(self, node: ast.Assign, scope: _Scope) -> list[ast.stmt]:
         if len(node.targets) != 1:
@@ -368,9 +401,37 @@ class _Lowering:
         if name == "syncthreads":
             number = self.barrier_sites.setdefault(_file_line(scope.fn, node), len(self.barrier_sites))
             return [_parse_stmt("yield POINT"), _parse_stmt(f"yield BARRIER + {number}")], ast.Constant(0)
-        if name in _COLLECTIVES:
-            raise Unsupported(self.where(node, scope, f"warp collectives (T.{name})"))
+        if name in COLLECTIVES:
+            return self.collective(name, node, scope)
         raise Unsupported(self.where(node, scope, f"T.{name} here"))
+
+    def collective(self, name: str, node: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
+        """A warp collective: operands left in the engine's arrays, a point, the rendezvous, the result read back."""
+        wanted = 0 if name == "syncwarp" else 1 if name in ("ballot", "any", "all") else 2
+        if len(node.args) != wanted or node.keywords:
+            raise Unsupported(self.where(node, scope, f"T.{name} with {len(node.args)} arguments"))
+        site = self.collective_sites.setdefault((name, _file_line(scope.fn, node)), len(self.collective_sites))
+        code = f"COLLECTIVE + {8 * site + COLLECTIVES.index(name)}"
+        if name == "syncwarp":
+            return [_parse_stmt("yield POINT"), _parse_stmt(f"yield {code}")], ast.Constant(0)
+        pre: list[ast.stmt] = []
+        operands = []
+        for argument in node.args:
+            argument_pre, value = self.expr(argument, scope)
+            pre += argument_pre
+            slot = self.fresh("a")
+            pre.append(_assign(slot, value))
+            operands.append(slot)
+        value = operands[0]
+        if wanted == 1:
+            pre.append(_parse_stmt(f"{value} = 1 if {value} else 0"))
+        lane = operands[1] if wanted == 2 else "0"
+        result = self.fresh("r")
+        pre += [_parse_stmt(f"_q_ci[_q_gt] = np.int64({value})"), _parse_stmt(f"_q_cf[_q_gt] = {value}"),
+                _parse_stmt(f"_q_ca[_q_gt] = {lane}"), _parse_stmt("yield POINT"), _parse_stmt(f"yield {code}"),
+                _parse_stmt(f"{result} = like({value}, _q_ci[_q_gt], _q_cf[_q_gt])" if wanted == 2
+                            else f"{result} = _q_ci[_q_gt]")]
+        return pre, ast.Name(result, ast.Load())
 
     def inline(self, function: DeviceFunction, call: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
         definition = _parse(function.fn)
