@@ -2,11 +2,12 @@
 
 Two workloads: *memory*, where each of ``threads`` threads does ``ops`` scheduling points
 (alternating loads and stores of its own element), and *barrier*, the same with a block
-barrier after every load-store pair.  gpusim runs it under each policy, with
-tracing on and off, on the reference simulator and on the compiled engine (``engine="compiled"``:
-the kernel lowered to numba generators, its first launch compiled before timing); numba's simulator (``NUMBA_ENABLE_CUDASIM=1``, one OS thread per CUDA thread)
-runs the same loop in a subprocess, since the variable must be set before numba loads.  Numba's
-simulator has no ``T``, so its kernel is the same loop written with ``numba.cuda`` directly.
+barrier after every load-store pair.  gpusim runs it under each policy, with tracing on and
+off, on the reference simulator and on the compiled engine (``engine="compiled"``: the kernel
+lowered to numba generators, its first launch compiled before timing); numba's simulator
+(``NUMBA_ENABLE_CUDASIM=1``, one OS thread per CUDA thread) runs the same loop in a subprocess,
+since the variable must be set before numba loads.  Numba's simulator has no ``T``, so its kernel
+is the same loop written with ``numba.cuda`` directly.
 
 Example
 -------
@@ -103,7 +104,8 @@ def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
             best = float("inf")
             if engine == "compiled":  # compile (or load from the cache) before timing
                 warm = Device("sim", policy=policy, seed=1, trace=trace, engine=engine)
-                warm.launch(WORKLOADS[workload], grid=grid, block=block, args=(warm.zeros(threads, np.int32), threads, 1))
+                warm.launch(WORKLOADS[workload], grid=grid, block=block,
+                            args=(warm.zeros(threads, np.int32), threads, 1))
             for _ in range(repeats):
                 dev = Device("sim", policy=policy, seed=1, trace=trace, engine=engine)
                 a = dev.zeros(threads, np.int32)
@@ -113,8 +115,9 @@ def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                 if not (dev.to_host(a) == ops // 2).all():
                     raise GpusimInternalError(f"the {workload} workload counted wrong: {dev.to_host(a)[:8]} ...")
             points = threads * 2 * (ops // 2)
-            rows.append({"simulator": "gpusim" if engine == "reference" else "gpusim compiled", "workload": workload, "policy": policy, "trace": trace,
-                         "threads": threads, "points": points, "seconds": best, "points_per_second": points / best})
+            rows.append({"simulator": "gpusim" if engine == "reference" else "gpusim compiled", "workload": workload,
+                         "policy": policy, "trace": trace, "threads": threads, "points": points, "seconds": best,
+                         "points_per_second": points / best})
     return rows
 
 
