@@ -168,9 +168,10 @@ def run_compiled(launcher, arrays_and_scalars: tuple, grid: int, block: int, pla
                          plan.offset], np.int64)
     arrays = [a for a in arrays_and_scalars if isinstance(a, np.ndarray)]
     backup = [array.copy() for array in arrays]
-    schedule = np.zeros(max(1024, 4 * grid * block), np.int64)  # grown by the scheduler when it must
+    schedule = np.zeros(max(1024, 4 * grid * block, launcher.capacity), np.int64)  # grown by the scheduler
     result, schedule = launcher(grid, block, plan.seed, schedule, state, budget, settings, plan.priority.copy(),
                                 plan.points, plan.steps, plan.preempt, plan.hand_over, *arrays_and_scalars)
+    launcher.capacity = max(launcher.capacity, int(state[4]))  # the next launch starts with room enough
     if result != OK:  # a broken run leaves memory as it was, for the reference simulator to replay
         for array, saved in zip(arrays, backup, strict=True):
             array[:] = saved
@@ -243,7 +244,8 @@ def _build(kernel: Kernel, kinds: tuple[str, ...]):
                       for k, (size, dtype) in enumerate(lowered.shared))
     pool_args = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowered.shared)))
     keep = "".join(f" + _q_sh{k}.shape[0] + _q_sh{k}m.shape[0]" for k in range(len(lowered.shared)))
-    source = SCHEDULER.format(params=args, args=args, pools=pools, pool_args=pool_args, keep=keep)
+    operands = ", _q_ci, _q_cf, _q_ca" if lowered.collectives else ""
+    source = SCHEDULER.format(params=args, args=args, pools=pools, pool_args=pool_args, keep=keep, operands=operands)
     return _Typed(_load("\n".join([lowered.source, source]), kernel.qualname), kernel)
 
 
@@ -254,6 +256,7 @@ class _Typed:
         self.scheduler = scheduler
         self.kernel = kernel
         self.failed: Unsupported | None = None
+        self.capacity = 0  # the longest schedule a launch recorded (the next one starts with this much room)
 
     def __call__(self, *args):
         if self.failed is not None:

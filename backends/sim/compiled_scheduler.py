@@ -11,7 +11,7 @@ policy again at the next point.  Blocks are admitted as the reference admits the
 random pick are O(1)); only PCT's highest-priority pick, a forced sequential pick and a spinner
 rotation scan, and those are rare or bounded by the threads that can run.
 
-The policies (``plan[0]``): ``RANDOM`` (numba's generator, seeded per launch), ``PCT`` (the
+The policies (``plan[0]``): ``RANDOM`` (a xorshift64* generator seeded per launch), ``PCT`` (the
 reference's priorities and change points, computed by the reference's own code and passed in), and
 ``SWITCHES`` (run sequentially; at listed global steps switch to, or hand over to, a listed thread:
 :class:`~gpusim.backends.sim.policies.Sequential` and the explorer's ``Switches``).  Every switch is
@@ -56,6 +56,18 @@ def _leave(runnable, position, count, thread):
     runnable[k] = last
     position[last] = k
     return count
+
+
+@numba.njit(cache=CACHE)
+def _below(rng, bound):
+    # xorshift64*: a uniform integer in [0, bound), from the top 32 bits (multiply-shift)
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
+    return np.int64((r * np.uint64(bound)) >> np.uint64(32))
 
 
 @numba.njit(cache=CACHE)
@@ -121,7 +133,8 @@ SCHEDULER = '''
 def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_prio, _q_points, _q_swstep,
          _q_swpre, _q_swforced{params}):
     n = _q_grid * _q_block
-    np.random.seed(_q_seed)
+    rng = np.zeros(1, np.uint64)
+    rng[0] = np.uint64(_q_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
 {pools}
     _q_ci = np.zeros(n, np.int64)
     _q_cf = np.zeros(n, np.float64)
@@ -130,13 +143,13 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
     _q_st[1] = 0
     # every thread's generator, created in a loop and copied into one block of memory (see .generators)
     ids = np.arange(n)
-    proto = _thread(ids[0], _q_block, _q_grid, _q_st, _q_ci, _q_cf, _q_ca{pool_args}{args})
+    proto = _thread(ids[0], _q_block, _q_grid, _q_st{operands}{pool_args}{args})
     size = gen_size(proto)
     memory = np.zeros(n * size + 64, np.uint8)
     base = (memory.ctypes.data + 63) // 64 * 64
     gen_store(proto, base)
     for i in range(1, n):
-        gen_store(_thread(ids[i], _q_block, _q_grid, _q_st, _q_ci, _q_cf, _q_ca{pool_args}{args}), base + i * size)
+        gen_store(_thread(ids[i], _q_block, _q_grid, _q_st{operands}{pool_args}{args}), base + i * size)
 
     kind = _q_plan[0]
     rotates = _q_plan[1] != 0
@@ -191,7 +204,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
         if forced:
             # the running thread cannot go on (or none runs yet): the policy names who does
             if kind == RANDOM:
-                t = runnable[np.random.randint(nr)]
+                t = runnable[_below(rng, nr)]
                 policy_next = step + 1
             elif kind == PCT:
                 while next_change < npoints and _q_points[next_change] <= step:
@@ -240,7 +253,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
                         t = _first_runnable(status, cur + 1 if cur + 1 < n else 0)
                 if t == cur and step >= policy_next:
                     if kind == RANDOM:
-                        t = runnable[np.random.randint(nr)]
+                        t = runnable[_below(rng, nr)]
                         policy_next = step + 1
                     elif kind == PCT:
                         while next_change < npoints and _q_points[next_change] <= step:
@@ -385,6 +398,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
     _q_st[2] = step
     _q_st[3] = preemptions
     _q_st[4] = nsched
+    _q_st[6] = size
     _q_st[5] = memory.shape[0] + _q_ci.shape[0] + _q_cf.shape[0] + _q_ca.shape[0]{keep}
     return result, _q_sched
 '''

@@ -73,10 +73,12 @@ class Unsupported(InvalidArgument):
 
 @dataclass
 class Lowered:
-    """A lowered kernel: the generator's ``source`` and the shared arrays it declares (``(size, dtype)``)."""
+    """A lowered kernel: the generator's ``source``, the shared arrays it declares (``(size, dtype)``) and
+    whether it uses warp collectives (then it takes the engine's operand arrays)."""
 
     source: str
     shared: list[tuple[int, str]] = field(default_factory=list)
+    collectives: bool = False
 
 
 def lower(kernel: Kernel, arrays: dict[str, str]) -> Lowered:
@@ -87,13 +89,13 @@ def lower(kernel: Kernel, arrays: dict[str, str]) -> Lowered:
     body = lowering.block(_without_docstring(func.body), _Scope(kernel.fn, set(arrays), set(), ""))
     params = ", ".join(kernel.params)
     pools = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowering.shared)))
-    fixed = f"_q_gt, _q_bs, _q_gs, _q_st, _q_ci, _q_cf, _q_ca{pools}"
+    fixed = f"_q_gt, _q_bs, _q_gs, _q_st{', _q_ci, _q_cf, _q_ca' if lowering.collective_sites else ''}{pools}"
     head = ["@numba.njit(cache=CACHE)", f"def _thread({fixed}, {params}):" if params else f"def _thread({fixed}):",
             "    _q_bid = _q_gt // _q_bs", "    _q_tid = _q_gt % _q_bs"]
     module = ast.Module(body=body + [_parse_stmt("yield EXIT")], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module))
     source = "\n".join(head + ["    " + line for line in text.splitlines()])
-    return Lowered(source, lowering.shared)
+    return Lowered(source, lowering.shared, bool(lowering.collective_sites))
 
 
 @dataclass

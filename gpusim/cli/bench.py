@@ -30,7 +30,8 @@ def _bench(options: argparse.Namespace) -> int:
     for workload in ("memory", "barrier"):
         check_workload(options.threads, options.ops, options.block, workload)
     plan = [("memory", [(engine, policy, trace) for policy in POLICIES for trace in (False, True)
-                        for engine in ("reference", "compiled") if engine == "reference" or not trace]),
+                        for engine in ("reference", "compiled")
+                        if engine == "reference" or (not trace and policy != "round_robin")]),
             ("barrier", [("reference", "sequential", False), ("reference", "random", False),
                          ("compiled", "sequential", False), ("compiled", "random", False)])]
     measurements = sum(len(runs) + (not options.no_cudasim) for _, runs in plan)
