@@ -11,7 +11,7 @@ from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentT
 from gpusim.language.kernels import Kernel, bind
 
 from . import language
-from .compiled import LazyRun, compiled_launcher, plan_of, policy_refused, run_compiled
+from .compiled import LazyRun, RaceCheck, compiled_launcher, plan_of, policy_refused, run_compiled
 from .lowering import Unsupported
 from .memory import ArrayProxy, SimArray
 from .policies import Policy, Replay, make_policy
@@ -150,8 +150,6 @@ class SimBackend:
             return f"runs sequentially consistent memory only: memory={self.memory!r} needs engine='reference'"
         if self.warps != "independent":
             return f"runs independent warps only: warps={self.warps!r} needs engine='reference'"
-        if self.races != "off":
-            return f"does not detect races: races={self.races!r} needs engine='reference'"
         return ""
 
     def _launch_compiled(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run | None:
@@ -161,21 +159,29 @@ class SimBackend:
                        else value for value in args)
         try:
             _check_distinct(kernel, args)
-            launcher = compiled_launcher(kernel, values)
+            races = None
+            if self.races != "off":
+                races = RaceCheck(self.races, tuple(next(j for j, other in enumerate(args) if other is value)
+                                                    for value in args),
+                                  frozenset(getattr(kernel, "intended_races", {})))
+            launcher = compiled_launcher(kernel, values, races is not None)
             plan = plan_of(self.policy, launch_index, grid * block, self._steps_so_far)
-            result = run_compiled(launcher, values, grid, block, plan, self.limits)
+            result = run_compiled(launcher, values, grid, block, plan, self.limits, races)
         except Unsupported:
             if self.engine == "auto":
                 return None
             raise
         if result.broke:  # the reference simulator replays the run and raises its report
             entry = {"kernel": kernel.qualname, "grid": grid, "block": block, "schedule": result.schedule.tolist()}
+            if self.races != "off":
+                entry["races"] = self.races
             self._launch_reference(kernel, grid, block, args, Replay([entry] * (launch_index + 1)))
             raise GpusimInternalError(
                 f"the compiled engine broke a rule in {kernel.qualname} that the reference simulator does not "
                 f"reproduce; replay: Device('sim', schedule={self.token!r})")
         run = LazyRun(kernel=kernel.qualname, grid=grid, block=block, policy=f"{self.policy!r} (compiled)",
-                  memory="sc", warps="independent", races_mode="off", memory_seed="0", fn=kernel.fn)
+                  memory="sc", warps="independent", races_mode=self.races, memory_seed="0", fn=kernel.fn)
+        run.races = result.races
         run.steps, run.preemptions, run.schedule = result.steps, result.preemptions, result.schedule
         run.probability_bound = self.policy.probability_bound(grid * block, run.steps)
         self.policy.finish(launch_index, run.steps)

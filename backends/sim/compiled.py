@@ -54,7 +54,11 @@ from .policies import PCT as PCTPolicy
 from .policies import Policy, RandomWalk, Sequential
 from .trace import Run
 
-__all__ = ["CompiledRun", "LazyRun", "Plan", "compiled_launcher", "launch_seed", "plan_of", "run_compiled"]
+#: The most threads a compiled launch checks for races (each thread keeps a vector clock of every thread).
+MAX_RACE_THREADS = 4096
+
+__all__ = ["MAX_RACE_THREADS", "CompiledRun", "LazyRun", "Plan", "RaceCheck", "compiled_launcher", "launch_seed",
+           "plan_of", "policy_refused", "run_compiled"]
 
 @dataclass
 class CompiledRun:
@@ -65,6 +69,18 @@ class CompiledRun:
     steps: int
     preemptions: int
     schedule: np.ndarray
+    races: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RaceCheck:
+    """Race detection on a compiled launch: ``mode`` (``"report"`` or ``"raise"``), for each kernel parameter
+    the position of the first parameter given the same array (the reference names an array after it and
+    keeps one shadow for both), and the names of the arrays whose races the kernel intends."""
+
+    mode: str
+    aliases: tuple[int, ...]
+    intended: frozenset = frozenset()
 
 
 class LazyRun(Run):
@@ -142,15 +158,16 @@ def plan_of(policy: Policy, launch: int, n_threads: int, step_offset: int) -> Pl
 _CACHE: dict[tuple, object] = {}
 
 
-def compiled_launcher(kernel: Kernel, args: tuple):
-    """The compiled scheduler for this kernel and argument types (cached; any launch shape), or raise
-    :class:`~.lowering.Unsupported` saying why the compiled engine cannot run it."""
+def compiled_launcher(kernel: Kernel, args: tuple, races: bool = False):
+    """The compiled scheduler for this kernel and argument types (cached; any launch shape), with the race
+    detector when ``races``, or raise :class:`~.lowering.Unsupported` saying why the compiled engine cannot
+    run it."""
     kinds = tuple(_kind(name, value) for name, value in zip(kernel.params, args, strict=True))
-    key = (id(kernel), kinds, _callees(kernel.fn))
+    key = (id(kernel), kinds, _callees(kernel.fn), races)
     found = _CACHE.get(key)
     if found is None:
         try:
-            found = _build(kernel, kinds)
+            found = _build(kernel, kinds, races)
         except Unsupported as why:
             found = why
         _CACHE[key] = found
@@ -159,9 +176,15 @@ def compiled_launcher(kernel: Kernel, args: tuple):
     return found
 
 
-def run_compiled(launcher, arrays_and_scalars: tuple, grid: int, block: int, plan: Plan, limits) -> CompiledRun:
+def run_compiled(launcher, arrays_and_scalars: tuple, grid: int, block: int, plan: Plan, limits,
+                 races: RaceCheck | None = None) -> CompiledRun:
     """Run one launch under ``plan``; ``arrays_and_scalars`` are NumPy arrays (changed in place, unless the
-    run broke a rule) and Python numbers."""
+    run broke a rule) and Python numbers.  With ``races`` (a launcher built with ``races=True``), the
+    races found come back as the reference's reports."""
+    if races is not None and grid * block > MAX_RACE_THREADS:
+        raise Unsupported(f"the compiled engine checks races on launches of at most {MAX_RACE_THREADS} threads, "
+                          f"this one has {grid * block}: races={races.mode!r} on it needs engine='reference'")
+    bases, checked, names, array_of = _race_layout(launcher, arrays_and_scalars, grid, races)
     state = np.zeros(8, np.int64)
     budget = np.array([limits.max_steps, limits.livelock_steps, limits.spin_steps], np.int64)
     settings = np.array([plan.kind, plan.rotates, plan.depth, max(1, limits.resident_threads // block),
@@ -169,13 +192,53 @@ def run_compiled(launcher, arrays_and_scalars: tuple, grid: int, block: int, pla
     arrays = [a for a in arrays_and_scalars if isinstance(a, np.ndarray)]
     backup = [array.copy() for array in arrays]
     schedule = np.zeros(max(1024, 4 * grid * block, launcher.capacity), np.int64)  # grown by the scheduler
-    result, schedule = launcher(grid, block, plan.seed, schedule, state, budget, settings, plan.priority.copy(),
-                                plan.points, plan.steps, plan.preempt, plan.hand_over, *arrays_and_scalars)
+    mode = 1 if races is not None and races.mode == "raise" else 0
+    result, schedule, rows = launcher(grid, block, plan.seed, schedule, state, budget, settings, plan.priority.copy(),
+                                      plan.points, plan.steps, plan.preempt, plan.hand_over, bases, checked, names,
+                                      mode, *arrays_and_scalars)
     launcher.capacity = max(launcher.capacity, int(state[4]))  # the next launch starts with room enough
     if result != OK:  # a broken run leaves memory as it was, for the reference simulator to replay
         for array, saved in zip(arrays, backup, strict=True):
             array[:] = saved
-    return CompiledRun(result == BROKE, int(state[2]), int(state[3]), schedule[: state[4]])
+    reports = []
+    if races is not None and len(rows):
+        from .compiled_races import reports_of  # numba, only when races are checked
+
+        reports = reports_of(rows, block, launcher.lowered.sites, array_of)
+    return CompiledRun(result == BROKE, int(state[2]), int(state[3]), schedule[: state[4]], reports)
+
+
+def _race_layout(launcher, values: tuple, grid: int, races: RaceCheck | None):
+    """The race detector's arrays: each array's first cell (and the cell count last), whether it is checked,
+    its name's number; and a function from an array's number to its memory kind and name."""
+    if races is None:
+        empty = np.zeros(1, np.int64)
+        return empty, empty, empty, None
+    params = launcher.kernel.params
+    shared = launcher.lowered.shared
+    names: list[str] = []
+    bases, name_ids, kinds = [], [], []
+    total = 0
+    for k, value in enumerate(values):
+        first = races.aliases[k]
+        if first == k:
+            bases.append(total)
+            total += len(value) if isinstance(value, np.ndarray) else 0
+        else:
+            bases.append(bases[first])
+        kinds.append(("global", params[first]))
+    for (size, _), name in zip(shared, launcher.lowered.shared_names, strict=True):
+        for _ in range(grid):
+            bases.append(total)
+            total += size
+            kinds.append(("shared", name))
+    for _, name in kinds:
+        if name not in names:
+            names.append(name)
+        name_ids.append(names.index(name))
+    checked = [name not in races.intended for _, name in kinds]
+    return (np.array(bases + [total], np.int64), np.array(checked, np.int64), np.array(name_ids, np.int64),
+            kinds.__getitem__)
 
 
 def _cache_dir() -> Path | None:
@@ -235,9 +298,9 @@ def _kind(name: str, value) -> str:
     raise InvalidArgument(f"argument {name!r} = {value!r} is neither a device array nor a number")
 
 
-def _build(kernel: Kernel, kinds: tuple[str, ...]):
+def _build(kernel: Kernel, kinds: tuple[str, ...], races: bool):
     arrays = {name: kind[:-3] for name, kind in zip(kernel.params, kinds, strict=True) if kind.endswith("[:]")}
-    lowered = lower(kernel, arrays)
+    lowered = lower(kernel, arrays, races)
     args = "".join(f", _q_p{k}" for k in range(len(kernel.params)))  # no clash with the scheduler's names
     pools = "\n".join(f"    _q_sh{k} = np.zeros((_q_grid, {size}), np.{dtype})\n"
                       f"    _q_sh{k}m = np.zeros((_q_grid, {size}), np.uint8)"
@@ -245,16 +308,23 @@ def _build(kernel: Kernel, kinds: tuple[str, ...]):
     pool_args = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowered.shared)))
     keep = "".join(f" + _q_sh{k}.shape[0] + _q_sh{k}m.shape[0]" for k in range(len(lowered.shared)))
     operands = ", _q_ci, _q_cf, _q_ca" if lowered.collectives else ""
-    source = SCHEDULER.format(params=args, args=args, pools=pools, pool_args=pool_args, keep=keep, operands=operands)
-    return _Typed(_load("\n".join([lowered.source, source]), kernel.qualname), kernel)
+    hooks = {"race_init": "    _q_R = race_state(n, _q_rbases, _q_rchecked, _q_rnames, _q_rmode)" if races else "",
+             "race_arg": ", _q_R" if races else "",
+             "race_warp": "            race_barrier(_q_R, wwait[w], 32)\n" if races else "",
+             "race_block": "            race_barrier(_q_R, waiting[b], nwait[b] + 1)\n" if races else "",
+             "race_rows": "race_rows(_q_R)" if races else "np.zeros((0, 9), np.int64)"}
+    source = SCHEDULER.format(params=args, args=args, pools=pools, pool_args=pool_args, keep=keep, operands=operands,
+                              **hooks)
+    return _Typed(_load("\n".join([lowered.source, source]), kernel.qualname), kernel, lowered)
 
 
 class _Typed:
     """The jitted scheduler; a numba typing error becomes :class:`Unsupported` at the first call."""
 
-    def __init__(self, scheduler, kernel: Kernel):
+    def __init__(self, scheduler, kernel: Kernel, lowered):
         self.scheduler = scheduler
         self.kernel = kernel
+        self.lowered = lowered
         self.failed: Unsupported | None = None
         self.capacity = 0  # the longest schedule a launch recorded (the next one starts with this much room)
 

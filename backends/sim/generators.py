@@ -42,10 +42,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
-__all__ = ["RUNTIME_VERSION", "gen_at", "gen_size", "gen_store", "like"]
-
-#: Changes whenever these helpers change, so that generated modules cached on disk are rebuilt.
-RUNTIME_VERSION = 1
+__all__ = ["gen_at", "gen_size", "gen_store", "like"]
 
 
 @intrinsic
