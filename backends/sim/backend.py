@@ -58,10 +58,11 @@ class SimBackend:
         (:mod:`~gpusim.backends.sim.races`).
     engine:
         ``"reference"`` (default): every launch on the simulator described here.  ``"compiled"``:
-        random schedules in numba-compiled code (:mod:`~gpusim.backends.sim.compiled`), 12–19
-        times faster on 32 threads, replayable on the reference; it needs ``policy="random"``,
-        ``trace=False`` and the default modes, and refuses a kernel it cannot lower, saying why.  ``"auto"``: the
-        compiled engine where it applies, the reference elsewhere.
+        numba-compiled code (:mod:`~gpusim.backends.sim.compiled`), replayable on the reference, for
+        launches of any size under the random, PCT or sequential policy (or a switch list), with warp
+        collectives and ``races``; it needs ``trace=False``, ``memory="sc"`` and ``warps="independent"``,
+        and refuses a kernel it cannot lower, saying why.  ``"auto"``: the compiled engine where it
+        applies, the reference elsewhere.
     progress:
         A progress bar's hook, ``progress(points, launch_finished)``: called every few hundred
         scheduling points of a launch with the points since its last call, and when a launch ends

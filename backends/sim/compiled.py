@@ -1,24 +1,30 @@
-"""The compiled engine: random schedules at native speed, replayable on the reference simulator.
+"""The compiled engine: schedules at native speed, replayable on the reference simulator.
 
-``Device("sim", engine="compiled", trace=False)`` runs each launch under a random walk (the
-:class:`~gpusim.backends.sim.policies.RandomWalk` policy's seed) in one numba-compiled function:
-every thread is an instance of the kernel lowered to a generator (:mod:`.lowering`), and a
-scheduler that follows the reference simulator's rules step for step picks who performs each
-scheduling point: the same step numbering, the same barrier and exit checks, the same livelock
-budget.  It records every switch in the reference simulator's format, so a run's replay token
-replays exactly on the reference simulator, which then gives the trace, the error report and the
-shrinking.  When a compiled run breaks a rule (out of bounds, an uninitialised read, barrier
-divergence, deadlock, livelock) the launch is replayed there at once and raises the reference's
-:class:`~gpusim.errors.KernelBug`; if the reference does not fail the same way that is a
-:class:`~gpusim.errors.GpusimInternalError`, never a silent difference.
+``Device("sim", engine="compiled", trace=False)`` runs each launch in one numba-compiled function:
+every thread is an instance of the kernel lowered to a generator (:mod:`.lowering`), kept in one
+block of memory (:mod:`.generators`: no tuple of generators, so a launch may have any number of
+threads), and a scheduler (:mod:`.compiled_scheduler`) that follows the reference simulator's rules
+step for step picks who performs each scheduling point: the same step numbering, the same barrier,
+collective and exit checks, the same livelock budget and block admission.  Its policies are those of
+:func:`plan_of`: a random walk (its own fast generator, seeded from the
+:class:`~gpusim.backends.sim.policies.RandomWalk` seed and the launch number), and PCT, sequential
+and switch lists (a policy with a ``compiled_switches()`` method giving its ``(global step, thread)``
+preemptions and forced hand-overs, as the explorer's ``Switches``), which make exactly the
+reference's choices.  It records every switch in the reference simulator's format, so a run's replay
+token replays exactly on the reference simulator, which then gives the trace, the error report and
+the shrinking.  When a compiled run breaks a rule (out of bounds, an uninitialised read, barrier or
+collective divergence, deadlock, livelock, a race under ``races="raise"``) the launch is replayed
+there at once and raises the reference's :class:`~gpusim.errors.KernelBug`; if the reference does
+not fail the same way that is a :class:`~gpusim.errors.GpusimInternalError`, never a silent
+difference.
 
-It covers sequentially consistent memory, independent warps and no race detection, for kernels
-without warp collectives, on launches of at most :data:`MAX_THREADS` threads.  The first launch of a
-kernel compiles it (a few seconds; the machine code is cached on disk, under ``$GPUSIM_CACHE`` or
-``~/.cache/gpusim``, for the next process).  Arithmetic is numba's: integers are 64-bit and wrap, where
-the reference simulator computes with Python's unbounded integers (both store to arrays as the dtype
-says); a kernel that overflows 64 bits is wrong on a GPU anyway.  ``engine="auto"`` uses it where it
-can and the reference elsewhere.
+It covers sequentially consistent memory and independent warps, with warp collectives, and the race
+detector (:mod:`.compiled_races`, up to :data:`MAX_RACE_THREADS` threads); weak memory, lockstep
+warps and tracing need the reference.  The first launch of a kernel compiles it (a few seconds; the
+machine code is cached on disk, under ``$GPUSIM_CACHE`` or ``~/.cache/gpusim``, for the next
+process).  Arithmetic is numba's: integers are 64-bit and wrap, where the reference simulator computes
+with Python's unbounded integers (both store to arrays as the dtype says); a kernel that overflows 64
+bits is wrong on a GPU anyway.  ``engine="auto"`` uses it where it can and the reference elsewhere.
 
 >>> import numpy as np
 >>> from gpusim import Device
