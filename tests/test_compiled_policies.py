@@ -32,7 +32,15 @@ class CompiledSwitches(Switches):
     """The explorer's switch-list policy, offering its lists to the compiled engine."""
 
     def compiled_switches(self):
-        return self.preemptions, self.forced
+        return None if self.record else (self.preemptions, self.forced)
+
+
+def test_a_switch_list_that_records_its_branches_stays_on_the_reference():
+    with pytest.raises(InvalidArgument, match="that policy needs engine='reference'"):
+        Device("sim", engine="compiled", trace=False, policy=CompiledSwitches([(3, 1)], record=True))
+    dev = Device("sim", engine="compiled", trace=False, policy=CompiledSwitches([(3, 1)]))
+    _launch(dev, 4, 4)
+    assert dev.runs[0].policy.endswith("(compiled)") and dev.runs[0].preemptions == 1
 
 
 def _launch(dev: Device, threads: int, block: int, rounds: int = 2):

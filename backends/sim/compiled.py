@@ -129,8 +129,11 @@ def launch_seed(policy_seed: int, launch: int) -> int:
 
 
 def policy_refused(policy: Policy) -> str:
-    """Why the compiled engine cannot follow ``policy`` (empty when it can)."""
-    if isinstance(policy, (RandomWalk, PCTPolicy, Sequential)) or callable(getattr(policy, "compiled_switches", None)):
+    """Why the compiled engine cannot follow ``policy`` (empty when it can).  A policy that switches at listed
+    steps offers them with ``compiled_switches()``: ``(preemptions, forced)``, lists of ``(global step,
+    thread)``, or ``None`` when it cannot be followed so (e.g. while it records the branching points)."""
+    switches = getattr(policy, "compiled_switches", None)
+    if isinstance(policy, (RandomWalk, PCTPolicy, Sequential)) or (callable(switches) and switches() is not None):
         return ""
     return (f"follows the random, PCT and sequential policies and switch lists (the systematic search), not "
             f"{policy!r}: that policy needs engine='reference'")
