@@ -8,8 +8,8 @@ order when a policy that rotates spinners saw ``spin_steps`` steps without progr
 blocks or finishes hands over by a forced choice; a released barrier or warp collective asks the
 policy again at the next point.  Blocks are admitted as the reference admits them
 (``resident_threads``).  The runnable set is an array with positions (adding, removing and a
-random pick are O(1)); only PCT's highest-priority pick, a forced sequential pick and a spinner
-rotation scan, and those are rare or bounded by the threads that can run.
+random pick are O(1)); only PCT's highest-priority pick, a forced sequential pick (from the lowest
+index that can be runnable, kept as threads leave and return) and a spinner rotation scan.
 
 The policies (``plan[0]``): ``RANDOM`` (a xorshift64* generator seeded per launch), ``PCT`` (the
 reference's priorities and change points, computed by the reference's own code and passed in), and
@@ -30,7 +30,7 @@ __all__ = ["BROKE", "HEADER", "RUNTIME_VERSION", "NEVER_STEP", "OK", "PCT", "RAN
 
 #: Changes whenever the scheduler or its numba helpers (:mod:`.generators`, :mod:`.compiled_races`) change, so
 #: that generated modules cached on disk are rebuilt.
-RUNTIME_VERSION = 2
+RUNTIME_VERSION = 3
 OK, BROKE = 0, 1
 RANDOM, PCT, SWITCHES = 0, 1, 2
 #: "do not ask the policy again" (the reference's ``NEVER``).
@@ -186,6 +186,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
     wsite = np.full(_q_grid * wpb, -1, np.int64)
     next_block = 0
     resident = 0
+    low = 0  # no thread below this one is runnable (where the sequential hand-over starts looking)
     while next_block < _q_grid and resident < resident_blocks:
         for t in range(next_block * _q_block, (next_block + 1) * _q_block):
             status[t] = 1
@@ -225,7 +226,11 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
                 while sp < nsw and _q_swstep[sp] < glob:
                     sp += 1
                 w = _q_swforced[sp] if sp < nsw and _q_swstep[sp] == glob else -1
-                t = w if 0 <= w < n and status[w] == 1 else _first_runnable(status, 0)
+                if 0 <= w < n and status[w] == 1:
+                    t = w
+                else:
+                    t = _first_runnable(status, low)
+                    low = t  # no runnable thread below the lowest one
                 while sp < nsw and _q_swstep[sp] <= glob:
                     sp += 1
                 policy_next = _q_swstep[sp] - offset if sp < nsw else NEVER
@@ -320,6 +325,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
             if members[b] == 0:
                 resident -= 1
                 while next_block < _q_grid and resident < resident_blocks:
+                    low = min(low, next_block * _q_block)
                     for t in range(next_block * _q_block, (next_block + 1) * _q_block):
                         status[t] = 1
                         runnable[nr] = t
@@ -359,6 +365,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
             wwait[w, 31] = cur
 {race_warp}            for j in range(wnwait[w]):
                 u = wwait[w, j]
+                low = min(low, u)
                 status[u] = 1
                 runnable[nr] = u
                 position[u] = nr
@@ -388,6 +395,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
             waiting[b, nwait[b]] = cur
 {race_block}            for j in range(nwait[b]):
                 u = waiting[b, j]
+                low = min(low, u)
                 status[u] = 1
                 runnable[nr] = u
                 position[u] = nr
