@@ -49,7 +49,7 @@ __all__ = ["STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "sce
 STARTS = ("cheap", "empty")
 _PREFIX = "algorithm:"
 #: Simulator options of every algorithm scenario: a whole algorithm takes many steps.
-_SIM_OPTIONS = {"max_steps": 2_000_000}
+_SIM_OPTIONS = {"max_steps": 400_000, "livelock_steps": 40_000}
 
 
 def _registry():

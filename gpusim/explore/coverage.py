@@ -83,6 +83,17 @@ class Coverage:
         """Add the racing pairs of traced runs."""
         self.pairs |= racing_pairs(runs)
 
+    def merge(self, other: Coverage) -> None:
+        """Add what ``other`` (another input's exploration) reached."""
+        for name, count in other.kernels.items():
+            self.kernels[name] = self.kernels.get(name, 0) + count
+        self.interleavings |= other.interleavings
+        for key, found in other.races.items():
+            self.races.setdefault(key, found)
+        self.pairs |= other.pairs
+        self.races_checked = self.races_checked and other.races_checked
+        self.expected = self.expected or other.expected
+
     @property
     def missed(self) -> list[str]:
         """The expected kernels never launched."""
