@@ -61,9 +61,11 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
     if graph is not None or example is not None or file is not None:
         raise InvalidArgument("random_inputs draws the inputs: give no graph, example or file with it")
     share, done, seconds, coverage, result = max(1, budget // random_inputs), 0, 0.0, None, None
+    tried = 0
     for k in range(random_inputs):
         if done >= budget:
             break
+        tried += 1
         scenario = algorithm_scenario(name, input_seed=check_seed(seed + k), kernels=kernels, start=start,
                                       options=options, sim_options=sim_options)
         tick = (lambda n, before=done: progress(before + n)) if progress is not None else None
@@ -77,5 +79,5 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
             coverage.merge(result.coverage)
         if result.found:
             break
-    result.schedules, result.seconds, result.coverage = done, seconds, coverage
+    result.schedules, result.seconds, result.coverage, result.inputs = done, seconds, coverage, tried
     return result

@@ -160,6 +160,7 @@ class Exploration:
     exhausted: bool = False  # systematic search: every schedule within the bound was tried
     bound: int | None = None  # systematic search: the preemption bound
     coverage: Any = None
+    inputs: int | None = None  # a hunt on random inputs: how many inputs were tried
 
     @property
     def found(self) -> bool:
@@ -169,8 +170,11 @@ class Exploration:
     def verdict(self) -> str:
         """One line: what was found, or how far the search went (a bound, never a bare "exhausted")."""
         if self.failure is not None:
-            return f"{self.failure.kind} found after {self.schedules} schedule(s) of {self.policy}"
+            inputs = f" over {self.inputs} random input(s)" if self.inputs is not None else ""
+            return f"{self.failure.kind} found after {self.schedules} schedule(s) of {self.policy}{inputs}"
         text = f"no failure in {self.schedules} schedule(s) of {self.policy}"
+        if self.inputs is not None:
+            text += f" over {self.inputs} random input(s)"
         if self.exhausted:
             text += f" (exhausted within {self.bound} preemption(s); more preemptions were not tried)"
         elif self.bound is not None:
@@ -180,7 +184,7 @@ class Exploration:
     def to_dict(self) -> dict[str, Any]:
         return {"scenario": self.scenario, "policy": self.policy, "found": self.found, "schedules": self.schedules,
                 "seconds": self.seconds, "probability_bound": self.probability_bound, "exhausted": self.exhausted,
-                "bound": self.bound, "verdict": self.verdict,
+                "bound": self.bound, "verdict": self.verdict, "inputs": self.inputs,
                 "preemptions": self.failure.preemptions if self.failure else None,
                 "failure": self.failure.to_dict() if self.failure else None,
                 "coverage": self.coverage.to_dict() if self.coverage is not None else None}
