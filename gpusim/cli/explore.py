@@ -54,6 +54,9 @@ def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
                          help="with --algorithm: a bipartite driver's initial matching (default cheap)")
     explore.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                          help="with --algorithm: a driver keyword, e.g. shrink_at=1 (repeatable)")
+    explore.add_argument("--kernels", metavar="MODULE.NAME",
+                         help="with --algorithm: a mapping of kernels or @device steps to plant (a mutation), by "
+                              "dotted path; replay tokens name it")
     explore.add_argument("--races", choices=("off", "report", "raise"),
                          help="the race detector: report (default on the reference engine), raise or off")
     explore.add_argument("--shrink-time", type=float, default=30.0, metavar="SECONDS",
@@ -114,6 +117,7 @@ def _hunt(options: argparse.Namespace) -> int:
     try:
         result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,
                       start=options.start, options=_driver_options(options.option), races=options.races,
+                      kernels=options.kernels,
                       shrink_time=options.shrink_time, progress=tick, depth=options.depth,
                       max_preemptions=options.max_preemptions, engine=options.engine)
     finally:

@@ -43,7 +43,8 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 from .scenario import Scenario, register
 
-__all__ = ["STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "scenario_from_name"]
+__all__ = ["STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "import_kernels", "oracle",
+           "scenario_from_name"]
 
 #: The starts ``start=`` takes: where a bipartite driver begins (``initial=``).
 STARTS = ("cheap", "empty")
@@ -182,7 +183,7 @@ def _option_text(options: Mapping[str, Any]) -> str:
 
 
 def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = None, file: str | None = None,
-                       input_seed: int | None = None, kernels: Mapping[str, Any] | None = None,
+                       input_seed: int | None = None, kernels: Mapping[str, Any] | str | None = None,
                        start: str | None = None, options: Mapping[str, Any] | None = None,
                        sim_options: Mapping[str, Any] | None = None) -> Scenario:
     """A scenario that runs registered algorithm ``name`` on one input and checks it with the oracle.
@@ -196,7 +197,9 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
         The input, exactly one: a graph (or preference instance), a bundled example's name, a Matrix
         Market (or JSON preference) file, or a seed for :func:`draw_input`.
     kernels:
-        Passed to the driver's ``kernels=``: kernels or ``@device`` steps replaced (a mutation).
+        Passed to the driver's ``kernels=``: kernels or ``@device`` steps replaced (a mutation); or the
+        dotted path of such a mapping, ``"package.module.NAME"``, imported (and named in the scenario's
+        name, so that its replay tokens rebuild it).
     start:
         ``"cheap"`` or ``"empty"``: a bipartite driver's initial matching (``initial=``).  The repair
         steps of G-PR and APFB only matter from an empty start.
@@ -224,6 +227,9 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
         if entry.problem != "bipartite":
             raise InvalidArgument(f"start={start!r}: only the bipartite drivers take a start, not {name!r}")
         driver["initial"] = start
+    kernels_path = kernels if isinstance(kernels, str) else None
+    if kernels_path is not None:
+        kernels = import_kernels(kernels_path)
     if kernels is not None and not isinstance(kernels, Mapping):
         raise InvalidArgumentType(f"kernels must map names to kernels or @device functions, got {kernels!r}")
     if input_seed is not None:
@@ -236,7 +242,9 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
             raise InvalidArgument(f"{source}={value!r} must be a name or path without ':'")
         data, label = _load(name, source, value), f"{source}={value}"
     scenario_name = f"{_PREFIX}{name}:{label}{_option_text(driver)}"
-    if kernels:
+    if kernels_path is not None:
+        scenario_name += f":kernels={kernels_path}"
+    elif kernels:
         scenario_name += f":kernels={'+'.join(sorted(kernels))}"
     run = _runner(entry, data, dict(kernels or {}), driver)
     names = tuple(kernel.name for kernel in entry.kernels if hasattr(kernel, "name"))
@@ -266,16 +274,36 @@ def scenario_from_name(name: str) -> Scenario:
     options: dict[str, Any] = {}
     for part in parts[2:]:
         key, _, text = part.partition("=")
+        if key == "kernels" and text.count(".") and not text.count("+"):
+            options[key] = text
+            continue
         if key == "kernels":
             raise InvalidArgument(f"scenario={name!r} ran planted kernels ({text}), which a name cannot rebuild: "
                                   f"replay(token, scenario=algorithm_scenario(..., kernels=...))")
         options[key] = _literal(text)
     start = options.pop("initial", None)
+    kernels = options.pop("kernels", None)
     if source not in ("seed", "example", "file"):
         raise InvalidArgument(f"scenario={name!r}: the input {source}= cannot be rebuilt from a name (a graph "
                               f"object): replay(token, scenario=...) with the scenario itself")
     inputs = {"input_seed": int(value)} if source == "seed" else {source: value}
-    return algorithm_scenario(parts[0], start=start, options=options, **inputs)
+    return algorithm_scenario(parts[0], start=start, options=options, kernels=kernels, **inputs)
+
+
+def import_kernels(path: str) -> Mapping[str, Any]:
+    """The ``kernels=`` mapping at dotted ``path`` (``"package.module.NAME"``), imported."""
+    import importlib
+
+    module, _, attribute = path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), attribute) if module else None
+    except ImportError as missing:
+        raise InvalidArgument(f"kernels={path!r}: cannot import {module!r} ({missing})") from None
+    except AttributeError:
+        found = None
+    if not isinstance(found, Mapping):
+        raise InvalidArgument(f"kernels={path!r} names no mapping of kernels (give 'package.module.NAME')")
+    return found
 
 
 def _literal(text: str) -> Any:

@@ -28,7 +28,8 @@ __all__ = ["hunt"]
 
 def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str | None = None,
          random_inputs: int | None = None, budget: int = 1000, seed: int = 0, policy: str = "random",
-         kernels: Mapping[str, Any] | None = None, start: str | None = None, options: Mapping[str, Any] | None = None,
+         kernels: Mapping[str, Any] | str | None = None, start: str | None = None,
+         options: Mapping[str, Any] | None = None,
          sim_options: Mapping[str, Any] | None = None, races: str | None = None, shrink_time: float | None = 30.0,
          progress: Callable[[int], None] | None = None, **explore_options: Any) -> Exploration:
     """Explore algorithm ``name`` under ``budget`` schedules of ``policy`` on one input, or on random ones.

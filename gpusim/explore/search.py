@@ -318,9 +318,21 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
     original_token = outcome.device.token
     preemptions, forced = switches_of(outcome.device.runs)
     before = sum(run.preemptions for run in outcome.device.runs)
+    shrinking = shrink
     began = time.perf_counter()
     deadline = None if shrink_time is None else began + shrink_time
     final, dev = None, None
+    if shrink:
+        # A shallow bug first: the same failure within one preemption, by systematic search, in a third of the
+        # time (a whole algorithm's run switches threads thousands of times, and delta debugging from there is slow).
+        share = None if shrink_time is None else began + shrink_time / 3
+        shallow, _, _ = _systematic(scenario, _SHRINK_BUDGET, 1, True, lambda done: None, kind=outcome.kind,
+                                    deadline=share)
+        if shallow is not None:
+            final, dev = scenario.execute(policy=Switches(shallow[1].preemptions), trace=True)
+            shrink = final is None or final.kind != outcome.kind
+            if shrink:
+                final = None
     if shrink:
         def fails(kept: list[tuple[int, int]]) -> bool:
             if deadline is not None and time.perf_counter() > deadline:
@@ -355,7 +367,7 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
     return Failure(scenario=scenario.name, kind=final.kind, message=final.message, policy=policy,
                    schedule_index=index, token=dev.token, original_token=original_token, shrunk=shrunk,
                    preemptions=after, trace=trace_of(dev.runs),
-                   shrink_report={"shrunk": bool(shrink), "preemptions_before": before, "preemptions_after": after,
+                   shrink_report={"shrunk": bool(shrinking), "preemptions_before": before, "preemptions_after": after,
                                   "finished": finished, "seconds": round(time.perf_counter() - began, 3),
                                   "time_limit": shrink_time})
 
