@@ -161,6 +161,7 @@ class Exploration:
     bound: int | None = None  # systematic search: the preemption bound
     coverage: Any = None
     inputs: int | None = None  # a hunt on random inputs: how many inputs were tried
+    reduction: bool = False  # systematic search: preemptions only before conflicting accesses
 
     @property
     def found(self) -> bool:
@@ -176,7 +177,8 @@ class Exploration:
         if self.inputs is not None:
             text += f" over {self.inputs} random input(s)"
         if self.exhausted:
-            text += f" (exhausted within {self.bound} preemption(s); more preemptions were not tried)"
+            where = ", preempting only before conflicting accesses" if self.reduction else ""
+            text += f" (exhausted within {self.bound} preemption(s){where}; more preemptions were not tried)"
         elif self.bound is not None:
             text += f" (not exhausted within {self.bound} preemption(s): the budget ran out)"
         return text

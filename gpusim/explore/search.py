@@ -154,7 +154,8 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
             failure.probability_bound = bound
     coverage.add_traced(scenario.execute(policy="sequential", trace=True)[1].runs)
     return Exploration(scenario.name, policy, tried, time.perf_counter() - start, failure, bound, exhausted,
-                       max_preemptions if policy == "systematic" else None, coverage)
+                       max_preemptions if policy == "systematic" else None, coverage,
+                       reduction=policy == "systematic" and reduction)
 
 
 def with_races(scenario: Scenario, races: str | None, engine: str) -> tuple[Scenario, Coverage]:
