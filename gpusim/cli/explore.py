@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import time
 
 from gpusim.cli.common import check_picture_option, emit, progress_disabled
@@ -56,7 +58,7 @@ def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
                          help="with --algorithm: a driver keyword, e.g. shrink_at=1 (repeatable)")
     explore.add_argument("--kernels", metavar="MODULE.NAME",
                          help="with --algorithm: a mapping of kernels or @device steps to plant (a mutation), by "
-                              "dotted path; replay tokens name it")
+                              "dotted path (the current folder is searched too); replay tokens name it")
     explore.add_argument("--races", choices=("off", "report", "raise"),
                          help="the race detector: report (default on the reference engine), raise or off")
     explore.add_argument("--shrink-time", type=float, default=30.0, metavar="SECONDS",
@@ -113,6 +115,8 @@ def _hunt(options: argparse.Namespace) -> int:
         raise InvalidArgument("--algorithm runs alone: not with --zoo, --replay or --list")
     check_picture_option(options)
     source = _hunt_input(options)
+    if options.kernels and os.getcwd() not in sys.path:  # a module of the current folder, as `python -m` finds it
+        sys.path.insert(0, os.getcwd())
     bar, tick = _bar(options.budget, f"explore --algorithm {options.algorithm}", options)
     try:
         result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,

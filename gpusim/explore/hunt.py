@@ -81,4 +81,6 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
         if result.found:
             break
     result.schedules, result.seconds, result.coverage, result.inputs = done, seconds, coverage, tried
+    if not result.found and tried > 1:  # name every input tried, not the last
+        result.scenario = result.scenario.replace(f":seed={seed + tried - 1}", f":seed={seed}..{seed + tried - 1}", 1)
     return result
