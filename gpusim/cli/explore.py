@@ -157,13 +157,16 @@ def _explore(options: argparse.Namespace) -> int:
         return _hunt(options)
     _check_modes(options)
     if options.list:
+        from gpusim.explore import algorithm_names
         from gpusim.zoo import ZOO
 
         names = scenario_names()
         if options.json:
-            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()]}))
+            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()],
+                              "algorithms": algorithm_names()}))
         else:
             print("\n".join(names))
+            print(f"\nalgorithms (--algorithm NAME): {', '.join(algorithm_names())}")
         return 0
     if options.zoo:
         return _zoo(options)

@@ -14,7 +14,8 @@ weighted       a valid matching (b-matching) of the input; the same pairs as the
                and no swap of two matched edges gains more than the threshold (brute force)
 stable         stable (no blocking pair, checked from the lists) and man-optimal: the same wives as
                sequential Gale-Shapley
-communities    a partition of the input's vertices whose modularity the result reports correctly
+communities    a partition of the input's vertices whose reported modularity is its modularity in the
+               input, no level of the dendrogram above the final one
 =============  ======================================================================================
 
 Any exception — from a kernel, the driver's own checks or the oracle — is a failure too
