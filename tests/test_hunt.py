@@ -112,6 +112,15 @@ def test_shrinking_reports_what_it_reached():
         explore("lost_update", shrink_time=0)
 
 
+def test_shrinking_out_of_time_keeps_a_failure_that_replays_and_says_so():
+    found = explore("lost_update", policy="random", budget=100, seed=3, shrink_time=1e-9)
+    report = found.failure.shrink_report
+    assert not report["finished"] and report["time_limit"] == 1e-9
+    assert report["preemptions_after"] == found.failure.preemptions <= report["preemptions_before"]
+    assert "stopped at the 1e-09 s limit" in found.failure.report()
+    assert replay(found.failure.replay_token).kind == found.failure.kind
+
+
 @pytest.mark.slow
 def test_every_gpu_algorithm_runs_correctly_under_its_oracle():
     for name in algorithm_names():
