@@ -87,6 +87,11 @@ def test_the_compiled_engine_says_races_were_not_checked():
         with_races(scenario, "sometimes", "reference")
 
 
+def test_an_engine_refusing_the_launch_ends_the_exploration_not_a_finding():
+    with pytest.raises(InvalidArgument, match="compiled engine runs launches of at most"):
+        explore(Scenario("test.two_sizes_compiled", _two_sizes, threads=256), budget=2, engine="compiled")
+
+
 def test_a_systematic_search_reports_its_bound():
     def body(dev):
         dev.launch(_racy_add, 1, 3, (dev.zeros(1, np.int32),))

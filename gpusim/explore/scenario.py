@@ -5,7 +5,9 @@ arrays on the given simulator ``Device``, launches kernels, copies results back 
 when the invariant holds or a message saying what went wrong.  A :class:`~gpusim.errors.KernelBug`
 raised by the simulator (deadlock, livelock, out-of-bounds, divergence, a data race) is a failure
 too, and so is any other exception (a driver's own check, host code, the oracle): its class name is the
-failure's kind.  Scenarios are registered by name so that the command line and replay tokens can find them.
+failure's kind — except those that say gpusim cannot run the scenario as asked (an engine's refusal, a
+replay token that does not fit, a kernel outside the language), which end the exploration.  Scenarios
+are registered by name so that the command line and replay tokens can find them.
 
 Example
 -------
@@ -32,12 +34,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelBug
+from gpusim.errors import (
+    BackendUnavailable,
+    InvalidArgument,
+    InvalidArgumentType,
+    KernelBug,
+    KernelSyntaxError,
+    ReplayMismatch,
+)
 from gpusim.runtime.device import Device
 
 __all__ = ["Outcome", "Scenario", "get_scenario", "register", "scenario_names", "sim_supports"]
 
 _REGISTRY: dict[str, Scenario] = {}
+#: Exceptions that say gpusim cannot run the scenario as asked, not that the code under test failed: they
+#: end the exploration with their one-line message (as do the engines' own refusals).
+_NOT_FINDINGS = (ReplayMismatch, KernelSyntaxError, BackendUnavailable)
 
 
 class Outcome(NamedTuple):
@@ -99,7 +111,11 @@ class Scenario:
             message = self.run(dev)
         except KernelBug as bug:
             return Outcome(type(bug).__name__, bug.summary, dev), dev
+        except _NOT_FINDINGS:
+            raise
         except Exception as error:  # noqa: BLE001 - host code, an oracle, a driver's own check: a finding too
+            if type(error).__module__.startswith("gpusim.backends."):
+                raise  # an engine refusing the launch (the compiled engine's limits), not the code under test
             text = str(error).splitlines()[0] if str(error) else ""
             where = f" in {dev.runs[-1].kernel}" if dev.runs else ""
             return Outcome(type(error).__name__, f"{type(error).__name__} raised after launch {len(dev.runs)}"
