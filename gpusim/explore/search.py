@@ -342,7 +342,7 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
             return again is not None and again.kind == outcome.kind
 
         if fails(preemptions):
-            preemptions = ddmin(preemptions, fails)
+            preemptions = ddmin(_by_launch(preemptions, outcome.device.runs, fails), fails)
             final, dev = scenario.execute(policy=Switches(preemptions, forced), trace=True)
             if final is not None and final.kind != outcome.kind:
                 final = None
@@ -371,6 +371,20 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
                    shrink_report={"shrunk": bool(shrinking), "preemptions_before": before, "preemptions_after": after,
                                   "finished": finished, "seconds": round(time.perf_counter() - began, 3),
                                   "time_limit": shrink_time})
+
+
+def _by_launch(preemptions: list[tuple[int, int]], runs, fails: Callable[[list], bool]) -> list[tuple[int, int]]:
+    """``preemptions`` without those of every launch whose preemptions all can go at once (``fails`` still
+    holds): a whole algorithm's bug lives in one or two of its launches, and this takes one run a launch."""
+    kept, start = list(preemptions), 0
+    for run in runs:
+        inside = [p for p in kept if start <= p[0] < start + run.steps]
+        start += run.steps
+        if inside and len(inside) < len(kept):
+            rest = [p for p in kept if p not in inside]
+            if fails(rest):
+                kept = rest
+    return kept
 
 
 class Replayed:
