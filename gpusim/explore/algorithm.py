@@ -212,9 +212,10 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
     Returns
     -------
     Scenario
-        Named ``algorithm:NAME:INPUT[:option=value...]`` (plus ``:kernels=...`` when mutated), and
-        registered, so that its replay tokens replay in this process — and, without ``kernels`` or a
-        ``graph`` object, in any other (the name rebuilds it).
+        Named ``algorithm:NAME:INPUT[:option=value...]`` (plus ``:kernels=...`` when mutated).  The name
+        rebuilds it (:func:`scenario_from_name`), so its replay tokens replay in any process — unless it
+        holds a ``graph`` object or a ``kernels`` mapping (not a dotted path): then it is registered, and
+        its tokens replay in this process.
     """
     entry = _lookup(name)
     given = [label for label, value in (("graph", graph), ("example", example), ("file", file),
@@ -251,7 +252,8 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
     names = tuple(kernel.name for kernel in entry.kernels if hasattr(kernel, "name"))
     scenario = Scenario(scenario_name, run, {**_SIM_OPTIONS, **dict(sim_options or {})}, threads=64,
                         description=f"{entry.title} on {label}", kernels=names)
-    return register(scenario, replace=True)
+    rebuilt_by_name = label != "graph" and (not kernels or kernels_path is not None)
+    return scenario if rebuilt_by_name else register(scenario, replace=True)
 
 
 def _runner(entry, data: Any, kernels: dict, driver: dict):
