@@ -1,14 +1,18 @@
-"""``gpusim explore``: hunt a scenario's concurrency bug, run the whole zoo, or replay a token.
+"""``gpusim explore``: hunt a scenario's concurrency bug, or a registered algorithm's; run the zoo; replay a token.
 
 ``gpusim explore lost_update`` runs one scenario (``--policy random|pct|systematic|hypothesis``),
 prints the failure's interleaving and its replay token; ``gpusim explore --replay NAME@TOKEN`` replays
 it with the same trace; ``gpusim explore --zoo --json`` runs every zoo entry and its fixed twin.
+``gpusim explore --algorithm gpr --random-inputs --start empty`` runs a real algorithm on the simulator
+under explored schedules, judged by an independent oracle (:mod:`gpusim.explore.hunt`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import time
 
 from gpusim.cli.common import check_picture_option, emit, progress_disabled
@@ -36,7 +40,93 @@ def register_explore(commands, common: argparse.ArgumentParser) -> None:
     explore.add_argument("--list", action="store_true", help="list the scenarios")
     explore.add_argument("--png", metavar="FILE", help="draw the failure as swimlanes (PNG or SVG)")
     explore.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_hunt_options(explore)
     explore.set_defaults(run=_explore)
+
+
+def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
+    """``--algorithm`` and what goes with it; ``--races`` and ``--shrink-time`` for every exploration."""
+    explore.add_argument("--algorithm", metavar="NAME",
+                         help="hunt a registered GPU algorithm (gpr, apfb, suitor, bsuitor, roma, mw-gpu, ...) on "
+                              "FILE, --example NAME or --random-inputs")
+    explore.add_argument("--example", metavar="NAME", help="with --algorithm: a bundled example input")
+    explore.add_argument("--random-inputs", type=int, nargs="?", const=8, metavar="N",
+                         help="with --algorithm: N small inputs drawn from seeds (default 8), the budget shared")
+    explore.add_argument("--start", choices=("cheap", "empty"),
+                         help="with --algorithm: a bipartite driver's initial matching (default cheap)")
+    explore.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                         help="with --algorithm: a driver keyword, e.g. shrink_at=1 (repeatable)")
+    explore.add_argument("--kernels", metavar="MODULE.NAME",
+                         help="with --algorithm: a mapping of kernels or @device steps to plant (a mutation), by "
+                              "dotted path (the current folder is searched too); replay tokens name it")
+    explore.add_argument("--races", choices=("off", "report", "raise"),
+                         help="the race detector: report (default on the reference engine), raise or off")
+    explore.add_argument("--shrink-time", type=float, default=30.0, metavar="SECONDS",
+                         help="seconds the shrinker may take (default 30)")
+
+
+def _driver_options(pairs: list[str]) -> dict:
+    """``--option KEY=VALUE`` pairs as keywords (integers and numbers read as such)."""
+    options = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise InvalidArgument(f"--option {pair!r} is not KEY=VALUE")
+        for kind in (int, float):
+            try:
+                options[key] = kind(text)
+                break
+            except ValueError:
+                continue
+        else:
+            options[key] = text
+    return options
+
+
+def _hunt_input(options: argparse.Namespace) -> dict:
+    """The input of ``--algorithm``: FILE, ``--example NAME`` or ``--random-inputs``, exactly one, checked."""
+    from gpusim.cli.common import input_file
+    from gpusim.types.graphs import example_path
+
+    given = [label for label, value in (("FILE", options.scenario), ("--example", options.example),
+                                        ("--random-inputs", options.random_inputs)) if value is not None]
+    if len(given) != 1:
+        raise InvalidArgument(f"--algorithm {options.algorithm}: give one of FILE, --example NAME or "
+                              f"--random-inputs" + (f", not {' and '.join(given)}" if given else ""))
+    if options.scenario is not None:
+        return {"file": input_file(options.scenario)}
+    if options.example is not None:
+        try:
+            example_path(options.example)
+        except Exception as missing:  # noqa: BLE001 - its one line names the choices
+            raise InvalidArgument(f"--example {options.example!r}: {missing}") from None
+        return {"example": options.example}
+    return {"random_inputs": options.random_inputs}
+
+
+def _hunt(options: argparse.Namespace) -> int:
+    """``--algorithm NAME``: the hunt, its failure (shrunk, with a replay token) or its coverage note."""
+    from gpusim.explore import algorithm_names, hunt
+
+    if options.algorithm not in algorithm_names():
+        raise InvalidArgument(f"--algorithm {options.algorithm!r} is not a registered GPU algorithm; choose one of "
+                              f"{', '.join(algorithm_names())}")
+    if options.zoo or options.replay or options.list:
+        raise InvalidArgument("--algorithm runs alone: not with --zoo, --replay or --list")
+    check_picture_option(options)
+    source = _hunt_input(options)
+    if options.kernels and os.getcwd() not in sys.path:  # a module of the current folder, as `python -m` finds it
+        sys.path.insert(0, os.getcwd())
+    bar, tick = _bar(options.budget, f"explore --algorithm {options.algorithm}", options)
+    try:
+        result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,
+                      start=options.start, options=_driver_options(options.option), races=options.races,
+                      kernels=options.kernels,
+                      shrink_time=options.shrink_time, progress=tick, depth=options.depth,
+                      max_preemptions=options.max_preemptions, engine=options.engine)
+    finally:
+        bar.close()
+    return _show(options, result)
 
 
 def _bar(total: int, label: str, options: argparse.Namespace):
@@ -63,15 +153,20 @@ def _check_modes(options: argparse.Namespace) -> None:
 def _explore(options: argparse.Namespace) -> int:
     from gpusim.explore import explore, replay, scenario_names
 
+    if options.algorithm is not None:
+        return _hunt(options)
     _check_modes(options)
     if options.list:
+        from gpusim.explore import algorithm_names
         from gpusim.zoo import ZOO
 
         names = scenario_names()
         if options.json:
-            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()]}))
+            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()],
+                              "algorithms": algorithm_names()}))
         else:
             print("\n".join(names))
+            print(f"\nalgorithms (--algorithm NAME): {', '.join(algorithm_names())}")
         return 0
     if options.zoo:
         return _zoo(options)
@@ -80,21 +175,28 @@ def _explore(options: argparse.Namespace) -> int:
     bar, tick = _bar(options.budget, f"explore {options.scenario}", options)
     try:
         result = explore(options.scenario, options.policy, options.budget, options.seed, depth=options.depth,
-                         max_preemptions=options.max_preemptions, engine=options.engine, progress=tick)
+                         max_preemptions=options.max_preemptions, engine=options.engine, progress=tick,
+                         races=options.races, shrink_time=options.shrink_time)
     finally:
         bar.close()
+    return _show(options, result)
+
+
+def _show(options: argparse.Namespace, result) -> int:
+    """An exploration's verdict, failure report (or swimlanes) and coverage note; exit status 1 on a failure."""
     failure = result.failure
     options.record.update({**result.to_dict(), "picture": None})
 
     def show_text() -> None:
         if failure is None:
             bound = (f"; PCT guarantee per run >= {result.probability_bound:.3g}" if result.probability_bound else "")
-            print(f"{result.scenario}: no failure in {result.schedules} schedule(s) of {result.policy}"
-                  + (" (every schedule within the bound)" if result.exhausted else "") + bound)
+            print(f"{result.scenario}: {result.verdict}{bound}")
             if options.png:
                 print(f"no failure, so nothing drawn to {options.png}")
         else:
             print(failure.report() + "\n")
+        if result.coverage is not None:
+            print(result.coverage.note())
 
     draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
     return emit(options, 1 if failure else 0, show_text, draw)

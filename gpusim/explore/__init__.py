@@ -8,6 +8,9 @@
 'invariant'
 """
 
+from .algorithm import algorithm_names, algorithm_scenario
+from .coverage import Coverage
+from .hunt import hunt
 from .report import Exploration, Failure, interleaving, trace_of
 from .scenario import Outcome, Scenario, get_scenario, register, scenario_names, sim_supports
 from .search import METHODS, Replayed, conflict_points, explore, replay
@@ -15,7 +18,7 @@ from .shrink import ddmin
 from .switches import Switches, switches_of
 
 __all__ = [
-    "METHODS", "Exploration", "Failure", "Outcome", "Replayed", "Scenario", "Switches", "conflict_points", "ddmin",
-    "explore", "get_scenario", "interleaving", "register", "replay", "scenario_names", "sim_supports", "switches_of",
-    "trace_of",
+    "METHODS", "Coverage", "Exploration", "Failure", "Outcome", "Replayed", "Scenario", "Switches",
+    "algorithm_names", "algorithm_scenario", "conflict_points", "ddmin", "explore", "get_scenario", "hunt",
+    "interleaving", "register", "replay", "scenario_names", "sim_supports", "switches_of", "trace_of",
 ]

@@ -34,6 +34,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -42,22 +43,26 @@ from gpusim.backends.sim import ENGINES, PCT, TOKEN_FORMAT, Policy, RandomWalk, 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.arguments import check_int, check_seed
 
+from .coverage import Coverage
 from .report import Exploration, Failure, trace_of
 from .scenario import Outcome, Scenario, get_scenario, scenario_names
 from .shrink import ddmin
 from .switches import Switches, switches_of
 
-__all__ = ["METHODS", "Replayed", "explore", "replay"]
+__all__ = ["METHODS", "RACE_MODES", "Replayed", "explore", "replay", "with_races"]
 
 #: The ways ``explore`` picks schedules.
 METHODS = ("random", "pct", "systematic", "hypothesis")
+#: The race detector's modes (``races=``).
+RACE_MODES = ("off", "report", "raise")
 _SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
 _SHRINK_BUDGET = 3000  # ...trying at most this many schedules
 
 
 def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000, seed: int = 0, *,
             depth: int = 2, max_preemptions: int = 2, reduction: bool = True, shrink: bool = True,
-            engine: str = "reference", progress: Callable[[int], None] | None = None) -> Exploration:
+            engine: str = "reference", progress: Callable[[int], None] | None = None, races: str | None = None,
+            shrink_time: float | None = 30.0) -> Exploration:
     """Run ``scenario`` under up to ``budget`` schedules of ``policy``; return the first failure, shrunk.
 
     Parameters
@@ -86,12 +91,22 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
         failure is replayed, shrunk and traced on the reference simulator either way.
     progress:
         Called with the number of schedules run so far after each one (a progress bar).
+    races:
+        The race detector: ``"report"`` (the default on the reference engine: races found are listed on
+        ``coverage.races``, each with a replay token, and the failure is still judged by the
+        scenario's check), ``"raise"`` (an undeclared race is a failure) or ``"off"``.  ``None`` keeps the
+        scenario's own setting, else ``"report"``; the compiled engine has no detector (``"off"``, and
+        the coverage note says races were not checked).
+    shrink_time:
+        Seconds the shrinker may take (``None``: no limit); the failure's ``shrink_report`` says how far
+        it got.
 
     Returns
     -------
     Exploration
         ``failure`` is ``None`` when no schedule failed; ``exhausted`` says whether a systematic
-        search tried every schedule within its bound.
+        search tried every schedule within its bound (``bound`` preemptions); ``coverage`` says what
+        was exercised.
 
     Raises
     ------
@@ -108,18 +123,23 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
     seed = check_seed(seed)
     for name, value, low in (("budget", budget, 1), ("depth", depth, 1), ("max_preemptions", max_preemptions, 0)):
         check_int(name, value, low, None)
+    if shrink_time is not None and (isinstance(shrink_time, bool) or not isinstance(shrink_time, (int, float))
+                                    or not shrink_time > 0):
+        raise InvalidArgument(f"shrink_time must be a number of seconds > 0 or None, got shrink_time={shrink_time!r}")
+    scenario, coverage = with_races(scenario, races, engine)
     tick = progress or (lambda done: None)
     start = time.perf_counter()
     exhausted, bound = False, None
     if policy == "systematic":
-        found, tried, exhausted = _systematic(scenario, budget, max_preemptions, reduction, tick)
+        found, tried, exhausted = _systematic(scenario, budget, max_preemptions, reduction, tick, coverage=coverage)
     elif policy == "hypothesis":
-        return _hypothesis(scenario, budget, seed, max_preemptions, tick, start)
+        return _hypothesis(scenario, budget, seed, max_preemptions, tick, start, coverage, shrink_time)
     else:
         found, tried = None, 0
         engines = {"engine": engine} if policy == "random" and engine != "reference" else {}
         for tried, candidate in enumerate(_policies(scenario, policy, budget, seed, depth), start=1):
-            outcome = scenario.attempt(policy=candidate, trace=False, **engines)
+            outcome, dev = scenario.execute(policy=candidate, trace=False, **engines)
+            coverage.add(dev, scenario.name)
             tick(tried)
             if outcome is not None:
                 found = (outcome, candidate, tried)
@@ -129,10 +149,26 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
     failure = None
     if found is not None:
         outcome, candidate, index = found
-        failure = _failure(scenario, outcome, repr(candidate), index, shrink)
+        failure = _failure(scenario, outcome, repr(candidate), index, shrink, shrink_time, coverage)
         if bound is not None:
             failure.probability_bound = bound
-    return Exploration(scenario.name, policy, tried, time.perf_counter() - start, failure, bound, exhausted)
+    coverage.add_traced(scenario.execute(policy="sequential", trace=True)[1].runs)
+    return Exploration(scenario.name, policy, tried, time.perf_counter() - start, failure, bound, exhausted,
+                       max_preemptions if policy == "systematic" else None, coverage,
+                       reduction=policy == "systematic" and reduction)
+
+
+def with_races(scenario: Scenario, races: str | None, engine: str) -> tuple[Scenario, Coverage]:
+    """``scenario`` with the race detector's mode set (see :func:`explore`), and an empty :class:`Coverage`."""
+    if races is not None and races not in RACE_MODES:
+        raise InvalidArgument(f"races={races!r} is not one of {RACE_MODES}")
+    if engine == "compiled" or (engine == "auto" and races is None):
+        mode = "off"
+    else:
+        mode = races or scenario.options.get("races", "report")
+    if scenario.options.get("races", "off") != mode:
+        scenario = dataclasses.replace(scenario, options={**scenario.options, "races": mode})
+    return scenario, Coverage(scenario.kernels, races_checked=mode != "off")
 
 
 def _policies(scenario: Scenario, method: str, budget: int, seed: int, depth: int) -> Iterator[Policy]:
@@ -161,20 +197,24 @@ def _pct_bound(scenario: Scenario, seed: int, depth: int) -> float | None:
 
 
 def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction: bool,
-                tick: Callable[[int], None], kind: str | None = None) -> tuple[tuple | None, int, bool]:
+                tick: Callable[[int], None], kind: str | None = None, coverage: Coverage | None = None,
+                deadline: float | None = None) -> tuple[tuple | None, int, bool]:
     """Breadth first by preemption count; each schedule extends its parent after the parent's last preemption.
 
-    With ``kind``, only a failure of that kind counts (the shrinker looks for the same bug).
+    With ``kind``, only a failure of that kind counts (the shrinker looks for the same bug); past
+    ``deadline`` (a ``time.perf_counter()`` value) it stops as if the budget were spent.
     """
     frontier: list[tuple[tuple[int, int], ...]] = [()]
     tried = 0
     for bound in range(max_preemptions + 1):
         following = []
         for prefix in frontier:
-            if tried >= budget:
+            if tried >= budget or (deadline is not None and time.perf_counter() > deadline):
                 return None, tried, False
             policy = Switches(prefix, record=True)
             outcome, dev = scenario.execute(policy=policy, trace=reduction)
+            if coverage is not None:
+                coverage.add(dev, scenario.name)
             tried += 1
             tick(tried)
             if outcome is not None and (kind is None or outcome.kind == kind):
@@ -229,7 +269,8 @@ def conflict_points(runs) -> dict[int, set[int]]:
 
 
 def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int,
-                tick: Callable[[int], None], start: float) -> Exploration:
+                tick: Callable[[int], None], start: float, coverage: Coverage,
+                shrink_time: float | None) -> Exploration:
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
@@ -246,7 +287,9 @@ def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int
         calls[0] += 1
         if not first[0]:
             tick(calls[0])
-        outcome = scenario.attempt(policy=policy, trace=False)
+        outcome, dev = scenario.execute(policy=policy, trace=False)
+        if not first[0]:
+            coverage.add(dev, scenario.name)
         if outcome is None or (kind and outcome.kind != kind[0]):
             return False
         if not first[0]:
@@ -259,45 +302,89 @@ def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int
     try:
         shrunk = find(strategy, fails, settings=config, random=random.Random(seed))
     except NoSuchExample:
-        return Exploration(scenario.name, "hypothesis", calls[0], time.perf_counter() - start)
+        coverage.add_traced(scenario.execute(policy="sequential", trace=True)[1].runs)
+        return Exploration(scenario.name, "hypothesis", calls[0], time.perf_counter() - start, coverage=coverage)
     outcome = scenario.attempt(policy=shrunk, trace=False)
-    failure = _failure(scenario, outcome, repr(shrunk), first[0], shrink=False)
-    return Exploration(scenario.name, "hypothesis", first[0], time.perf_counter() - start, failure)
+    failure = _failure(scenario, outcome, repr(shrunk), first[0], False, shrink_time, coverage)
+    coverage.add_traced(scenario.execute(policy="sequential", trace=True)[1].runs)
+    return Exploration(scenario.name, "hypothesis", first[0], time.perf_counter() - start, failure,
+                       coverage=coverage)
 
 
 # -- shrinking and the report ----------------------------------------------------------------------------
 
 
-def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool) -> Failure:
+def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool,
+             shrink_time: float | None = None, coverage: Coverage | None = None) -> Failure:
     original_token = outcome.device.token
     preemptions, forced = switches_of(outcome.device.runs)
+    before = sum(run.preemptions for run in outcome.device.runs)
+    shrinking = shrink
+    began = time.perf_counter()
+    deadline = None if shrink_time is None else began + shrink_time
     final, dev = None, None
     if shrink:
+        # A shallow bug first: the same failure within one preemption, by systematic search, in a third of the
+        # time (a whole algorithm's run switches threads thousands of times, and delta debugging from there is slow).
+        share = None if shrink_time is None else began + shrink_time / 3
+        shallow, _, _ = _systematic(scenario, _SHRINK_BUDGET, 1, True, lambda done: None, kind=outcome.kind,
+                                    deadline=share)
+        if shallow is not None:
+            final, dev = scenario.execute(policy=Switches(shallow[1].preemptions), trace=True)
+            shrink = final is None or final.kind != outcome.kind
+            if shrink:
+                final = None
+    if shrink:
         def fails(kept: list[tuple[int, int]]) -> bool:
+            if deadline is not None and time.perf_counter() > deadline:
+                return False  # out of time: keep what was reached
             again = scenario.attempt(policy=Switches(kept, forced), trace=False)
             return again is not None and again.kind == outcome.kind
 
         if fails(preemptions):
-            preemptions = ddmin(preemptions, fails)
+            preemptions = ddmin(_by_launch(preemptions, outcome.device.runs, fails), fails)
             final, dev = scenario.execute(policy=Switches(preemptions, forced), trace=True)
+            if final is not None and final.kind != outcome.kind:
+                final = None
         if final is None or sum(run.preemptions for run in dev.runs) > 1:
             # Delta debugging is 1-minimal, not minimal: look for the same bug with fewer preemptions.
             # The reduced search first; its conflict heuristic can miss a bug (a lock stall, say), the full one not.
             have = sum(run.preemptions for run in dev.runs) if final is not None else _SHRINK_BOUND + 1
             found = None
             for reduction in (True, False):
-                if found is None:
+                if found is None and have > 0:
                     found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, _SHRINK_BOUND), reduction,
-                                              lambda done: None, kind=outcome.kind)
+                                              lambda done: None, kind=outcome.kind, deadline=deadline)
             if found is not None:
                 final, dev = scenario.execute(policy=Switches(found[1].preemptions), trace=True)
     if final is None:  # not reproduced by the switches alone (a fair hand-over differs): keep it as found
         final, dev = scenario.execute(schedule=original_token, trace=True)
     final = final or outcome
     shrunk, _ = switches_of(dev.runs)
+    after = sum(run.preemptions for run in dev.runs)
+    finished = deadline is None or time.perf_counter() <= deadline
+    if coverage is not None:
+        coverage.add_traced(dev.runs)
     return Failure(scenario=scenario.name, kind=final.kind, message=final.message, policy=policy,
                    schedule_index=index, token=dev.token, original_token=original_token, shrunk=shrunk,
-                   preemptions=sum(run.preemptions for run in dev.runs), trace=trace_of(dev.runs))
+                   preemptions=after, trace=trace_of(dev.runs),
+                   shrink_report={"shrunk": bool(shrinking), "preemptions_before": before, "preemptions_after": after,
+                                  "finished": finished, "seconds": round(time.perf_counter() - began, 3),
+                                  "time_limit": shrink_time})
+
+
+def _by_launch(preemptions: list[tuple[int, int]], runs, fails: Callable[[list], bool]) -> list[tuple[int, int]]:
+    """``preemptions`` without those of every launch whose preemptions all can go at once (``fails`` still
+    holds): a whole algorithm's bug lives in one or two of its launches, and this takes one run a launch."""
+    kept, start = list(preemptions), 0
+    for run in runs:
+        inside = [p for p in kept if start <= p[0] < start + run.steps]
+        start += run.steps
+        if inside and len(inside) < len(kept):
+            rest = [p for p in kept if p not in inside]
+            if fails(rest):
+                kept = rest
+    return kept
 
 
 class Replayed:
