@@ -8,6 +8,7 @@
 'invariant'
 """
 
+from .campaign import CAMPAIGN_POLICIES, Campaign, campaign
 from .report import Exploration, Failure, interleaving, trace_of
 from .scenario import Outcome, Scenario, get_scenario, register, scenario_names, sim_supports
 from .search import METHODS, Replayed, conflict_points, explore, replay
@@ -15,7 +16,7 @@ from .shrink import ddmin
 from .switches import Switches, switches_of
 
 __all__ = [
-    "METHODS", "Exploration", "Failure", "Outcome", "Replayed", "Scenario", "Switches", "conflict_points", "ddmin",
-    "explore", "get_scenario", "interleaving", "register", "replay", "scenario_names", "sim_supports", "switches_of",
-    "trace_of",
+    "CAMPAIGN_POLICIES", "METHODS", "Campaign", "Exploration", "Failure", "Outcome", "Replayed", "Scenario", "Switches",
+    "campaign", "conflict_points", "ddmin", "explore", "get_scenario", "interleaving", "register", "replay",
+    "scenario_names", "sim_supports", "switches_of", "trace_of",
 ]

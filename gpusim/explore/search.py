@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator
 
 from gpusim.backends.sim import ENGINES, PCT, TOKEN_FORMAT, Policy, RandomWalk, read_token
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.runtime.device import Device
 from gpusim.types.arguments import check_int, check_seed
 
 from .report import Exploration, Failure, trace_of
@@ -47,7 +48,7 @@ from .scenario import Outcome, Scenario, get_scenario, scenario_names
 from .shrink import ddmin
 from .switches import Switches, switches_of
 
-__all__ = ["METHODS", "Replayed", "explore", "replay"]
+__all__ = ["METHODS", "Replayed", "explore", "failure_of", "replay", "schedule_policies", "systematic_step"]
 
 #: The ways ``explore`` picks schedules.
 METHODS = ("random", "pct", "systematic", "hypothesis")
@@ -136,12 +137,18 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
 
 
 def _policies(scenario: Scenario, method: str, budget: int, seed: int, depth: int) -> Iterator[Policy]:
+    return schedule_policies(scenario, method, 0, budget, seed, depth)
+
+
+def schedule_policies(scenario: Scenario, method: str, first: int, stop: int, seed: int = 0,
+                      depth: int = 2) -> Iterator[Policy]:
+    """Schedules ``first`` to ``stop - 1`` (from 0) of ``explore``'s random or PCT sequence: a chunk of a campaign."""
     if method == "random":
-        for i in range(budget):
+        for i in range(first, stop):
             yield RandomWalk(seed=seed + i)
         return
     steps = _sequential_steps(scenario)
-    for i in range(budget):
+    for i in range(first, stop):
         yield PCT(seed=seed + i, depth=depth, steps=steps)
 
 
@@ -173,27 +180,37 @@ def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction
         for prefix in frontier:
             if tried >= budget:
                 return None, tried, False
-            policy = Switches(prefix, record=True)
-            outcome, dev = scenario.execute(policy=policy, trace=reduction)
+            outcome, policy, children, _ = systematic_step(scenario, prefix, reduction, bound < max_preemptions)
             tried += 1
             tick(tried)
             if outcome is not None and (kind is None or outcome.kind == kind):
                 return (outcome, policy, tried), tried, False
-            if bound == max_preemptions or outcome is not None:
-                continue
-            points = conflict_points(dev.runs) if reduction else None
-            last = prefix[-1][0] if prefix else -1
-            for step, _, others in policy.branches:
-                if step <= last:
-                    continue
-                if points is None:
-                    following.extend(prefix + ((step, thread),) for thread in others)
-                elif step in points:
-                    following.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
+            following.extend(children)
         frontier = following
         if not frontier:
             break
     return None, tried, True
+
+
+def systematic_step(scenario: Scenario, prefix: tuple[tuple[int, int], ...], reduction: bool = True,
+                    extend: bool = True) -> tuple[Outcome | None, Switches, list, Device]:
+    """Run one schedule of the systematic search: its outcome, its policy, when ``extend`` and it passed
+    its children (one more preemption each, after ``prefix``'s last) in search order, and the device."""
+    policy = Switches(prefix, record=True)
+    outcome, dev = scenario.execute(policy=policy, trace=reduction)
+    if not extend or outcome is not None:
+        return outcome, policy, [], dev
+    points = conflict_points(dev.runs) if reduction else None
+    last = prefix[-1][0] if prefix else -1
+    children = []
+    for step, _, others in policy.branches:
+        if step <= last:
+            continue
+        if points is None:
+            children.extend(prefix + ((step, thread),) for thread in others)
+        elif step in points:
+            children.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
+    return outcome, policy, children, dev
 
 
 def conflict_points(runs) -> dict[int, set[int]]:
@@ -298,6 +315,12 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
     return Failure(scenario=scenario.name, kind=final.kind, message=final.message, policy=policy,
                    schedule_index=index, token=dev.token, original_token=original_token, shrunk=shrunk,
                    preemptions=sum(run.preemptions for run in dev.runs), trace=trace_of(dev.runs))
+
+
+def failure_of(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool = True) -> Failure:
+    """The report of the failing run ``outcome`` (schedule ``index``, ``policy`` its description), shrunk as
+    ``explore`` shrinks it: what a campaign reports for the first failure it found."""
+    return _failure(scenario, outcome, policy, index, shrink)
 
 
 class Replayed:
