@@ -66,7 +66,7 @@ class Found:
 class Chunk:
     """What a chunk sends back: positions ``first`` to ``stop - 1`` of preemption level ``level`` ran
     (``run`` schedules; a chunk stops after its first failure), in ``seconds``; the failures, the
-    fingerprints of the interleavings taken and, for the systematic search, the children in search order."""
+    fingerprints of the distinct interleavings taken and, for the systematic search, the children in search order."""
 
     level: int
     first: int
@@ -103,6 +103,14 @@ def fingerprint(runs) -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
+def _cover(done: Chunk, seen: set[str], runs) -> None:
+    """Add the interleaving of ``runs`` to the chunk's distinct ones."""
+    taken = fingerprint(runs)
+    if taken not in seen:
+        seen.add(taken)
+        done.coverage.append(taken)
+
+
 def _engines(policy: str, engine: str) -> dict[str, str]:
     """``explore``'s choice: the compiled engine runs random schedules only."""
     return {"engine": engine} if policy == "random" and engine != "reference" else {}
@@ -113,11 +121,11 @@ def run_schedules(scenario: str | Scenario, policy: str, first: int, stop: int, 
     """Run schedules ``first`` to ``stop - 1`` (from 0) of ``explore(scenario, policy, seed=seed)``'s random
     or PCT sequence; stop after the first failure unless ``keep_going``."""
     scenario = get_scenario(scenario)
-    start, done = time.perf_counter(), Chunk(0, first, first, 0.0)
+    start, done, seen = time.perf_counter(), Chunk(0, first, first, 0.0), set()
     for position, candidate in enumerate(schedule_policies(scenario, policy, first, stop, seed, depth), start=first):
         outcome, dev = scenario.execute(policy=candidate, trace=False, **_engines(policy, engine))
         done.stop = position + 1
-        done.coverage.append(fingerprint(dev.runs))
+        _cover(done, seen, dev.runs)
         if outcome is not None:
             done.failures.append(Found(position + 1, outcome.kind, outcome.message, repr(candidate),
                                        f"{scenario.name}@{dev.token}"))
@@ -132,11 +140,11 @@ def run_prefixes(scenario: str | Scenario, level: int, first: int, prefixes: lis
     """Run positions ``first``, ``first + 1``, ... of a systematic search's level ``level`` (its schedules
     ``prefixes``; ``offset`` schedules ran in the levels before); their children when ``extend``."""
     scenario = get_scenario(scenario)
-    start, done = time.perf_counter(), Chunk(level, first, first, 0.0)
+    start, done, seen = time.perf_counter(), Chunk(level, first, first, 0.0), set()
     for position, prefix in enumerate(prefixes, start=first):
         outcome, policy, children, dev = systematic_step(scenario, as_prefix(prefix), reduction, extend)
         done.stop = position + 1
-        done.coverage.append(fingerprint(dev.runs))
+        _cover(done, seen, dev.runs)
         done.children.extend(children)
         if outcome is not None:
             done.failures.append(Found(offset + position + 1, outcome.kind, outcome.message, repr(policy),

@@ -49,12 +49,14 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
             raise InvalidArgument(f"--scheduler {scheduler!r}: give a Dask scheduler address such as "
                                   f"tcp://host:8786")
         try:
-            client = distributed.Client(scheduler, timeout=timeout)
-        except (OSError, TimeoutError) as error:
-            raise BackendUnavailable(f"--scheduler {scheduler}: no Dask scheduler answers there within "
-                                     f"{timeout:g} s ({type(error).__name__})") from None
+            distributed.comm.get_address_host_port(scheduler)
         except ValueError as error:
             raise InvalidArgument(f"--scheduler {scheduler!r}: not a scheduler address ({error})") from None
+        try:
+            client = distributed.Client(scheduler, timeout=timeout)
+        except Exception as error:  # noqa: BLE001 - refused, timed out, or something else answered
+            raise BackendUnavailable(f"--scheduler {scheduler}: no Dask scheduler answers there within "
+                                     f"{timeout:g} s ({type(error).__name__})") from None
         try:
             yield client
         finally:
