@@ -250,7 +250,8 @@ def _drive(search: _Search, pool, ref, settings, journal, start, time_limit, chu
         while True:
             late = late or (time_limit is not None and time.perf_counter() - start >= time_limit)
             while not late and not search.over and len(search.running) < 2 * pool.workers:
-                task = search.next(size)
+                left = sum(b - a for a, b in search.todo)  # the last chunks smaller, so no worker idles long
+                task = search.next(size if chunk_size else max(1, min(size, -(-left // (2 * pool.workers)))))
                 if task is None:
                     break
                 search.running[_submit(pool, ref, search, task, settings)] = task

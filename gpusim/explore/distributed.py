@@ -39,8 +39,8 @@ def require_distributed():
 @contextmanager
 def dask_client(workers: int | None = None, scheduler: str | None = None,
                 timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
-    """A ``dask.distributed.Client``: of a new local cluster of ``workers`` processes (one thread each, no
-    dashboard), or of the scheduler at ``scheduler``; closed (and the local cluster shut down) on exit."""
+    """A ``dask.distributed.Client``: of a new local cluster of ``workers`` processes (one thread each, the
+    dashboard on a free port), or of the scheduler at ``scheduler``; closed (and the local cluster shut down) on exit."""
     if (workers is None) == (scheduler is None):
         raise InvalidArgument("give workers=N for a local cluster or scheduler=ADDRESS, one of them")
     distributed = require_distributed()
@@ -65,7 +65,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise InvalidArgument(f"workers must be an integer >= 1, got workers={workers!r}")
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
     client = distributed.Client(cluster)
     try:
         yield client
