@@ -40,7 +40,7 @@ def require_distributed():
 def dask_client(workers: int | None = None, scheduler: str | None = None,
                 timeout: float = CONNECT_TIMEOUT) -> Iterator[Any]:
     """A ``dask.distributed.Client``: of a new local cluster of ``workers`` processes (one thread each, the
-    dashboard on a free port), or of the scheduler at ``scheduler``; closed (and the local cluster shut down) on exit."""
+    dashboard on a free port), or of the scheduler at ``scheduler``; closed (the local cluster shut down) at the end."""
     if (workers is None) == (scheduler is None):
         raise InvalidArgument("give workers=N for a local cluster or scheduler=ADDRESS, one of them")
     distributed = require_distributed()
