@@ -14,6 +14,7 @@ campaign runs on more than one process.
 from __future__ import annotations
 
 import logging
+import signal
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -64,14 +65,30 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
         return
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise InvalidArgument(f"workers must be an integer >= 1, got workers={workers!r}")
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    with _ctrl_c_for_this_process_only():
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=":0", silence_logs=logging.ERROR)
     client = distributed.Client(cluster)
     try:
         yield client
     finally:
         client.close()
         cluster.close()
+
+
+@contextmanager
+def _ctrl_c_for_this_process_only() -> Iterator[None]:
+    """Start worker processes that ignore Ctrl-C (an ignored signal stays ignored in a child): the terminal
+    sends it to every process of the group, and this one stops the campaign and shuts the cluster down."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to set
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class InProcess:
