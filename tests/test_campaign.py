@@ -191,3 +191,26 @@ def test_cli_time_limit_and_resume(capsys, tmp_path):
     second = json.loads(capsys.readouterr().out)
     assert second["stopped"] == "budget" and second["schedules_run"] == 100
     assert_each_schedule_once(path, {0: 100})
+
+
+def test_ctrl_c_then_resume_from_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "ctrl-c.jsonl"
+    command = [sys.executable, "-m", "gpusim", "explore", "atomic_flip_max_first.fixed", "--chunk", "50"]
+    running = subprocess.Popen([*command, "--budget", "100000", "--save", str(path)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.perf_counter() + 60
+    while time.perf_counter() < deadline and (not path.exists() or path.read_text().count('"chunk"') < 3):
+        time.sleep(0.05)
+    running.send_signal(signal.SIGINT)
+    _, error = running.communicate(timeout=60)
+    assert running.returncode == 130 and f"--resume {path}" in error
+    done = len(chunks_of(str(path))) * 50
+    assert 150 <= done < 100_000
+    finished = subprocess.run([sys.executable, "-m", "gpusim", "explore", "--resume", str(path), "--budget",
+                               str(done + 120), "--json"], capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout)["schedules_run"] == done + 120
+    assert_each_schedule_once(str(path), {0: done + 120})
