@@ -244,7 +244,7 @@ def _submit(pool, ref, search: _Search, task: tuple[int, int, int], settings: di
 
 def _drive(search: _Search, pool, ref, settings, journal, start, time_limit, chunk_size, progress) -> str:
     """Keep ``2 × workers`` chunks running until the search is over, the budget spent or the time up."""
-    size, seconds, run = chunk_size or _FIRST_CHUNK, 0.0, 0
+    size = chunk_size or _FIRST_CHUNK
     late = False
     try:
         while True:
@@ -268,9 +268,10 @@ def _drive(search: _Search, pool, ref, settings, journal, start, time_limit, chu
                 if journal is not None:
                     journal.write(chunk.to_dict())
                 search.accept(chunk)
-                seconds, run = seconds + chunk.seconds, run + chunk.run
-                if chunk_size is None and run:
-                    size = max(1, min(10_000, round(_TARGET_SECONDS * run / max(seconds, 1e-6))))
+                if chunk_size is None and chunk.run:  # the last chunk's rate (a worker's first one imports
+                    # and compiles: slow), growing at most twofold a chunk
+                    per_schedule = max(chunk.seconds / chunk.run, 1e-6)
+                    size = max(1, min(10_000, 2 * size, round(_TARGET_SECONDS / per_schedule)))
                 if progress is not None:
                     progress(search.run, len(search.coverage))
             for future in search.beyond():
