@@ -148,6 +148,8 @@ def test_a_resumed_campaign_must_be_the_same_campaign(tmp_path):
     campaign("lost_update.fixed", "random", budget=10, save=path)
     with pytest.raises(InvalidArgument, match="seed=0, not 5"):
         campaign("lost_update.fixed", "random", budget=20, seed=5, resume=path)
+    with pytest.raises(InvalidArgument, match="already holds a campaign"):
+        campaign("lost_update.fixed", "random", budget=20, save=path)
 
 
 def test_a_scheduler_that_does_not_answer_is_one_line_within_seconds(capsys):

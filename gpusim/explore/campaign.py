@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -204,6 +205,8 @@ def campaign(scenario: str | Scenario, policy: str = "random", budget: int = 100
         raise InvalidArgument(f"time_limit must be a number of seconds > 0, got time_limit={time_limit!r}")
     if save is not None and resume is not None and str(save) != str(resume):
         raise InvalidArgument(f"save={save!r} and resume={resume!r}: a resumed campaign appends to its own file")
+    if save is not None and resume is None and os.path.exists(save) and os.path.getsize(save) > 0:
+        raise InvalidArgument(f"save={str(save)!r} already holds a campaign: resume it, or save to a new file")
     header = {"scenario": scenario.name, "policy": policy, "seed": seed, "depth": depth,
               "max_preemptions": max_preemptions, "reduction": reduction, "engine": engine, "keep_going": keep_going}
     search = _Search(policy, budget, max_preemptions, keep_going)
