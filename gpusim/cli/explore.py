@@ -44,7 +44,7 @@ def _add_campaign_options(explore: argparse.ArgumentParser) -> None:
     """The campaign options: workers, a time limit, a result file to save and resume."""
     campaign = explore.add_argument_group("campaigns (random, pct and systematic; the answer does not depend on "
                                           "--workers)")
-    campaign.add_argument("--workers", type=int, default=1,
+    campaign.add_argument("--workers", type=int, default=1, metavar="N",
                           help="explore on N local worker processes (a Dask LocalCluster); default 1, in this process")
     campaign.add_argument("--scheduler", metavar="ADDRESS", help="explore on an existing Dask cluster, e.g. "
                                                                  "tcp://host:8786")
