@@ -217,3 +217,10 @@ def test_ctrl_c_then_resume_from_the_command_line(tmp_path):
     assert finished.returncode == 0, finished.stderr
     assert json.loads(finished.stdout)["schedules_run"] == done + 120
     assert_each_schedule_once(str(path), {0: done + 120})
+
+
+def test_cli_workers_start_a_local_cluster(capsys):
+    assert main(["explore", "atomic_flip_no_mates_check", "--workers", "2", "--budget", "60", "--json"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert record["workers"] == 2 and record["stopped"] == "failure"
+    assert record["failure"]["replay"] == explore("atomic_flip_no_mates_check", budget=60).failure.replay_token
