@@ -5,7 +5,8 @@ schedules by seed, the systematic search level by level — in chunks (:mod:`gpu
 by the workers of a ``dask.distributed.Client`` (or here, one after the other, without one).  **The
 answer does not depend on the workers**: the failure reported is the first in ``explore``'s order (the
 lowest seed; the first of the systematic search), shrunk by the same code, with the same replay token,
-because every chunk below it is waited for and the shrinking runs once, on that schedule.
+because every chunk below it is waited for and the shrinking runs once, on that schedule, here in the
+calling process.
 
 A campaign stops at its first failure (unless ``keep_going``), after ``budget`` schedules, after
 ``time_limit`` seconds (the chunks running then finish), or when the systematic search is exhausted.
@@ -220,7 +221,7 @@ def campaign(scenario: str | Scenario, policy: str = "random", budget: int = 100
     start = time.perf_counter()
     try:
         stopped = _drive(search, pool, ref, settings, journal, start, time_limit, chunk_size, progress)
-        return _answer(search, pool, ref, scenario, policy, settings, journal, start, stopped, path)
+        return _answer(search, pool, scenario, policy, settings, journal, start, stopped, path)
     finally:
         if journal is not None:
             journal.close()
@@ -289,11 +290,13 @@ def _drive(search: _Search, pool, ref, settings, journal, start, time_limit, chu
     return "time" if late else "budget"
 
 
-def _answer(search, pool, ref, scenario, policy, settings, journal, start, stopped, path) -> Campaign:
+def _answer(search, pool, scenario, policy, settings, journal, start, stopped, path) -> Campaign:
     best, failure = search.best, None
     if best is not None:
-        failure = pool.submit(failure_report, ref, policy, best, settings["seed"], settings["depth"],
-                              settings["engine"], settings["reduction"], settings["shrink"]).result()
+        # Shrunk here, as explore shrinks: a kernel pickled by value to a worker has no source file there,
+        # and its fingerprint, part of the replay token, would be missing.
+        failure = failure_report(scenario, policy, best, settings["seed"], settings["depth"], settings["engine"],
+                                 settings["reduction"], settings["shrink"])
     bound = None
     if policy == "pct":
         bound = explore(scenario, "pct", 1, settings["seed"], depth=settings["depth"], shrink=False).probability_bound
