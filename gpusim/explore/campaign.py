@@ -55,7 +55,9 @@ class Campaign(Exploration):
     ``schedules`` is ``explore``'s count (the failing schedule's index when one failed); ``schedules_run``
     every schedule the campaign ran, resumed sessions included; ``interleavings`` the distinct ones among
     them; ``counterexamples`` every failing schedule found (``keep_going`` finds more than the first), each
-    with its replay token; ``stopped`` why it ended: ``"failure"``, ``"budget"``, ``"exhausted"`` or ``"time"``.
+    with its replay token; ``stopped`` why it ended: ``"failure"`` (the first failure in ``explore``'s order),
+    ``"budget"``, ``"exhausted"`` or ``"time"`` (a failure then reported may have schedules before it not yet
+    run: resuming the campaign runs them).
     """
 
     workers: int = 1
@@ -306,7 +308,7 @@ def _answer(search, pool, scenario, policy, settings, journal, start, stopped, p
                       time.perf_counter() - start, failure, bound, search.exhausted, workers=pool.workers,
                       schedules_run=search.run, interleavings=len(search.coverage),
                       counterexamples=sorted(search.found, key=lambda found: found.index),
-                      stopped="failure" if best is not None else stopped, save=None if path is None else str(path))
+                      stopped=stopped, save=None if path is None else str(path))
     if journal is not None:
         if failure is not None:
             journal.write({"record": "failure", **failure.to_dict()})
