@@ -119,7 +119,7 @@ class DaskPool:
 
     def __init__(self, client):
         self.client = client
-        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        self.workers = max(1, sum(client.nthreads().values()))  # threads: the chunks that can run at once
 
     def submit(self, fn: Callable, *args: Any, **kwargs: Any):
         return self.client.submit(fn, *args, pure=False, **kwargs)
