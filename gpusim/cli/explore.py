@@ -41,6 +41,7 @@ def register_explore(commands, common: argparse.ArgumentParser) -> None:
     explore.add_argument("--png", metavar="FILE", help="draw the failure as swimlanes (PNG or SVG)")
     explore.add_argument("--json", action="store_true", help="print one JSON object")
     _add_hunt_options(explore)
+    _add_campaign_options(explore)
     explore.set_defaults(run=_explore)
 
 
@@ -117,6 +118,8 @@ def _hunt(options: argparse.Namespace) -> int:
     source = _hunt_input(options)
     if options.kernels and os.getcwd() not in sys.path:  # a module of the current folder, as `python -m` finds it
         sys.path.insert(0, os.getcwd())
+    if _campaign_wanted(options):
+        return _hunt_campaign(options, source)
     bar, tick = _bar(options.budget, f"explore --algorithm {options.algorithm}", options)
     try:
         result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,
@@ -127,6 +130,25 @@ def _hunt(options: argparse.Namespace) -> int:
     finally:
         bar.close()
     return _show(options, result)
+
+
+def _add_campaign_options(explore: argparse.ArgumentParser) -> None:
+    """The campaign options: workers, a time limit, a result file to save and resume."""
+    campaign = explore.add_argument_group("campaigns (random, pct and systematic; the answer does not depend on "
+                                          "--workers)")
+    campaign.add_argument("--workers", type=int, default=1, metavar="N",
+                          help="explore on N local worker processes (a Dask LocalCluster); default 1, in this process")
+    campaign.add_argument("--scheduler", metavar="ADDRESS", help="explore on an existing Dask cluster, e.g. "
+                                                                 "tcp://host:8786")
+    campaign.add_argument("--time", type=float, metavar="SECONDS",
+                          help="wall-time budget: stop after SECONDS (or --budget schedules, whichever comes first), "
+                                "in this process or on the workers")
+    campaign.add_argument("--save", metavar="FILE", help="write the campaign to FILE as it runs (JSON lines)")
+    campaign.add_argument("--resume", metavar="FILE", help="continue the campaign saved in FILE (its scenario and "
+                                                            "policy; --budget counts its schedules too)")
+    campaign.add_argument("--chunk", type=int, metavar="N", help="schedules a chunk (default: about 0.5 s of work)")
+    campaign.add_argument("--keep-going", action="store_true",
+                          help="run the whole budget, saving every failing schedule (the first is reported)")
 
 
 def _bar(total: int, label: str, options: argparse.Namespace):
@@ -155,6 +177,8 @@ def _explore(options: argparse.Namespace) -> int:
 
     if options.algorithm is not None:
         return _hunt(options)
+    if _campaign_wanted(options):
+        return _campaign(options)
     _check_modes(options)
     if options.list:
         from gpusim.explore import algorithm_names
@@ -180,6 +204,20 @@ def _explore(options: argparse.Namespace) -> int:
     finally:
         bar.close()
     return _show(options, result)
+
+
+def _hunt_campaign(options: argparse.Namespace, source: dict) -> int:
+    """``--algorithm NAME`` with a campaign option: the campaign of its scenario on one input (by its name,
+    which workers rebuild)."""
+    from gpusim.explore import algorithm_scenario
+
+    if "random_inputs" in source:
+        raise InvalidArgument(f"--algorithm {options.algorithm} --random-inputs runs in one process: a campaign "
+                              f"(--workers, --time, --save, ...) explores one input, FILE or --example NAME")
+    scenario = algorithm_scenario(options.algorithm, **source, kernels=options.kernels, start=options.start,
+                                  options=_driver_options(options.option))
+    options.scenario = scenario.name
+    return _campaign(options)
 
 
 def _show(options: argparse.Namespace, result) -> int:
@@ -265,3 +303,97 @@ def _zoo(options: argparse.Namespace) -> int:
             print(f"{row['name']:<32} {row['found']!s:<6} {row['schedules'] or '-':>9} {row['seconds']:>8.2f} "
                   f"{row['preemptions'] if row['preemptions'] is not None else '-':>8}  {fixed:<14}")
     return 0 if all(row["as_expected"] for row in rows) else 1
+
+
+# -- campaigns: --workers, --scheduler, --time, --save, --resume -------------------------------------------
+
+
+def _campaign_wanted(options: argparse.Namespace) -> bool:
+    """Any campaign option: then the scenario runs as a campaign (``--workers 1`` alone is plain ``explore``)."""
+    return (options.workers != 1 or options.scheduler is not None or options.time is not None or options.save
+            is not None or options.resume is not None or options.chunk is not None or options.keep_going)
+
+
+def _campaign_settings(options: argparse.Namespace) -> dict:
+    """The campaign's scenario and settings: the options', or with ``--resume`` the file's."""
+    settings = {"scenario": options.scenario, "policy": options.policy, "seed": options.seed, "depth": options.depth,
+                "max_preemptions": options.max_preemptions, "reduction": True, "engine": options.engine,
+                "keep_going": options.keep_going, "races": options.races}
+    if options.resume is not None:
+        from gpusim.explore.journal import read_journal
+
+        header, _ = read_journal(options.resume)
+        if options.scenario is not None and options.scenario != header.get("scenario"):
+            raise InvalidArgument(f"--resume {options.resume!r} continues scenario {header.get('scenario')!r}, "
+                                  f"not {options.scenario!r}")
+        settings.update({key: header[key] for key in settings if key in header})
+    flag = "--workers" if options.workers != 1 else "--scheduler" if options.scheduler else "a campaign option"
+    if options.zoo or options.list or options.replay:
+        raise InvalidArgument(f"{flag}: campaigns run one SCENARIO, not --zoo, --list or --replay")
+    if settings["scenario"] is None:
+        raise InvalidArgument(f"{flag}: give the SCENARIO to explore (or --resume FILE)")
+    if settings["policy"] == "hypothesis":
+        raise InvalidArgument(f"{flag} with --policy hypothesis: the Hypothesis engine runs in one process; use "
+                              f"--policy random, pct or systematic (or run Hypothesis under HypoFuzz)")
+    if options.workers < 1:
+        raise InvalidArgument(f"--workers {options.workers}: give 1 or more")
+    if options.workers != 1 and options.scheduler is not None:
+        raise InvalidArgument(f"--workers {options.workers} and --scheduler {options.scheduler}: give one of them")
+    if options.resume is not None and options.save is not None and options.save != options.resume:
+        raise InvalidArgument(f"--save {options.save!r} with --resume {options.resume!r}: a resumed campaign "
+                              f"appends to its own file")
+    return settings
+
+
+def _campaign(options: argparse.Namespace) -> int:
+    import contextlib
+    import sys
+
+    from tqdm import tqdm
+
+    from gpusim.explore import campaign
+    from gpusim.explore.distributed import dask_client
+
+    settings = _campaign_settings(options)
+    check_picture_option(options)
+    if options.scheduler is not None:
+        cluster = dask_client(scheduler=options.scheduler)
+    elif options.workers > 1:
+        cluster = dask_client(workers=options.workers)
+    else:
+        cluster = contextlib.nullcontext(None)
+    bar = tqdm(total=options.budget, desc=f"campaign {settings['scenario']}", unit="schedule",
+               disable=progress_disabled(options), leave=False)
+
+    def tick(done: int, interleavings: int) -> None:
+        bar.set_postfix(interleavings=interleavings, refresh=False)
+        bar.update(done - bar.n)
+
+    try:
+        with cluster as client:
+            result = campaign(settings.pop("scenario"), settings.pop("policy"), options.budget, **settings,
+                              client=client, time_limit=options.time, save=options.save, resume=options.resume,
+                              chunk_size=options.chunk, shrink_time=options.shrink_time, progress=tick)
+    except KeyboardInterrupt:
+        path = options.resume or options.save
+        print("interrupted" + (f": every finished chunk is in {path}; continue with gpusim explore --resume {path}"
+                               if path else ""), file=sys.stderr)
+        raise
+    finally:
+        bar.close()
+    options.record.update({**result.to_dict(), "picture": None})
+    failure = result.failure
+
+    def show_text() -> None:
+        if failure is not None:
+            print(failure.report() + "\n")
+        else:
+            print(f"{result.scenario}: {result.verdict}")
+        rate = result.schedules_run / result.seconds if result.seconds else 0.0
+        print(f"campaign: {result.schedules_run} schedule(s) run on {result.workers} worker(s) in "
+              f"{result.seconds:.1f} s ({rate:.1f}/s), {result.interleavings} distinct interleaving(s), "
+              f"{len(result.counterexamples)} failing; stopped: {result.stopped}"
+              + (f"; saved in {result.save}" if result.save else ""))
+
+    draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
+    return emit(options, 1 if failure else 0, show_text, draw)

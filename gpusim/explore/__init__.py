@@ -9,6 +9,7 @@
 """
 
 from .algorithm import algorithm_names, algorithm_scenario
+from .campaign import CAMPAIGN_POLICIES, Campaign, campaign
 from .coverage import Coverage
 from .hunt import hunt
 from .report import Exploration, Failure, interleaving, trace_of
@@ -18,7 +19,8 @@ from .shrink import ddmin
 from .switches import Switches, switches_of
 
 __all__ = [
-    "METHODS", "Coverage", "Exploration", "Failure", "Outcome", "Replayed", "Scenario", "Switches",
-    "algorithm_names", "algorithm_scenario", "conflict_points", "ddmin", "explore", "get_scenario", "hunt",
-    "interleaving", "register", "replay", "scenario_names", "sim_supports", "switches_of", "trace_of",
+    "CAMPAIGN_POLICIES", "METHODS", "Campaign", "Coverage", "Exploration", "Failure", "Outcome", "Replayed",
+    "Scenario", "Switches", "algorithm_names", "algorithm_scenario", "campaign", "conflict_points", "ddmin",
+    "explore", "get_scenario", "hunt", "interleaving", "register", "replay", "scenario_names", "sim_supports",
+    "switches_of", "trace_of",
 ]

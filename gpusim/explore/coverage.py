@@ -7,7 +7,7 @@ cheaply, from every explored run:
 - the kernels launched (and, when the scenario names the kernels it could launch, those never launched);
 - the distinct interleavings (schedules of thread switches) run;
 - the data races the race detector reported (``races="report"``), each with the replay token of the
-  first run that showed it — or that races were not checked (the compiled engine has no detector);
+  first run that showed it — or that races were not checked (``races="off"``);
 - the *racing pairs* of traced runs (the sequential run, and the failure): two source lines of two
   threads that access one element, at least one of them writing — the places a schedule can matter.
 
@@ -114,8 +114,7 @@ class Coverage:
         lines.append(f"  racing pairs (two threads, one element, a write) in traced runs: {len(self.pairs)}"
                      + (f" in {', '.join(sorted({p[1] for p in self.pairs}))}" if self.pairs else ""))
         if not self.races_checked:
-            lines.append("  data races: not checked (this engine has no race detector; use --races with the "
-                         "reference engine)")
+            lines.append("  data races: not checked (races='off'; --races report or raise checks them)")
         elif self.races:
             lines.append(f"  data races reported: {len(self.races)}")
             lines += [f"    {found['race']}\n      replay: {found['replay']}" for found in self.races.values()]

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 
 from gpusim.backends.sim import ENGINES, PCT, TOKEN_FORMAT, Policy, RandomWalk, read_token
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.runtime.device import Device
 from gpusim.types.arguments import check_int, check_seed
 
 from .coverage import Coverage
@@ -49,10 +50,14 @@ from .scenario import Outcome, Scenario, get_scenario, scenario_names
 from .shrink import ddmin
 from .switches import Switches, switches_of
 
-__all__ = ["METHODS", "RACE_MODES", "Replayed", "explore", "replay", "with_races"]
+__all__ = ["METHODS", "RACE_MODES", "Replayed", "engine_of", "explore", "failure_of", "replay", "schedule_policies",
+           "systematic_step", "with_races"]
 
 #: The ways ``explore`` picks schedules.
 METHODS = ("random", "pct", "systematic", "hypothesis")
+#: The policies whose schedules may run on the compiled engine (the systematic search needs traces, and the
+#: Hypothesis engine draws position lists): schedules, not the shrinking, which runs on the reference.
+COMPILED_POLICIES = ("random", "pct")
 #: The race detector's modes (``races=``).
 RACE_MODES = ("off", "report", "raise")
 _SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
@@ -85,18 +90,18 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
     shrink:
         Delta-debug the failure to the fewest preemptions.
     engine:
-        Where random schedules run: ``"reference"`` (default), ``"compiled"`` (numba-compiled,
-        12–19 times faster on 32 threads once the kernel is compiled; see
-        :mod:`gpusim.backends.sim.compiled`) or ``"auto"`` (compiled where the kernel allows).  The
-        failure is replayed, shrunk and traced on the reference simulator either way.
+        Where random and PCT schedules run: ``"reference"`` (default), ``"compiled"`` (numba-compiled, any
+        launch size, races checked up to 4,096 threads; see :mod:`gpusim.backends.sim.compiled`) or
+        ``"auto"`` (compiled where the kernel allows).  The systematic search and Hypothesis run on the
+        reference; the failure is replayed, shrunk and traced on the reference simulator either way.
     progress:
         Called with the number of schedules run so far after each one (a progress bar).
     races:
-        The race detector: ``"report"`` (the default on the reference engine: races found are listed on
-        ``coverage.races``, each with a replay token, and the failure is still judged by the
-        scenario's check), ``"raise"`` (an undeclared race is a failure) or ``"off"``.  ``None`` keeps the
-        scenario's own setting, else ``"report"``; the compiled engine has no detector (``"off"``, and
-        the coverage note says races were not checked).
+        The race detector: ``"report"`` (the default: races found are listed on ``coverage.races``, each
+        with a replay token, and the failure is still judged by the scenario's check), ``"raise"`` (an
+        undeclared race is a failure) or ``"off"`` (the coverage note then says races were not checked).
+        ``None`` keeps the scenario's own setting, else ``"report"``.  The compiled engine checks races on
+        launches of up to 4,096 threads and refuses larger ones (``engine="auto"`` runs them on the reference).
     shrink_time:
         Seconds the shrinker may take (``None``: no limit); the failure's ``shrink_report`` says how far
         it got.
@@ -118,8 +123,9 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
         raise InvalidArgument(f"policy={policy!r} is not one of {METHODS}")
     if engine not in ENGINES:
         raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
-    if engine == "compiled" and policy != "random":
-        raise InvalidArgument(f"engine='compiled' runs random schedules only, not policy={policy!r}")
+    if engine == "compiled" and policy not in COMPILED_POLICIES:
+        raise InvalidArgument(f"engine='compiled' runs {' and '.join(COMPILED_POLICIES)} schedules, not "
+                              f"policy={policy!r}: the systematic search and Hypothesis run on the reference engine")
     seed = check_seed(seed)
     for name, value, low in (("budget", budget, 1), ("depth", depth, 1), ("max_preemptions", max_preemptions, 0)):
         check_int(name, value, low, None)
@@ -136,9 +142,8 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
         return _hypothesis(scenario, budget, seed, max_preemptions, tick, start, coverage, shrink_time)
     else:
         found, tried = None, 0
-        engines = {"engine": engine} if policy == "random" and engine != "reference" else {}
         for tried, candidate in enumerate(_policies(scenario, policy, budget, seed, depth), start=1):
-            outcome, dev = scenario.execute(policy=candidate, trace=False, **engines)
+            outcome, dev = scenario.execute(policy=candidate, trace=False, **engine_of(policy, engine))
             coverage.add(dev, scenario.name)
             tick(tried)
             if outcome is not None:
@@ -158,26 +163,40 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
                        reduction=policy == "systematic" and reduction)
 
 
-def with_races(scenario: Scenario, races: str | None, engine: str) -> tuple[Scenario, Coverage]:
-    """``scenario`` with the race detector's mode set (see :func:`explore`), and an empty :class:`Coverage`."""
+def engine_of(policy: str, engine: str) -> dict[str, str]:
+    """The ``execute`` keywords that run one of ``policy``'s schedules on ``engine``, as ``explore`` runs them."""
+    return {"engine": engine} if policy in COMPILED_POLICIES and engine != "reference" else {}
+
+
+def with_races(scenario: Scenario, races: str | None, engine: str = "reference") -> tuple[Scenario, Coverage]:
+    """``scenario`` with the race detector's mode set (see :func:`explore`), and an empty :class:`Coverage`.
+
+    Every engine checks races: the compiled engine on launches of up to 4,096 threads, and it refuses a
+    larger one (``engine="auto"`` then runs it on the reference), so ``"report"`` is the default everywhere.
+    """
     if races is not None and races not in RACE_MODES:
         raise InvalidArgument(f"races={races!r} is not one of {RACE_MODES}")
-    if engine == "compiled" or (engine == "auto" and races is None):
-        mode = "off"
-    else:
-        mode = races or scenario.options.get("races", "report")
+    if engine not in ENGINES:
+        raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
+    mode = races or scenario.options.get("races", "report")
     if scenario.options.get("races", "off") != mode:
         scenario = dataclasses.replace(scenario, options={**scenario.options, "races": mode})
     return scenario, Coverage(scenario.kernels, races_checked=mode != "off")
 
 
 def _policies(scenario: Scenario, method: str, budget: int, seed: int, depth: int) -> Iterator[Policy]:
+    return schedule_policies(scenario, method, 0, budget, seed, depth)
+
+
+def schedule_policies(scenario: Scenario, method: str, first: int, stop: int, seed: int = 0,
+                      depth: int = 2) -> Iterator[Policy]:
+    """Schedules ``first`` to ``stop - 1`` (from 0) of ``explore``'s random or PCT sequence: a chunk of a campaign."""
     if method == "random":
-        for i in range(budget):
+        for i in range(first, stop):
             yield RandomWalk(seed=seed + i)
         return
     steps = _sequential_steps(scenario)
-    for i in range(budget):
+    for i in range(first, stop):
         yield PCT(seed=seed + i, depth=depth, steps=steps)
 
 
@@ -211,29 +230,39 @@ def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction
         for prefix in frontier:
             if tried >= budget or (deadline is not None and time.perf_counter() > deadline):
                 return None, tried, False
-            policy = Switches(prefix, record=True)
-            outcome, dev = scenario.execute(policy=policy, trace=reduction)
+            outcome, policy, children, dev = systematic_step(scenario, prefix, reduction, bound < max_preemptions)
             if coverage is not None:
                 coverage.add(dev, scenario.name)
             tried += 1
             tick(tried)
             if outcome is not None and (kind is None or outcome.kind == kind):
                 return (outcome, policy, tried), tried, False
-            if bound == max_preemptions or outcome is not None:
-                continue
-            points = conflict_points(dev.runs) if reduction else None
-            last = prefix[-1][0] if prefix else -1
-            for step, _, others in policy.branches:
-                if step <= last:
-                    continue
-                if points is None:
-                    following.extend(prefix + ((step, thread),) for thread in others)
-                elif step in points:
-                    following.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
+            following.extend(children)
         frontier = following
         if not frontier:
             break
     return None, tried, True
+
+
+def systematic_step(scenario: Scenario, prefix: tuple[tuple[int, int], ...], reduction: bool = True,
+                    extend: bool = True) -> tuple[Outcome | None, Switches, list, Device]:
+    """Run one schedule of the systematic search: its outcome, its policy, when ``extend`` and it passed
+    its children (one more preemption each, after ``prefix``'s last) in search order, and the device."""
+    policy = Switches(prefix, record=True)
+    outcome, dev = scenario.execute(policy=policy, trace=reduction)
+    if not extend or outcome is not None:
+        return outcome, policy, [], dev
+    points = conflict_points(dev.runs) if reduction else None
+    last = prefix[-1][0] if prefix else -1
+    children = []
+    for step, _, others in policy.branches:
+        if step <= last:
+            continue
+        if points is None:
+            children.extend(prefix + ((step, thread),) for thread in others)
+        elif step in points:
+            children.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
+    return outcome, policy, children, dev
 
 
 def conflict_points(runs) -> dict[int, set[int]]:
@@ -385,6 +414,13 @@ def _by_launch(preemptions: list[tuple[int, int]], runs, fails: Callable[[list],
             if fails(rest):
                 kept = rest
     return kept
+
+
+def failure_of(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool = True,
+               shrink_time: float | None = 30.0) -> Failure:
+    """The report of the failing run ``outcome`` (schedule ``index``, ``policy`` its description), shrunk as
+    ``explore`` shrinks it: what a campaign reports for the first failure it found."""
+    return _failure(scenario, outcome, policy, index, shrink, shrink_time)
 
 
 class Replayed:

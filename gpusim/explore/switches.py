@@ -42,6 +42,11 @@ class Switches(Policy):
         self.n_threads = 0
         self.branches: list[tuple[int, int, tuple[int, ...]]] = []  # (global step, running, others)
 
+    def compiled_switches(self) -> tuple[tuple, tuple] | None:
+        """The switch lists for the compiled engine (:func:`~gpusim.backends.sim.compiled.plan_of`), or ``None``
+        while recording the branching points, which only the reference engine sees."""
+        return None if self.record else (self.preemptions, self.forced)
+
     def start(self, launch, n_threads, step_offset):
         self.offset = step_offset
         self.position = 0
