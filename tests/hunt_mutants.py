@@ -190,3 +190,4 @@ MUTANTS = {
 #: The same mutants as mappings a dotted path names (``gpusim explore --kernels hunt_mutants.APFB_REPAIR``).
 APFB_REPAIR = MUTANTS["apfb_repair_removed"][1]
 BSUITOR_EARLY_UNLOCK = MUTANTS["bsuitor_lock_released_early"][1]
+SUITOR_CAS_TO_EXCHANGE = MUTANTS["suitor_cas_to_exchange"][1]

@@ -13,7 +13,7 @@ import pytest
 
 from gpusim.cli import main
 from gpusim.errors import BackendUnavailable, InvalidArgument
-from gpusim.explore import campaign, explore, replay
+from gpusim.explore import algorithm_scenario, campaign, explore, replay
 from gpusim.explore.distributed import dask_client
 from gpusim.explore.journal import read_journal
 from gpusim.zoo import ZOO
@@ -70,6 +70,21 @@ def test_two_workers_give_the_single_process_answer(client, name, policy):
     if alone.found:
         assert spread.failure.replay_token == alone.failure.replay_token
         assert replay(spread.failure.replay_token).trace == alone.failure.trace
+
+
+def test_an_algorithm_scenario_gives_the_single_process_answer_on_two_workers(client):
+    # the mutant by dotted path (tests/hunt_mutants.py): the scenario travels by name, rebuilt on the workers
+    mutant = algorithm_scenario("suitor", input_seed=0, kernels="hunt_mutants.SUITOR_CAS_TO_EXCHANGE",
+                                options={"layout": "thread"})
+    alone = explore(mutant, budget=20)
+    spread = campaign(mutant, budget=20, client=client, chunk_size=1)
+    assert alone.found and spread.workers == 2
+    assert answer(spread) == answer(alone)
+    assert spread.failure.replay_token == alone.failure.replay_token
+    plain = algorithm_scenario("suitor", input_seed=0)
+    alone = explore(plain, budget=6)
+    spread = campaign(plain, budget=6, client=client, chunk_size=2)
+    assert not alone.found and answer(spread) == answer(alone)
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from collections.abc import Callable
@@ -37,7 +38,7 @@ from .chunks import Chunk, Found, failure_report, run_prefixes, run_schedules
 from .distributed import DaskPool, InProcess
 from .journal import Journal, read_journal
 from .report import Exploration
-from .scenario import Scenario, get_scenario, scenario_names
+from .scenario import SCENARIO_BUILDERS, Scenario, get_scenario, scenario_names
 from .search import COMPILED_POLICIES, explore, with_races
 
 __all__ = ["CAMPAIGN_POLICIES", "Campaign", "campaign"]
@@ -238,12 +239,12 @@ def campaign(scenario: str | Scenario, policy: str = "random", budget: int = 100
 def _by_name(given: str | Scenario, scenario: Scenario) -> bool:
     """Whether workers can find ``scenario`` by its name (a registered one, or an algorithm's rebuilt from its
     name with the same options), so that it travels as a name, not pickled by value."""
-    if isinstance(given, str):
-        return True
-    if scenario.name in scenario_names():
-        return get_scenario(scenario.name) is scenario
-    try:
-        again = get_scenario(scenario.name)
+    builder = next((module for prefix, module in SCENARIO_BUILDERS.items() if scenario.name.startswith(prefix)), None)
+    if builder is None:
+        return isinstance(given, str) or (scenario.name in scenario_names()
+                                          and get_scenario(scenario.name) is scenario)
+    try:  # a worker rebuilds it from its name (what this process registered, a worker lacks)
+        again = importlib.import_module(builder).scenario_from_name(scenario.name)
     except InvalidArgument:
         return False
     return again.options == scenario.options and again.kernels == scenario.kernels
