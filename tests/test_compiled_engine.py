@@ -158,8 +158,16 @@ def test_bad_engine_names_the_value():
         Device("sim", engine="fast")
     with pytest.raises(InvalidArgument, match="engine='fast'"):
         explore("lost_update", engine="fast")
-    with pytest.raises(InvalidArgument, match="random schedules only"):
-        explore("lost_update", policy="pct", engine="compiled")
+    with pytest.raises(InvalidArgument, match="policy='systematic'"):
+        explore("lost_update", policy="systematic", engine="compiled")
+
+
+def test_explore_runs_pct_schedules_on_the_compiled_engine_with_the_references_answer():
+    compiled = explore("lost_update", policy="pct", budget=50, engine="compiled")
+    reference = explore("lost_update", policy="pct", budget=50)
+    assert compiled.found and compiled.schedules == reference.schedules
+    assert compiled.failure.replay_token == reference.failure.replay_token
+    assert compiled.probability_bound == reference.probability_bound
 
 
 @device

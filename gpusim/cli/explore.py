@@ -32,8 +32,8 @@ def register_explore(commands, common: argparse.ArgumentParser) -> None:
     explore.add_argument("--depth", type=int, default=2, help="PCT bug depth (default 2)")
     explore.add_argument("--max-preemptions", type=int, default=2, help="systematic bound (default 2)")
     explore.add_argument("--engine", default="reference", choices=("reference", "compiled", "auto"),
-                         help="run random schedules on the reference simulator (default) or compiled with numba "
-                              "(auto: where the kernel allows); failures are replayed on the reference")
+                         help="run random and PCT schedules on the reference simulator (default) or compiled with "
+                              "numba (auto: where the kernel allows); failures are replayed on the reference")
     explore.add_argument("--replay", metavar="TOKEN", help="replay NAME@TOKEN (a failure's replay token)")
     explore.add_argument("--zoo", action="store_true", help="run every zoo entry and its fixed twin")
     explore.add_argument("--fixed-budget", type=int, default=1000, help="schedules per fixed twin with --zoo")
@@ -261,9 +261,11 @@ def _replay(options: argparse.Namespace, again) -> int:
 
 
 def _zoo_engine(engine: str, policy: str) -> str:
-    """The zoo's engine for one entry: the compiled engine where it applies (random schedules, a kernel it
-    lowers, the default memory and warp modes), when asked for."""
-    return "reference" if engine == "reference" or policy != "random" else "auto"
+    """The zoo's engine for one entry: the compiled engine where it applies (random and PCT schedules, a kernel
+    it lowers, the default memory and warp modes), when asked for."""
+    from gpusim.explore.search import COMPILED_POLICIES
+
+    return "reference" if engine == "reference" or policy not in COMPILED_POLICIES else "auto"
 
 
 def _zoo(options: argparse.Namespace) -> int:
