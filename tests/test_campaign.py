@@ -184,6 +184,17 @@ def test_hypothesis_with_workers_is_refused_in_one_line(capsys):
     assert "\n" not in error and "Hypothesis engine runs in one process" in error
 
 
+def test_an_algorithm_campaign_from_the_command_line(capsys):
+    assert main(["explore", "--algorithm", "suitor", "--random-inputs", "--time", "5"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "\n" not in error and "--random-inputs runs in one process" in error
+    assert main(["explore", "--algorithm", "suitor", "--example", "karate", "--budget", "3", "--time", "60",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["scenario"] == "algorithm:suitor:example=karate" and result["schedules"] == 3
+    assert result["stopped"] == "budget" and not result["found"]
+
+
 # -- the command line ---------------------------------------------------------------------------------------------
 
 
