@@ -21,7 +21,7 @@ cannot follow); anything else a kernel may not say raises :class:`Unsupported` n
 
 >>> from gpusim.zoo.classic_kernels import count_plain
 >>> print(lower(count_plain, {"counter": "int32"}).source)  # doctest: +ELLIPSIS
-@numba.njit(cache=CACHE)
+@numba.njit
 def _thread(_q_gt, _q_bs, _q_gs, _q_st, counter, n):
     ...
     i = _q_gt
@@ -106,7 +106,9 @@ def lower(kernel: Kernel, arrays: dict[str, str], races: bool = False) -> Lowere
     pools = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowering.shared)))
     operands = ", _q_ci, _q_cf, _q_ca" if lowering.collective_sites else ""
     fixed = f"_q_gt, _q_bs, _q_gs, _q_st{operands}{', _q_R' if races else ''}{pools}"
-    head = ["@numba.njit(cache=CACHE)", f"def _thread({fixed}, {params}):" if params else f"def _thread({fixed}):",
+    # Not cached: a caller compiled in one process while another process had cached the generator only (two
+    # test workers building one module) would find no lowering for a generator loaded from the cache.
+    head = ["@numba.njit", f"def _thread({fixed}, {params}):" if params else f"def _thread({fixed}):",
             "    _q_bid = _q_gt // _q_bs", "    _q_tid = _q_gt % _q_bs"]
     module = ast.Module(body=body + [parse_stmt("yield EXIT")], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module))
