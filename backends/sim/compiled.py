@@ -2,7 +2,7 @@
 
 ``Device("sim", engine="compiled", trace=False)`` runs each launch in one numba-compiled function:
 every thread is an instance of the kernel lowered to a generator (:mod:`.lowering`), kept in one
-block of memory (:mod:`.generators`: no tuple of generators, so a launch may have any number of
+block of memory (:mod:`~gpusim.backends.sim.generators`: no tuple of generators, so a launch may have any number of
 threads), and a scheduler (:mod:`.compiled_scheduler`) that follows the reference simulator's rules
 step for step picks who performs each scheduling point: the same step numbering, the same barrier,
 collective and exit checks, the same livelock budget and block admission.  Its policies are those of

@@ -28,8 +28,8 @@ from .lowering import BARRIER, COLLECTIVE, EXIT, FAIL, POINT
 
 __all__ = ["BROKE", "HEADER", "RUNTIME_VERSION", "NEVER_STEP", "OK", "PCT", "RANDOM", "SCHEDULER", "SWITCHES"]
 
-#: Changes whenever the scheduler or its numba helpers (:mod:`.generators`, :mod:`.compiled_races`) change, so
-#: that generated modules cached on disk are rebuilt.
+#: Changes whenever the scheduler or its numba helpers (:mod:`~gpusim.backends.sim.generators`,
+#: :mod:`.compiled_races`) change, so that generated modules cached on disk are rebuilt.
 RUNTIME_VERSION = 3
 OK, BROKE = 0, 1
 RANDOM, PCT, SWITCHES = 0, 1, 2
