@@ -89,6 +89,9 @@ def test_cli_explore_on_the_compiled_engine(capsys):
     assert main(["explore", "lost_update", "--engine", "compiled", "--json"]) == 1
     found = json.loads(capsys.readouterr().out)
     assert found["found"] and found["preemptions"] == 1
+    # the compiled engine checks races (report by default): the lost update's load/store races are listed
+    assert found["coverage"]["races_checked"]
+    assert found["coverage"]["races"] and all("counter[0]" in race["race"] for race in found["coverage"]["races"])
     assert main(["explore", "lost_update.fixed", "--engine", "compiled", "--budget", "3000"]) == 0
     assert "no failure in 3000 schedule(s)" in capsys.readouterr().out
 

@@ -21,6 +21,7 @@ from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.types.arguments import check_int
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
@@ -48,7 +49,8 @@ KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_
           kernels=tuple(KERNELS.values()))
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
-        check_invariants: bool = False, progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+        check_invariants: bool = False, progress: bool = False, kernels: dict | None = None,
+        shrink_at: int = SHRINK_THRESHOLD) -> BipartiteMatching:
     """G-PR (seed 001, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
 
     Parameters
@@ -59,6 +61,9 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     shrink:
         Compact the active lists by prefix sum after each global relabel when at least 512
         columns are listed (SHRKRNL, §III-C2).
+    shrink_at:
+        The number of listed columns from which compaction runs (default 512, the paper's); a test or
+        a bug hunt lowers it so that a small graph reaches SHRKRNL.
     relabel:
         ``("adaptive", k)``: the next global relabel after ``k × maxLevel`` loops (k = 0.7 was
         the paper's best with shrinking; 0.3 the other good value); ``("fixed", k)``: every
@@ -93,6 +98,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     if (not isinstance(relabel, tuple) or len(relabel) != 2 or relabel[0] not in ("adaptive", "fixed")
             or isinstance(relabel[1], bool) or not isinstance(relabel[1], (int, float)) or not relabel[1] > 0):
         raise InvalidArgument(f"relabel must be ('adaptive', k) or ('fixed', k) with k > 0, got {relabel!r}")
+    check_int("shrink_at", shrink_at, 1, None)
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, "gpr")
     nr, nc = graph.n_rows, graph.n_cols
@@ -147,7 +153,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
                 grid = Device.grid_for(n_active, block)
                 launch(kernels["init_active"], grid, block, cmatch, rmatch, loop, a_c, a_p, i_a, n_active, flag)
                 active = launch.flag(flag)
-                if active and shrink and shrink_now and n_active >= SHRINK_THRESHOLD:
+                if active and shrink and shrink_now and n_active >= shrink_at:
                     with launch.phase("shrink"):
                         launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active, new_length)
                         a_c, a_p = a_p, a_c

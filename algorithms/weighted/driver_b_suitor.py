@@ -28,10 +28,12 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
@@ -46,7 +48,7 @@ __all__ = ["b_suitor", "run_b_suitor"]
 
 
 def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Device | None = None,
-             max_memory: int | None = None) -> BMatchingResult:
+             max_memory: int | None = None, kernels: Mapping[str, Any] | None = None) -> BMatchingResult:
     """b-Suitor on a GPU backend: the greedy b-matching (seed 003, Paper IV §3; Khan et al. 2016).
 
     Parameters
@@ -60,6 +62,9 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     max_memory : int, optional
         Refuse (``InvalidArgument``) when the partners table would take more bytes (default
         half the memory available).
+    kernels : dict, optional
+        ``{"b_suitor_round": variant}`` or a ``@device`` step it calls, replaced
+        (:func:`~gpusim.language.variants.kernel_table`): the seam a bug hunt plants mutations through.
 
     Returns
     -------
@@ -75,6 +80,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
     [[1, -1], [0, 2], [1, 3], [2, -1]]
     """
+    round_kernel = kernel_table({"b_suitor_round": b_suitor_round}, kernels)["b_suitor_round"]
     dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     bb = b_capacities(graph, b, max_memory)
     n = graph.n
@@ -94,7 +100,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
         with launch.phase("rounds"):
             launch(fill, Device.grid_for(n, block), block, in_next, 0, n)
             launch(fill, 1, 32, next_len, 0, 1)
-            launch(b_suitor_round, Device.grid_for(queued, block), block, ptr, adj, weights, src_dev, b_dev,
+            launch(round_kernel, Device.grid_for(queued, block), block, ptr, adj, weights, src_dev, b_dev,
                    slot_ptr_dev, slots, locks, made, queue, queued, next_queue, next_len, in_next)
             queued = launch.flag(next_len)
         queue, next_queue = next_queue, queue

@@ -11,10 +11,10 @@ from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentT
 from gpusim.language.kernels import Kernel, bind
 
 from . import language
-from .compiled import compiled_launcher, launch_seed, run_compiled
+from .compiled import LazyRun, RaceCheck, compiled_launcher, plan_of, policy_refused, run_compiled
 from .lowering import Unsupported
 from .memory import ArrayProxy, SimArray
-from .policies import Policy, RandomWalk, Replay, make_policy
+from .policies import Policy, Replay, make_policy
 from .scheduler import Limits, Simulator, check_modes
 from .tokens import TOKEN_FORMAT, Token, check_launch, encode_token, read_token
 from .trace import Run
@@ -58,10 +58,11 @@ class SimBackend:
         (:mod:`~gpusim.backends.sim.races`).
     engine:
         ``"reference"`` (default): every launch on the simulator described here.  ``"compiled"``:
-        random schedules in numba-compiled code (:mod:`~gpusim.backends.sim.compiled`), 12–19
-        times faster on 32 threads, replayable on the reference; it needs ``policy="random"``,
-        ``trace=False`` and the default modes, and refuses a kernel it cannot lower, saying why.  ``"auto"``: the
-        compiled engine where it applies, the reference elsewhere.
+        numba-compiled code (:mod:`~gpusim.backends.sim.compiled`), replayable on the reference, for
+        launches of any size under the random, PCT or sequential policy (or a switch list), with warp
+        collectives and ``races``; it needs ``trace=False``, ``memory="sc"`` and ``warps="independent"``,
+        and refuses a kernel it cannot lower, saying why.  ``"auto"``: the compiled engine where it
+        applies, the reference elsewhere.
     progress:
         A progress bar's hook, ``progress(points, launch_finished)``: called every few hundred
         scheduling points of a launch with the points since its last call, and when a launch ends
@@ -142,12 +143,16 @@ class SimBackend:
 
     def _compiled_refused(self) -> str:
         """Why this device's settings keep the compiled engine off (empty when they do not)."""
-        if not isinstance(self.policy, RandomWalk):
-            return f"runs random schedules only (policy='random'), not {self.policy!r}"
+        why = policy_refused(self.policy)
+        if why:
+            return why
         if self.tracing:
-            return "records no trace: pass trace=False (replay its token on the reference for one)"
-        if (self.memory, self.warps, self.races) != ("sc", "independent", "off"):
-            return "runs sequentially consistent memory, independent warps and races='off' only"
+            return ("records no trace: pass trace=False (tracing needs engine='reference'; replay the token "
+                    "there for one)")
+        if self.memory != "sc":
+            return f"runs sequentially consistent memory only: memory={self.memory!r} needs engine='reference'"
+        if self.warps != "independent":
+            return f"runs independent warps only: warps={self.warps!r} needs engine='reference'"
         return ""
 
     def _launch_compiled(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run | None:
@@ -157,22 +162,31 @@ class SimBackend:
                        else value for value in args)
         try:
             _check_distinct(kernel, args)
-            launcher = compiled_launcher(kernel, values, grid, block)
-            result = run_compiled(launcher, values, grid, block, launch_seed(self.policy.seed, launch_index),
-                                  self.limits)
+            races = None
+            if self.races != "off":
+                races = RaceCheck(self.races, tuple(next(j for j, other in enumerate(args) if other is value)
+                                                    for value in args),
+                                  frozenset(getattr(kernel, "intended_races", {})))
+            launcher = compiled_launcher(kernel, values, races is not None)
+            plan = plan_of(self.policy, launch_index, grid * block, self._steps_so_far)
+            result = run_compiled(launcher, values, grid, block, plan, self.limits, races)
         except Unsupported:
             if self.engine == "auto":
                 return None
             raise
         if result.broke:  # the reference simulator replays the run and raises its report
-            entry = {"kernel": kernel.qualname, "grid": grid, "block": block, "schedule": result.schedule}
+            entry = {"kernel": kernel.qualname, "grid": grid, "block": block, "schedule": result.schedule.tolist()}
+            if self.races != "off":
+                entry["races"] = self.races
             self._launch_reference(kernel, grid, block, args, Replay([entry] * (launch_index + 1)))
             raise GpusimInternalError(
                 f"the compiled engine broke a rule in {kernel.qualname} that the reference simulator does not "
                 f"reproduce; replay: Device('sim', schedule={self.token!r})")
-        run = Run(kernel=kernel.qualname, grid=grid, block=block, policy=f"{self.policy!r} (compiled)",
-                  memory="sc", warps="independent", races_mode="off", memory_seed="0", fn=kernel.fn)
+        run = LazyRun(kernel=kernel.qualname, grid=grid, block=block, policy=f"{self.policy!r} (compiled)",
+                  memory="sc", warps="independent", races_mode=self.races, memory_seed="0", fn=kernel.fn)
+        run.races = result.races
         run.steps, run.preemptions, run.schedule = result.steps, result.preemptions, result.schedule
+        run.probability_bound = self.policy.probability_bound(grid * block, run.steps)
         self.policy.finish(launch_index, run.steps)
         self.runs.append(run)
         self._steps_so_far += run.steps

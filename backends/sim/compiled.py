@@ -1,24 +1,30 @@
-"""The compiled engine: random schedules at native speed, replayable on the reference simulator.
+"""The compiled engine: schedules at native speed, replayable on the reference simulator.
 
-``Device("sim", engine="compiled", trace=False)`` runs each launch under a random walk (the
-:class:`~gpusim.backends.sim.policies.RandomWalk` policy's seed) in one numba-compiled function:
-every thread is an instance of the kernel lowered to a generator (:mod:`.lowering`), and a
-scheduler that follows the reference simulator's rules step for step picks who performs each
-scheduling point: the same step numbering, the same barrier and exit checks, the same livelock
-budget.  It records every switch in the reference simulator's format, so a run's replay token
-replays exactly on the reference simulator, which then gives the trace, the error report and the
-shrinking.  When a compiled run breaks a rule (out of bounds, an uninitialised read, barrier
-divergence, deadlock, livelock) the launch is replayed there at once and raises the reference's
-:class:`~gpusim.errors.KernelBug`; if the reference does not fail the same way that is a
-:class:`~gpusim.errors.GpusimInternalError`, never a silent difference.
+``Device("sim", engine="compiled", trace=False)`` runs each launch in one numba-compiled function:
+every thread is an instance of the kernel lowered to a generator (:mod:`.lowering`), kept in one
+block of memory (:mod:`~gpusim.backends.sim.generators`: no tuple of generators, so a launch may have any number of
+threads), and a scheduler (:mod:`.compiled_scheduler`) that follows the reference simulator's rules
+step for step picks who performs each scheduling point: the same step numbering, the same barrier,
+collective and exit checks, the same livelock budget and block admission.  Its policies are those of
+:func:`plan_of`: a random walk (its own fast generator, seeded from the
+:class:`~gpusim.backends.sim.policies.RandomWalk` seed and the launch number), and PCT, sequential
+and switch lists (a policy with a ``compiled_switches()`` method giving its ``(global step, thread)``
+preemptions and forced hand-overs, as the explorer's ``Switches``), which make exactly the
+reference's choices.  It records every switch in the reference simulator's format, so a run's replay
+token replays exactly on the reference simulator, which then gives the trace, the error report and
+the shrinking.  When a compiled run breaks a rule (out of bounds, an uninitialised read, barrier or
+collective divergence, deadlock, livelock, a race under ``races="raise"``) the launch is replayed
+there at once and raises the reference's :class:`~gpusim.errors.KernelBug`; if the reference does
+not fail the same way that is a :class:`~gpusim.errors.GpusimInternalError`, never a silent
+difference.
 
-It covers sequentially consistent memory, independent warps and no race detection, for kernels
-without warp collectives, on launches of at most :data:`MAX_THREADS` threads.  The first launch of a
-kernel compiles it (a few seconds; the machine code is cached on disk, under ``$GPUSIM_CACHE`` or
-``~/.cache/gpusim``, for the next process).  Arithmetic is numba's: integers are 64-bit and wrap, where
-the reference simulator computes with Python's unbounded integers (both store to arrays as the dtype
-says); a kernel that overflows 64 bits is wrong on a GPU anyway.  ``engine="auto"`` uses it where it
-can and the reference elsewhere.
+It covers sequentially consistent memory and independent warps, with warp collectives, and the race
+detector (:mod:`.compiled_races`, up to :data:`MAX_RACE_THREADS` threads); weak memory, lockstep
+warps and tracing need the reference.  The first launch of a kernel compiles it (a few seconds; the
+machine code is cached on disk, under ``$GPUSIM_CACHE`` or ``~/.cache/gpusim``, for the next
+process).  Arithmetic is numba's: integers are 64-bit and wrap, where the reference simulator computes
+with Python's unbounded integers (both store to arrays as the dtype says); a kernel that overflows 64
+bits is wrong on a GPU anyway.  ``engine="auto"`` uses it where it can and the reference elsewhere.
 
 >>> import numpy as np
 >>> from gpusim import Device
@@ -40,7 +46,7 @@ import importlib.util
 import os
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -48,173 +54,17 @@ import numpy as np
 from gpusim.errors import InvalidArgument
 from gpusim.language.kernels import DeviceFunction, Kernel, global_names
 
-from .lowering import BARRIER, EXIT, FAIL, POINT, Unsupported, lower
+from .compiled_scheduler import BROKE, HEADER, OK, PCT, RANDOM, SCHEDULER, SWITCHES
+from .lowering import Unsupported, lower
+from .policies import PCT as PCTPolicy
+from .policies import Policy, RandomWalk, Sequential
+from .trace import Run
 
-__all__ = ["MAX_THREADS", "CompiledRun", "compiled_launcher", "launch_seed"]
+#: The most threads a compiled launch checks for races (each thread keeps a vector clock of every thread).
+MAX_RACE_THREADS = 4096
 
-#: The most threads one compiled launch may have.
-MAX_THREADS = 64
-_OK, _BROKE, _FULL = 0, 1, 2
-
-_HEADER = f"""# generated by gpusim.backends.sim.compiled: a kernel lowered to a generator, and its scheduler
-import numba
-import numpy as np
-
-CACHE = {{cache}}
-POINT, EXIT, FAIL, BARRIER = {POINT}, {EXIT}, {FAIL}, {BARRIER}
-OK, BROKE, FULL = {_OK}, {_BROKE}, {_FULL}
-
-
-@numba.njit(cache=CACHE)
-def _leave(runnable, position, count, thread):
-    # take thread out of the runnable set (the last one fills its place); the new count
-    k = position[thread]
-    count -= 1
-    last = runnable[count]
-    runnable[k] = last
-    position[last] = k
-    return count
-"""
-
-_SCHEDULER = '''
-@numba.njit(cache=CACHE)
-def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits{params}):
-    n = {n}
-    np.random.seed(_q_seed)
-{pools}
-{threads}
-    max_steps = _q_limits[0]
-    livelock_steps = _q_limits[1]
-    spin_steps = _q_limits[2]
-    status = np.ones(n, np.int8)  # 1 runnable, 2 blocked at a barrier, 3 finished
-    pending = np.zeros(n, np.int8)  # paused at a scheduling point, its operation not yet done
-    runnable = np.arange(n)
-    position = np.arange(n)
-    nr = n
-    members = np.full(_q_grid, _q_block, np.int64)
-    exited = np.zeros(_q_grid, np.int64)
-    nwait = np.zeros(_q_grid, np.int64)
-    waiting = np.zeros((_q_grid, _q_block), np.int64)
-    site = np.full(_q_grid, -1, np.int64)
-    capacity = _q_sched.shape[0]
-    step = 0
-    check_at = spin_steps
-    preemptions = 0
-    finished = 0
-    _q_st[0] = 0
-    _q_st[1] = 0
-    cur = runnable[np.random.randint(nr)]
-    _q_sched[0] = 0
-    _q_sched[1] = -cur - 1
-    nsched = 2
-    decided = True
-    resume = True
-    code = POINT
-    result = -1
-    while result < 0:
-        if resume:
-            code = next(gens[cur])
-            resume = False
-        if code == POINT:
-            if step >= check_at:
-                check_at = step + spin_steps
-                if step >= max_steps:
-                    result = BROKE
-                    break
-                limit = 2 * spin_steps * nr
-                if livelock_steps > limit:
-                    limit = livelock_steps
-                if step - _q_st[1] >= limit:
-                    result = BROKE
-                    break
-            if not decided:
-                t = runnable[np.random.randint(nr)]
-                if t != cur:
-                    preemptions += 1
-                    if nsched + 2 > capacity:
-                        result = FULL
-                        break
-                    _q_sched[nsched] = step
-                    _q_sched[nsched + 1] = t
-                    nsched += 2
-                    pending[cur] = 1
-                    cur = t
-                    if pending[t] == 0:
-                        resume = True
-                        decided = True
-                        continue
-            pending[cur] = 0
-            step += 1
-            _q_st[0] = step
-            decided = False
-            resume = True
-            continue
-        if code == EXIT:
-            status[cur] = 3
-            nr = _leave(runnable, position, nr, cur)
-            finished += 1
-            _q_st[1] = step
-            b = cur // _q_block
-            members[b] -= 1
-            exited[b] += 1
-            if nwait[b] > 0:
-                result = BROKE
-                break
-            if nr == 0:
-                result = OK if finished == n else BROKE
-                break
-        elif code >= BARRIER:
-            b = cur // _q_block
-            if exited[b] > 0:
-                result = BROKE
-                break
-            if site[b] == -1:
-                site[b] = code - BARRIER
-            elif site[b] != code - BARRIER:
-                result = BROKE
-                break
-            if nwait[b] + 1 == members[b]:
-                for j in range(nwait[b]):
-                    w = waiting[b, j]
-                    status[w] = 1
-                    runnable[nr] = w
-                    position[w] = nr
-                    nr += 1
-                    pending[w] = 0
-                nwait[b] = 0
-                site[b] = -1
-                _q_st[1] = step
-                resume = True
-                decided = False
-                continue
-            waiting[b, nwait[b]] = cur
-            nwait[b] += 1
-            status[cur] = 2
-            nr = _leave(runnable, position, nr, cur)
-            if nr == 0:
-                result = BROKE
-                break
-        else:
-            result = BROKE
-            break
-        cur = runnable[np.random.randint(nr)]
-        if nsched + 2 > capacity:
-            result = FULL
-            break
-        _q_sched[nsched] = step
-        _q_sched[nsched + 1] = -cur - 1
-        nsched += 2
-        decided = True
-        if pending[cur] == 1:
-            code = POINT
-        else:
-            resume = True
-    _q_st[2] = step
-    _q_st[3] = preemptions
-    _q_st[4] = nsched
-    return result
-'''
-
+__all__ = ["MAX_RACE_THREADS", "CompiledRun", "LazyRun", "Plan", "RaceCheck", "compiled_launcher", "launch_seed",
+           "plan_of", "policy_refused", "run_compiled"]
 
 @dataclass
 class CompiledRun:
@@ -224,7 +74,53 @@ class CompiledRun:
     broke: bool
     steps: int
     preemptions: int
-    schedule: list[int]
+    schedule: np.ndarray
+    races: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RaceCheck:
+    """Race detection on a compiled launch: ``mode`` (``"report"`` or ``"raise"``), for each kernel parameter
+    the position of the first parameter given the same array (the reference names an array after it and
+    keeps one shadow for both), and the names of the arrays whose races the kernel intends."""
+
+    mode: str
+    aliases: tuple[int, ...]
+    intended: frozenset = frozenset()
+
+
+class LazyRun(Run):
+    """A :class:`~.trace.Run` whose schedule, a NumPy array from the compiled engine, becomes the
+    reference's list when first read (a random schedule of 1,024 threads has 200,000 entries: making
+    the list costs as much as running the launch, and most runs are never replayed)."""
+
+    @property
+    def schedule(self) -> list[int]:
+        if self._array is not None:
+            self._list, self._array = self._array.tolist(), None
+        return self._list
+
+    @schedule.setter
+    def schedule(self, value) -> None:
+        self._array, self._list = (value, None) if isinstance(value, np.ndarray) else (None, value)
+
+
+@dataclass
+class Plan:
+    """A policy as the compiled scheduler runs it: ``kind`` (``RANDOM``, ``PCT`` or ``SWITCHES``) and
+    its data (the launch's random seed; PCT's priorities, change points and depth; the switch steps
+    with the thread to preempt for or to hand over to, ``-1`` for none)."""
+
+    kind: int
+    rotates: bool
+    seed: int = 0
+    depth: int = 0
+    priority: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    points: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    steps: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    preempt: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    hand_over: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    offset: int = 0
 
 
 def launch_seed(policy_seed: int, launch: int) -> int:
@@ -232,22 +128,55 @@ def launch_seed(policy_seed: int, launch: int) -> int:
     return random.Random(f"{policy_seed}:{launch}").getrandbits(31)
 
 
+def policy_refused(policy: Policy) -> str:
+    """Why the compiled engine cannot follow ``policy`` (empty when it can).  A policy that switches at listed
+    steps offers them with ``compiled_switches()``: ``(preemptions, forced)``, lists of ``(global step,
+    thread)``, or ``None`` when it cannot be followed so (e.g. while it records the branching points)."""
+    switches = getattr(policy, "compiled_switches", None)
+    if isinstance(policy, (RandomWalk, PCTPolicy, Sequential)) or (callable(switches) and switches() is not None):
+        return ""
+    return (f"follows the random, PCT and sequential policies and switch lists (the systematic search), not "
+            f"{policy!r}: that policy needs engine='reference'")
+
+
+def plan_of(policy: Policy, launch: int, n_threads: int, step_offset: int) -> Plan:
+    """Start ``policy`` on launch number ``launch`` as the reference simulator would, and return its plan.
+
+    >>> plan = plan_of(PCTPolicy(seed=1, depth=2, steps=10), 0, 4, 0)
+    >>> plan.kind == PCT, sorted(plan.priority.tolist()), len(plan.points)
+    (True, [2, 3, 4, 5], 1)
+    """
+    why = policy_refused(policy)
+    if why:
+        raise Unsupported(f"the compiled engine {why}")
+    policy.start(launch, n_threads, step_offset)
+    rotates = bool(policy.rotates_spinners)
+    if isinstance(policy, RandomWalk):
+        return Plan(RANDOM, rotates, seed=launch_seed(policy.seed, launch))
+    if isinstance(policy, PCTPolicy):
+        return Plan(PCT, rotates, depth=policy.depth, priority=np.array(policy.priority, np.int64),
+                    points=np.array(policy.change_points, np.int64))
+    preemptions, forced = policy.compiled_switches() if not isinstance(policy, Sequential) else ((), ())
+    switch, hand_over = dict(preemptions), dict(forced)  # as the policy reads them: the last entry of a step wins
+    steps = sorted(set(switch) | set(hand_over))
+    return Plan(SWITCHES, rotates, steps=np.array(steps, np.int64),
+                preempt=np.array([switch.get(s, -1) for s in steps], np.int64),
+                hand_over=np.array([hand_over.get(s, -1) for s in steps], np.int64), offset=step_offset)
+
+
 _CACHE: dict[tuple, object] = {}
 
 
-def compiled_launcher(kernel: Kernel, args: tuple, grid: int, block: int):
-    """The compiled scheduler for this kernel, argument types and launch shape (cached), or raise
-    :class:`~.lowering.Unsupported` saying why the compiled engine cannot run it."""
-    n = grid * block
-    if n > MAX_THREADS:
-        raise Unsupported(f"the compiled engine runs launches of at most {MAX_THREADS} threads; "
-                          f"this one has {n} (grid={grid} x block={block})")
+def compiled_launcher(kernel: Kernel, args: tuple, races: bool = False):
+    """The compiled scheduler for this kernel and argument types (cached; any launch shape), with the race
+    detector when ``races``, or raise :class:`~.lowering.Unsupported` saying why the compiled engine cannot
+    run it."""
     kinds = tuple(_kind(name, value) for name, value in zip(kernel.params, args, strict=True))
-    key = (id(kernel), kinds, grid, block, _callees(kernel.fn))
+    key = (id(kernel), kinds, _callees(kernel.fn), races)
     found = _CACHE.get(key)
     if found is None:
         try:
-            found = _build(kernel, kinds, n)
+            found = _build(kernel, kinds, races)
         except Unsupported as why:
             found = why
         _CACHE[key] = found
@@ -256,24 +185,69 @@ def compiled_launcher(kernel: Kernel, args: tuple, grid: int, block: int):
     return found
 
 
-def run_compiled(launcher, arrays_and_scalars: tuple, grid: int, block: int, seed: int, limits) -> CompiledRun:
-    """Run one launch; ``arrays_and_scalars`` are NumPy arrays (changed in place, unless the run broke a
-    rule) and Python numbers."""
+def run_compiled(launcher, arrays_and_scalars: tuple, grid: int, block: int, plan: Plan, limits,
+                 races: RaceCheck | None = None) -> CompiledRun:
+    """Run one launch under ``plan``; ``arrays_and_scalars`` are NumPy arrays (changed in place, unless the
+    run broke a rule) and Python numbers.  With ``races`` (a launcher built with ``races=True``), the
+    races found come back as the reference's reports."""
+    if races is not None and grid * block > MAX_RACE_THREADS:
+        raise Unsupported(f"the compiled engine checks races on launches of at most {MAX_RACE_THREADS} threads, "
+                          f"this one has {grid * block}: races={races.mode!r} on it needs engine='reference'")
+    bases, checked, names, array_of = _race_layout(launcher, arrays_and_scalars, grid, races)
     state = np.zeros(8, np.int64)
     budget = np.array([limits.max_steps, limits.livelock_steps, limits.spin_steps], np.int64)
+    settings = np.array([plan.kind, plan.rotates, plan.depth, max(1, limits.resident_threads // block),
+                         plan.offset], np.int64)
     arrays = [a for a in arrays_and_scalars if isinstance(a, np.ndarray)]
     backup = [array.copy() for array in arrays]
-    capacity = 1 << 14
-    while True:
-        schedule = np.zeros(capacity, np.int64)
-        result = launcher(grid, block, seed, schedule, state, budget, *arrays_and_scalars)
-        if result != _OK:  # a broken run leaves memory as it was, for the reference simulator to replay
-            for array, saved in zip(arrays, backup, strict=True):
-                array[:] = saved
-        if result != _FULL:
-            break
-        capacity *= 4
-    return CompiledRun(result == _BROKE, int(state[2]), int(state[3]), schedule[: state[4]].tolist())
+    schedule = np.zeros(max(1024, 4 * grid * block, launcher.capacity), np.int64)  # grown by the scheduler
+    mode = 1 if races is not None and races.mode == "raise" else 0
+    result, schedule, rows = launcher(grid, block, plan.seed, schedule, state, budget, settings, plan.priority.copy(),
+                                      plan.points, plan.steps, plan.preempt, plan.hand_over, bases, checked, names,
+                                      mode, *arrays_and_scalars)
+    launcher.capacity = max(launcher.capacity, int(state[4]))  # the next launch starts with room enough
+    if result != OK:  # a broken run leaves memory as it was, for the reference simulator to replay
+        for array, saved in zip(arrays, backup, strict=True):
+            array[:] = saved
+    reports = []
+    if races is not None and len(rows):
+        from .compiled_races import reports_of  # numba, only when races are checked
+
+        reports = reports_of(rows, block, launcher.lowered.sites, array_of)
+    return CompiledRun(result == BROKE, int(state[2]), int(state[3]), schedule[: state[4]], reports)
+
+
+def _race_layout(launcher, values: tuple, grid: int, races: RaceCheck | None):
+    """The race detector's arrays: each array's first cell (and the cell count last), whether it is checked,
+    its name's number; and a function from an array's number to its memory kind and name."""
+    if races is None:
+        empty = np.zeros(1, np.int64)
+        return empty, empty, empty, None
+    params = launcher.kernel.params
+    shared = launcher.lowered.shared
+    names: list[str] = []
+    bases, name_ids, kinds = [], [], []
+    total = 0
+    for k, value in enumerate(values):
+        first = races.aliases[k]
+        if first == k:
+            bases.append(total)
+            total += len(value) if isinstance(value, np.ndarray) else 0
+        else:
+            bases.append(bases[first])
+        kinds.append(("global", params[first]))
+    for (size, _), name in zip(shared, launcher.lowered.shared_names, strict=True):
+        for _ in range(grid):
+            bases.append(total)
+            total += size
+            kinds.append(("shared", name))
+    for _, name in kinds:
+        if name not in names:
+            names.append(name)
+        name_ids.append(names.index(name))
+    checked = [name not in races.intended for _, name in kinds]
+    return (np.array(bases + [total], np.int64), np.array(checked, np.int64), np.array(name_ids, np.int64),
+            kinds.__getitem__)
 
 
 def _cache_dir() -> Path | None:
@@ -293,10 +267,10 @@ def _load(body: str, qualname: str):
     directory = _cache_dir()
     if directory is None:
         namespace: dict = {}
-        text = _HEADER.format(cache=False) + body
+        text = HEADER.format(cache=False) + body
         exec(compile(text, f"<gpusim compiled {qualname}>", "exec"), namespace)  # noqa: S102
         return namespace["_run"]
-    text = _HEADER.format(cache=True) + body
+    text = HEADER.format(cache=True) + body
     name = "gpusim_" + hashlib.sha1(text.encode()).hexdigest()[:20]
     path = directory / f"{name}.py"
     if not path.exists():
@@ -333,31 +307,35 @@ def _kind(name: str, value) -> str:
     raise InvalidArgument(f"argument {name!r} = {value!r} is neither a device array nor a number")
 
 
-def _build(kernel: Kernel, kinds: tuple[str, ...], n: int):
-
+def _build(kernel: Kernel, kinds: tuple[str, ...], races: bool):
     arrays = {name: kind[:-3] for name, kind in zip(kernel.params, kinds, strict=True) if kind.endswith("[:]")}
-    lowered = lower(kernel, arrays)
-    params = "".join(f", _q_p{k}" for k in range(len(kernel.params)))  # no clash with the scheduler's names
+    lowered = lower(kernel, arrays, races)
+    args = "".join(f", _q_p{k}" for k in range(len(kernel.params)))  # no clash with the scheduler's names
     pools = "\n".join(f"    _q_sh{k} = np.zeros((_q_grid, {size}), np.{dtype})\n"
                       f"    _q_sh{k}m = np.zeros((_q_grid, {size}), np.uint8)"
                       for k, (size, dtype) in enumerate(lowered.shared))
     pool_args = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowered.shared)))
-    # One generator per thread, in a tuple indexed at run time.  The thread number comes from an array:
-    # a literal would give each generator its own type, compiled once per thread.
-    threads = "\n".join(["    ids = np.arange(n)", "    gens = ("] + [
-        f"        _thread(ids[{i}], _q_block, _q_grid, _q_st{pool_args}{params})," for i in range(n)] + ["    )"])
-    source = _SCHEDULER.format(params=params, n=n, pools=pools, threads=threads,
-                               )
-    return _Typed(_load("\n".join([lowered.source, source]), kernel.qualname), kernel)
+    keep = "".join(f" + _q_sh{k}.shape[0] + _q_sh{k}m.shape[0]" for k in range(len(lowered.shared)))
+    operands = ", _q_ci, _q_cf, _q_ca" if lowered.collectives else ""
+    hooks = {"race_init": "    _q_R = race_state(n, _q_rbases, _q_rchecked, _q_rnames, _q_rmode)" if races else "",
+             "race_arg": ", _q_R" if races else "",
+             "race_warp": "            race_barrier(_q_R, wwait[w], 32)\n" if races else "",
+             "race_block": "            race_barrier(_q_R, waiting[b], nwait[b] + 1)\n" if races else "",
+             "race_rows": "race_rows(_q_R)" if races else "np.zeros((0, 9), np.int64)"}
+    source = SCHEDULER.format(params=args, args=args, pools=pools, pool_args=pool_args, keep=keep, operands=operands,
+                              **hooks)
+    return _Typed(_load("\n".join([lowered.source, source]), kernel.qualname), kernel, lowered)
 
 
 class _Typed:
     """The jitted scheduler; a numba typing error becomes :class:`Unsupported` at the first call."""
 
-    def __init__(self, scheduler, kernel: Kernel):
+    def __init__(self, scheduler, kernel: Kernel, lowered):
         self.scheduler = scheduler
         self.kernel = kernel
+        self.lowered = lowered
         self.failed: Unsupported | None = None
+        self.capacity = 0  # the longest schedule a launch recorded (the next one starts with this much room)
 
     def __call__(self, *args):
         if self.failed is not None:

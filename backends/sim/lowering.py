@@ -12,12 +12,16 @@ statements turned into a flag and ``break``.  Bounds are checked before the sche
 shared and local arrays carry an "initialised" mask, as the reference simulator checks them; a
 violation yields ``FAIL`` and the engine replays the run on the reference simulator for the report.
 
-Warp collectives (shuffles, votes, ``syncwarp``) are not lowered: a kernel using them raises
-:class:`Unsupported`, and ``Device("sim", engine="auto")`` runs it on the reference simulator.
+A warp collective (shuffle, vote, ``syncwarp``) is a scheduling point then a rendezvous: the thread
+leaves its operand in the engine's arrays (``_q_ci``/``_q_cf``: the value as an integer and as a float,
+``_q_ca``: the lane argument), yields ``COLLECTIVE + 8 × site + operation``, and reads its result
+from the same arrays when the engine resumes it.  A ``for`` loop over ``range`` becomes a ``while``
+loop (a numba range iterator keeps pointers into the stack, which the engine's copied generators
+cannot follow); anything else a kernel may not say raises :class:`Unsupported` naming the line.
 
 >>> from gpusim.zoo.classic_kernels import count_plain
 >>> print(lower(count_plain, {"counter": "int32"}).source)  # doctest: +ELLIPSIS
-@numba.njit(cache=CACHE)
+@numba.njit
 def _thread(_q_gt, _q_bs, _q_gs, _q_st, counter, n):
     ...
     i = _q_gt
@@ -33,23 +37,38 @@ def _thread(_q_gt, _q_bs, _q_gs, _q_st, counter, n):
 from __future__ import annotations
 
 import ast
-import copy
-import inspect
 import itertools
-import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpusim.errors import InvalidArgument
 from gpusim.language.kernels import DeviceFunction, Kernel
 
-__all__ = ["BARRIER", "EXIT", "FAIL", "POINT", "Lowered", "Unsupported", "lower"]
+from .lowering_ast import (
+    Unsupported,
+    assign_name,
+    bounds_check,
+    file_line,
+    is_t_call,
+    parse_function,
+    parse_stmt,
+    truth,
+    without_docstring,
+    without_returns,
+)
+
+__all__ = ["BARRIER", "COLLECTIVE", "COLLECTIVES", "EXIT", "FAIL", "OPERATIONS", "POINT", "Lowered", "Unsupported",
+           "lower"]
 
 #: The codes a thread generator yields: it finished; it is at a scheduling point; it broke a rule
 #: (out of bounds, an uninitialised read: the reference simulator replays it for the report); it
-#: arrived at barrier number ``code - BARRIER``.
-EXIT, POINT, FAIL, BARRIER = 0, 1, -1, 16
+#: arrived at barrier number ``code - BARRIER``; at a warp collective (``code - COLLECTIVE`` is
+#: ``8 × site + operation``, the operation's position in :data:`COLLECTIVES`).
+EXIT, POINT, FAIL, BARRIER, COLLECTIVE = 0, 1, -1, 16, 1 << 24
+#: The operations a race report names, by number (the compiled race detector's codes).
+OPERATIONS = ("load", "store", "atomic_cas", "atomic_add", "atomic_min", "atomic_max", "atomic_exch", "atomic_load")
+#: The warp collectives, in the order of their operation numbers.
+COLLECTIVES = ("shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all", "syncwarp")
 
 _INDEX = {"gtid": "_q_gt", "thread_id": "_q_tid", "block_id": "_q_bid", "block_size": "_q_bs",
           "grid_size": "_q_gs", "num_threads": "(_q_bs * _q_gs)", "lane_id": "(_q_tid % 32)",
@@ -58,36 +77,44 @@ _CASTS = {"i32": "np.int32", "i64": "np.int64", "u32": "np.uint32", "u64": "np.u
           "f64": "np.float64"}
 _ATOMICS = {"atomic_cas": 4, "atomic_add": 3, "atomic_min": 3, "atomic_max": 3, "atomic_exch": 3,
             "atomic_load": 2}
-_COLLECTIVES = {"shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all", "syncwarp"}
-
-
-class Unsupported(InvalidArgument):
-    """The kernel uses something the compiled engine does not lower (the message says what)."""
 
 
 @dataclass
 class Lowered:
-    """A lowered kernel: the generator's ``source`` and the shared arrays it declares (``(size, dtype)``)."""
+    """A lowered kernel: the generator's ``source``, the shared arrays it declares (``(size, dtype)``) and
+    whether it uses warp collectives (then it takes the engine's operand arrays)."""
 
     source: str
     shared: list[tuple[int, str]] = field(default_factory=list)
+    collectives: bool = False
+    sites: list[str] = field(default_factory=list)  # "file.py:line" of each race-checked access, by number
+    shared_names: list[str] = field(default_factory=list)  # each shared array's name, as the reference names it
 
 
-def lower(kernel: Kernel, arrays: dict[str, str]) -> Lowered:
-    """Lower ``kernel`` whose array parameters (name -> dtype name) are ``arrays``; the rest are scalars."""
-    lowering = _Lowering(kernel)
+def lower(kernel: Kernel, arrays: dict[str, str], races: bool = False) -> Lowered:
+    """Lower ``kernel`` whose array parameters (name -> dtype name) are ``arrays``; the rest are scalars.
+
+    With ``races``, every access to a global or shared array also calls the compiled race detector
+    (:mod:`.compiled_races`): array number ``k`` is kernel parameter ``k``, and shared array number ``k``
+    (in declaration order) of block ``b`` is array ``len(params) + k × grid + b``.
+    """
+    lowering = _Lowering(kernel, races)
     lowering.dtypes.update({name: np.dtype(dtype).name for name, dtype in arrays.items()})
-    func = _parse(kernel.fn)
-    body = lowering.block(_without_docstring(func.body), _Scope(kernel.fn, set(arrays), set(), ""))
+    func = parse_function(kernel.fn)
+    body = lowering.block(without_docstring(func.body), _Scope(kernel.fn, set(arrays), set(), ""))
     params = ", ".join(kernel.params)
     pools = "".join(f", _q_sh{k}, _q_sh{k}m" for k in range(len(lowering.shared)))
-    head = ["@numba.njit(cache=CACHE)", f"def _thread(_q_gt, _q_bs, _q_gs, _q_st{pools}, {params}):" if params else
-            f"def _thread(_q_gt, _q_bs, _q_gs, _q_st{pools}):",
+    operands = ", _q_ci, _q_cf, _q_ca" if lowering.collective_sites else ""
+    fixed = f"_q_gt, _q_bs, _q_gs, _q_st{operands}{', _q_R' if races else ''}{pools}"
+    # Not cached: a caller compiled in one process while another process had cached the generator only (two
+    # test workers building one module) would find no lowering for a generator loaded from the cache.
+    head = ["@numba.njit", f"def _thread({fixed}, {params}):" if params else f"def _thread({fixed}):",
             "    _q_bid = _q_gt // _q_bs", "    _q_tid = _q_gt % _q_bs"]
-    module = ast.Module(body=body + [_parse_stmt("yield EXIT")], type_ignores=[])
+    module = ast.Module(body=body + [parse_stmt("yield EXIT")], type_ignores=[])
     text = ast.unparse(ast.fix_missing_locations(module))
     source = "\n".join(head + ["    " + line for line in text.splitlines()])
-    return Lowered(source, lowering.shared)
+    return Lowered(source, lowering.shared, bool(lowering.collective_sites), list(lowering.sites),
+                   lowering.shared_names)
 
 
 @dataclass
@@ -102,11 +129,17 @@ class _Scope:
 
 
 class _Lowering:
-    def __init__(self, kernel: Kernel):
+    def __init__(self, kernel: Kernel, races: bool = False):
         self.kernel = kernel
+        self.races = races
+        self.sites: dict[str, int] = {}  # "file.py:line" -> site number (race reports)
+        self.shared_names: list[str] = []
+        self.shared_pool: dict[str, int] = {}  # lowered name of a shared array -> its number
+        self.at: ast.AST | None = None  # the statement being lowered (the line of its accesses)
         self.counter = itertools.count(1)
         self.shared: list[tuple[int, str]] = []
         self.barrier_sites: dict[str, int] = {}  # "file.py:line" -> barrier number, as the reference names them
+        self.collective_sites: dict[tuple[str, str], int] = {}  # (operation, "file.py:line") -> site number
         self.inlined = itertools.count(1)
         self.dtypes: dict[str, str] = {}  # array (lowered name) -> NumPy dtype name
 
@@ -121,6 +154,7 @@ class _Lowering:
         return out or [ast.Pass()]
 
     def statement(self, node: ast.stmt, scope: _Scope) -> list[ast.stmt]:
+        self.at = (node, scope)
         if isinstance(node, ast.Assign):
             return self.assign(node, scope)
         if isinstance(node, ast.AugAssign):
@@ -140,23 +174,49 @@ class _Lowering:
             check = ast.If(ast.UnaryOp(ast.Not(), test), [ast.Break()], [])
             return [ast.While(ast.Constant(True), pre + [check] + body, [])]
         if isinstance(node, ast.For):
-            pre, iterator = self.expr(node.iter, scope)
-            target = ast.Name(self.local(node.target.id, scope), ast.Store())
-            return pre + [ast.For(target, iterator, self.block(node.body, scope), [])]
+            return self.for_range(node, scope)
         if isinstance(node, (ast.Break, ast.Continue, ast.Pass)):
             return [node]
         if isinstance(node, ast.Return):
             if scope.prefix:  # inside an inlined device function: rewritten away by _without_returns
                 raise Unsupported(self.where(node, scope, "a return left after inlining"))
-            return [_parse_stmt("yield EXIT"), ast.Return(None)]
+            return [parse_stmt("yield EXIT"), ast.Return(None)]
         raise Unsupported(self.where(node, scope, f"{type(node).__name__} statements"))
+
+    def for_range(self, node: ast.For, scope: _Scope) -> list[ast.stmt]:
+        """``for x in range(a, b, c)`` as ``while``: bounds evaluated once, ``x`` set before the step."""
+        call = node.iter
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
+                and "range" not in scope.renamed and 1 <= len(call.args) <= 3 and not call.keywords
+                and isinstance(node.target, ast.Name) and not node.orelse):
+            raise Unsupported(self.where(node, scope, "a for loop other than 'for name in range(...)'"))
+        pre: list[ast.stmt] = []
+        bounds = []
+        for argument in call.args:
+            argument_pre, value = self.expr(argument, scope)
+            pre += argument_pre
+            bounds.append(value)
+        start, stop, step = ([ast.Constant(0)] if len(bounds) == 1 else []) + bounds + (
+            [ast.Constant(1)] if len(bounds) < 3 else [])
+        k, end, by = self.fresh("k"), self.fresh("e"), self.fresh("d")
+        pre += [assign_name(k, start), assign_name(end, stop), assign_name(by, step)]
+        constant = step.value if isinstance(step, ast.Constant) else None
+        if constant is None:
+            test = f"({by} > 0 and {k} < {end}) or ({by} < 0 and {k} > {end})"
+        elif isinstance(constant, int) and not isinstance(constant, bool) and constant != 0:
+            test = f"{k} < {end}" if constant > 0 else f"{k} > {end}"
+        else:
+            raise Unsupported(self.where(node, scope, f"range with step {constant!r}"))
+        target = self.local(node.target.id, scope)
+        body = [assign_name(target, ast.Name(k, ast.Load())), parse_stmt(f"{k} = {k} + {by}")]
+        return pre + [ast.While(ast.parse(test, mode="eval").body, body + self.block(node.body, scope), [])]
 
     def assign(self, node: ast.Assign, scope: _Scope) -> list[ast.stmt]:
         if len(node.targets) != 1:
             raise Unsupported(self.where(node, scope, "multiple assignment targets"))
         target = node.targets[0]
         value = node.value
-        if isinstance(target, ast.Name) and _is_t_call(value, ("shared_array", "local_array")):
+        if isinstance(target, ast.Name) and is_t_call(value, ("shared_array", "local_array")):
             return self.declare_array(target.id, value, scope)
         pre, value = self.expr(value, scope)
         if isinstance(target, ast.Name):
@@ -178,7 +238,7 @@ class _Lowering:
             array = self.array_name(target.value, scope)
             pre, index = self.expr(target.slice, scope)
             slot = self.fresh("i")
-            pre.append(_assign(slot, index))
+            pre.append(assign_name(slot, index))
             load_pre, old = self.load(array, ast.Name(slot, ast.Load()), scope)
             value_pre, value = self.expr(node.value, scope)
             combined = ast.BinOp(old, node.op, value)
@@ -209,42 +269,46 @@ class _Lowering:
         if kind == "shared_array":
             k = len(self.shared)
             self.shared.append((size, numpy_dtype[3:]))
-            return [_parse_stmt(f"{local} = _q_sh{k}[_q_bid]"), _parse_stmt(f"{local}_qm = _q_sh{k}m[_q_bid]")]
-        return [_parse_stmt(f"{local} = np.zeros({size}, {numpy_dtype})"),
-                _parse_stmt(f"{local}_qm = np.zeros({size}, np.uint8)")]
+            self.shared_names.append(name)
+            self.shared_pool[local] = k
+            return [parse_stmt(f"{local} = _q_sh{k}[_q_bid]"), parse_stmt(f"{local}_qm = _q_sh{k}m[_q_bid]")]
+        return [parse_stmt(f"{local} = np.zeros({size}, {numpy_dtype})"),
+                parse_stmt(f"{local}_qm = np.zeros({size}, np.uint8)")]
 
     # -- memory operations -------------------------------------------------------------------------
     def checked_index(self, array: str, index: ast.expr) -> tuple[list[ast.stmt], ast.Name]:
         slot = self.fresh("i")
-        return [_assign(slot, index), _bounds(slot, array)], ast.Name(slot, ast.Load())
+        return [assign_name(slot, index), bounds_check(slot, array)], ast.Name(slot, ast.Load())
 
     def load(self, array: str, index: ast.expr, scope: _Scope) -> tuple[list[ast.stmt], ast.Name]:
         pre, slot = self.checked_index(array, index)
         value = self.fresh("v")
-        pre.append(_parse_stmt("yield POINT"))
+        pre.append(parse_stmt("yield POINT"))
         if array in scope.masked:
-            pre.append(_parse_stmt(f"if {array}_qm[{slot.id}] == 0:\n    yield FAIL"))
-        pre.append(_parse_stmt(f"{value} = {array}[{slot.id}]"))
+            pre.append(parse_stmt(f"if {array}_qm[{slot.id}] == 0:\n    yield FAIL"))
+        pre.append(parse_stmt(f"{value} = {array}[{slot.id}]"))
+        pre += self.race_check(array, f"race_access(_q_R, _q_gt, {{code}}, {slot.id}, 0, False, {{site}}, False)")
         return pre, ast.Name(value, ast.Load())
 
     def store(self, array: str, index: ast.expr, value: ast.expr, scope: _Scope, evaluated: bool = False
               ) -> list[ast.stmt]:
         """``array[index] = value``: the value is computed first (as Python does), then the index."""
         held = self.fresh("v")
-        pre = [_assign(held, value)]
+        pre = [assign_name(held, value)]
         if evaluated:
             slot = index
-            pre.append(_bounds(slot.id, array))
+            pre.append(bounds_check(slot.id, array))
         else:
             index_pre, slot = self.checked_index(array, index)
             pre += index_pre
         old = self.fresh("o")
-        pre.append(_parse_stmt("yield POINT"))
-        pre.append(_parse_stmt(f"{old} = {array}[{slot.id}]"))
-        pre.append(_parse_stmt(f"{array}[{slot.id}] = {held}"))
+        pre.append(parse_stmt("yield POINT"))
+        pre.append(parse_stmt(f"{old} = {array}[{slot.id}]"))
+        pre.append(parse_stmt(f"{array}[{slot.id}] = {held}"))
         if array in scope.masked:
-            pre.append(_parse_stmt(f"{array}_qm[{slot.id}] = 1"))
-        pre.append(_parse_stmt(f"if {array}[{slot.id}] != {old}:\n    _q_st[1] = _q_st[0]"))
+            pre.append(parse_stmt(f"{array}_qm[{slot.id}] = 1"))
+        pre.append(parse_stmt(f"if {array}[{slot.id}] != {old}:\n    _q_st[1] = _q_st[0]"))
+        pre += self.race_check(array, f"race_access(_q_R, _q_gt, {{code}}, {slot.id}, 1, True, {{site}}, False)")
         return pre
 
     def atomic(self, name: str, call: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.Name]:
@@ -257,16 +321,16 @@ class _Lowering:
             argument_pre, value = self.expr(argument, scope)
             pre += argument_pre
             slot = self.fresh("a")
-            pre.append(_assign(slot, value))
+            pre.append(assign_name(slot, value))
             operands.append(slot)
         index_pre, slot = self.checked_index(array, ast.Name(operands[0], ast.Load()))
         pre += index_pre
         old = self.fresh("o")
         cast = f"np.{self.dtypes[array]}"
-        pre.append(_parse_stmt("yield POINT"))
+        pre.append(parse_stmt("yield POINT"))
         if array in scope.masked:
-            pre.append(_parse_stmt(f"if {array}_qm[{slot.id}] == 0:\n    yield FAIL"))
-        pre.append(_parse_stmt(f"{old} = {array}[{slot.id}]"))
+            pre.append(parse_stmt(f"if {array}_qm[{slot.id}] == 0:\n    yield FAIL"))
+        pre.append(parse_stmt(f"{old} = {array}[{slot.id}]"))
         at = f"{array}[{slot.id}]"
         if name == "atomic_cas":
             update = f"if {old} == {cast}({operands[1]}):\n    {at} = {operands[2]}"
@@ -280,10 +344,28 @@ class _Lowering:
             update = f"if {cast}({operands[1]}) > {old}:\n    {at} = {operands[1]}"
         else:
             update = "pass"
-        pre.append(_parse_stmt(update))
+        pre.append(parse_stmt(update))
         if name != "atomic_load":
-            pre.append(_parse_stmt(f"if {at} != {old}:\n    _q_st[1] = _q_st[0]"))
+            pre.append(parse_stmt(f"if {at} != {old}:\n    _q_st[1] = _q_st[0]"))
+        operation = OPERATIONS.index(name)
+        pre += self.race_check(array, f"race_atomic(_q_R, _q_gt, {{code}}, {slot.id}, {operation}, {{site}})", call)
         return pre, ast.Name(old, ast.Load())
+
+    def race_check(self, array: str, call: str, node: ast.AST | None = None) -> list[ast.stmt]:
+        """With race detection, ``call`` (``{code}``: the array's number, ``{site}``: the line's) after an access
+        to a global or shared array; a race in ``raise`` mode makes the thread yield ``FAIL``."""
+        if not self.races:
+            return []
+        if array in self.shared_pool:
+            code = f"{len(self.kernel.params)} + {self.shared_pool[array]} * _q_gs + _q_bid"
+        elif array in self.kernel.params:
+            code = str(self.kernel.params.index(array))
+        else:
+            return []  # a local array: only its thread touches it
+        statement, scope = self.at
+        where = file_line(scope.fn, node if node is not None else statement)
+        site = self.sites.setdefault(where, len(self.sites))
+        return [parse_stmt(f"if {call.format(code=code, site=site)}:\n    yield FAIL")]
 
     # -- expressions -----------------------------------------------------------------------------------
     def expr(self, node: ast.expr, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
@@ -317,8 +399,8 @@ class _Lowering:
             if not body_pre and not else_pre:
                 return test_pre, ast.IfExp(test, body, orelse)
             result = self.fresh("r")
-            return test_pre + [ast.If(test, body_pre + [_assign(result, body)], else_pre + [_assign(result, orelse)])
-                               ], ast.Name(result, ast.Load())
+            branches = ast.If(test, body_pre + [assign_name(result, body)], else_pre + [assign_name(result, orelse)])
+            return test_pre + [branches], ast.Name(result, ast.Load())
         if isinstance(node, ast.Call):
             return self.call(node, scope)
         raise Unsupported(self.where(node, scope, f"{type(node).__name__} expressions"))
@@ -328,10 +410,10 @@ class _Lowering:
         if not any(pre for pre, _ in lowered[1:]):
             return lowered[0][0], ast.BoolOp(node.op, [value for _, value in lowered])
         result = self.fresh("b")
-        pre = lowered[0][0] + [_assign(result, _truth(lowered[0][1]))]
+        pre = lowered[0][0] + [assign_name(result, truth(lowered[0][1]))]
         nested: list[ast.stmt] = []
         for value_pre, value in reversed(lowered[1:]):
-            step = value_pre + [_assign(result, _truth(value))] + nested
+            step = value_pre + [assign_name(result, truth(value))] + nested
             test = ast.Name(result, ast.Load())
             if isinstance(node.op, ast.Or):
                 test = ast.UnaryOp(ast.Not(), test)
@@ -364,16 +446,45 @@ class _Lowering:
         if name in _ATOMICS:
             return self.atomic(name, node, scope)
         if name == "threadfence":
-            return [_parse_stmt("yield POINT")], ast.Constant(0)
+            return [parse_stmt("yield POINT")] + ([parse_stmt("race_fence(_q_R, _q_gt)")] if self.races else []
+                                                   ), ast.Constant(0)
         if name == "syncthreads":
-            number = self.barrier_sites.setdefault(_file_line(scope.fn, node), len(self.barrier_sites))
-            return [_parse_stmt("yield POINT"), _parse_stmt(f"yield BARRIER + {number}")], ast.Constant(0)
-        if name in _COLLECTIVES:
-            raise Unsupported(self.where(node, scope, f"warp collectives (T.{name})"))
+            number = self.barrier_sites.setdefault(file_line(scope.fn, node), len(self.barrier_sites))
+            return [parse_stmt("yield POINT"), parse_stmt(f"yield BARRIER + {number}")], ast.Constant(0)
+        if name in COLLECTIVES:
+            return self.collective(name, node, scope)
         raise Unsupported(self.where(node, scope, f"T.{name} here"))
 
+    def collective(self, name: str, node: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
+        """A warp collective: operands left in the engine's arrays, a point, the rendezvous, the result read back."""
+        wanted = 0 if name == "syncwarp" else 1 if name in ("ballot", "any", "all") else 2
+        if len(node.args) != wanted or node.keywords:
+            raise Unsupported(self.where(node, scope, f"T.{name} with {len(node.args)} arguments"))
+        site = self.collective_sites.setdefault((name, file_line(scope.fn, node)), len(self.collective_sites))
+        code = f"COLLECTIVE + {8 * site + COLLECTIVES.index(name)}"
+        if name == "syncwarp":
+            return [parse_stmt("yield POINT"), parse_stmt(f"yield {code}")], ast.Constant(0)
+        pre: list[ast.stmt] = []
+        operands = []
+        for argument in node.args:
+            argument_pre, value = self.expr(argument, scope)
+            pre += argument_pre
+            slot = self.fresh("a")
+            pre.append(assign_name(slot, value))
+            operands.append(slot)
+        value = operands[0]
+        if wanted == 1:
+            pre.append(parse_stmt(f"{value} = 1 if {value} else 0"))
+        lane = operands[1] if wanted == 2 else "0"
+        result = self.fresh("r")
+        pre += [parse_stmt(f"_q_ci[_q_gt] = np.int64({value})"), parse_stmt(f"_q_cf[_q_gt] = {value}"),
+                parse_stmt(f"_q_ca[_q_gt] = {lane}"), parse_stmt("yield POINT"), parse_stmt(f"yield {code}"),
+                parse_stmt(f"{result} = like({value}, _q_ci[_q_gt], _q_cf[_q_gt])" if wanted == 2
+                            else f"{result} = _q_ci[_q_gt]")]
+        return pre, ast.Name(result, ast.Load())
+
     def inline(self, function: DeviceFunction, call: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
-        definition = _parse(function.fn)
+        definition = parse_function(function.fn)
         params = [argument.arg for argument in definition.args.args]
         if len(params) != len(call.args) or call.keywords:
             raise Unsupported(self.where(call, scope, f"the call of {function.name} with these arguments"))
@@ -391,10 +502,10 @@ class _Lowering:
             argument_pre, value = self.expr(argument, scope)
             pre += argument_pre
             inner.renamed[param] = prefix + param
-            pre.append(_assign(prefix + param, value))
+            pre.append(assign_name(prefix + param, value))
         result, done = prefix + "ret", prefix + "done"
-        body = _without_returns(_without_docstring(definition.body), result, done, in_loop=False)
-        pre.append(_assign(done, ast.Constant(False)))
+        body = without_returns(without_docstring(definition.body), result, done, in_loop=False)
+        pre.append(assign_name(done, ast.Constant(False)))
         pre.extend(self.block(body, inner))
         return pre, ast.Name(result, ast.Load())
 
@@ -420,7 +531,7 @@ class _Lowering:
             return ast.Constant(value.item() if isinstance(value, np.generic) else value)
         if value is _MISSING and not scope.prefix:
             return ast.Name(node.id, ast.Load())  # a kernel local, assigned before (numba checks)
-        raise Unsupported(f"{_file_line(scope.fn, node)}: the name {node.id!r} (only numeric module constants "
+        raise Unsupported(f"{file_line(scope.fn, node)}: the name {node.id!r} (only numeric module constants "
                           f"are lowered)")
 
     def array_name(self, node: ast.expr, scope: _Scope) -> str:
@@ -439,86 +550,7 @@ class _Lowering:
         raise Unsupported(self.where(node, scope, "an array size that is not a constant"))
 
     def where(self, node, scope: _Scope, what: str) -> str:
-        return f"{_file_line(scope.fn, node)}: the compiled engine does not lower {what}"
+        return f"{file_line(scope.fn, node)}: the compiled engine does not lower {what}"
 
 
 _MISSING = object()
-
-
-def _file_line(fn, node) -> str:
-    code = fn.__code__
-    return f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno + getattr(node, 'lineno', 1) - 1}"
-
-
-def _parse(fn) -> ast.FunctionDef:
-    source = textwrap.dedent(inspect.getsource(fn))
-    func = ast.parse(source).body[0]
-    if not isinstance(func, ast.FunctionDef):
-        raise Unsupported(f"{fn.__qualname__} is not defined by a def statement")
-    return func
-
-
-def _parse_stmt(text: str) -> ast.stmt:
-    return ast.parse(text).body[0]
-
-
-def _assign(name: str, value: ast.expr) -> ast.Assign:
-    return ast.Assign([ast.Name(name, ast.Store())], value)
-
-
-def _truth(value: ast.expr) -> ast.expr:
-    return ast.Call(ast.Name("bool", ast.Load()), [value], [])
-
-
-def _bounds(slot: str, array: str) -> ast.stmt:
-    """Out of bounds: the reference simulator checks before the scheduling point, so does this."""
-    return _parse_stmt(f"if {slot} < 0 or {slot} >= {array}.shape[0]:\n    yield FAIL")
-
-
-def _is_t_call(node: ast.expr, names: tuple[str, ...]) -> bool:
-    func = getattr(node, "func", None)
-    return (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-            and func.value.id == "T" and func.attr in names)
-
-
-def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        return body[1:]
-    return body
-
-
-def _has_return(node: ast.AST) -> bool:
-    return any(isinstance(child, ast.Return) for child in ast.walk(node))
-
-
-def _without_returns(statements: list[ast.stmt], result: str, done: str, in_loop: bool) -> list[ast.stmt]:
-    """Rewrite a device function's ``return`` into ``result = value; done = True`` (+ ``break`` in a loop),
-    guarding what follows with ``if not done``, so the body can be inlined."""
-    out: list[ast.stmt] = []
-    for position, statement in enumerate(statements):
-        if isinstance(statement, ast.Return):
-            if statement.value is not None:
-                out.append(_assign(result, statement.value))
-            out.append(_assign(done, ast.Constant(True)))
-            if in_loop:
-                out.append(ast.Break())
-            return out
-        if not _has_return(statement):
-            out.append(statement)
-            continue
-        statement = copy.deepcopy(statement)
-        if isinstance(statement, ast.If):
-            statement.body = _without_returns(statement.body, result, done, in_loop) or [ast.Pass()]
-            statement.orelse = _without_returns(statement.orelse, result, done, in_loop)
-            out.append(statement)
-        else:  # a loop
-            statement.body = _without_returns(statement.body, result, done, in_loop=True)
-            out.append(statement)
-            if in_loop:
-                out.append(ast.If(ast.Name(done, ast.Load()), [ast.Break()], []))
-        rest = _without_returns(statements[position + 1:], result, done, in_loop)
-        if rest:
-            out.append(ast.If(ast.UnaryOp(ast.Not(), ast.Name(done, ast.Load())), rest, []))
-        return out
-    return out

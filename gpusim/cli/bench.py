@@ -29,19 +29,22 @@ def _bench(options: argparse.Namespace) -> int:
 
     for workload in ("memory", "barrier"):
         check_workload(options.threads, options.ops, options.block, workload)
-    plan = [("memory", POLICIES, (False, True)), ("barrier", ("sequential", "random"), (False,))]
-    measurements = sum(len(policies) * len(traces) + (not options.no_cudasim) for _, policies, traces in plan)
+    plan = [("memory", [(engine, policy, trace) for policy in POLICIES for trace in (False, True)
+                        for engine in ("reference", "compiled")
+                        if engine == "reference" or (not trace and policy != "round_robin")]),
+            ("barrier", [("reference", "sequential", False), ("reference", "random", False),
+                         ("compiled", "sequential", False), ("compiled", "random", False)])]
+    measurements = sum(len(runs) + (not options.no_cudasim) for _, runs in plan)
     rows = []
     with tqdm(total=measurements, desc="gpusim bench sim", unit="measurement",
               disable=progress_disabled(options), leave=False) as bar:
-        for workload, policies, traces in plan:
+        for workload, runs in plan:
             mine = []
-            for policy in policies:
-                for trace in traces:
-                    bar.set_postfix(workload=workload, policy=policy, trace=trace, refresh=True)
-                    mine += sim_throughput(threads=options.threads, ops=options.ops, block=options.block,
-                                           policies=(policy,), traces=(trace,), workload=workload)
-                    bar.update(1)
+            for engine, policy, trace in runs:
+                bar.set_postfix(workload=workload, engine=engine, policy=policy, trace=trace, refresh=True)
+                mine += sim_throughput(threads=options.threads, ops=options.ops, block=options.block,
+                                       policies=(policy,), traces=(trace,), workload=workload, engine=engine)
+                bar.update(1)
             reference = None
             if not options.no_cudasim:
                 bar.set_postfix(workload=workload, simulator="numba cudasim", refresh=True)
@@ -55,10 +58,14 @@ def _bench(options: argparse.Namespace) -> int:
     if options.json:
         print(json.dumps(rows))
         return 0
-    print(f"{'workload':<8} {'simulator':<14} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} "
+    print(f"{'workload':<8} {'simulator':<16} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} "
           f"{'points/s':>12} {'× cudasim':>10}")
     for row in rows:
         ratio = f"{row['vs_numba_cudasim']:.1f}" if row["vs_numba_cudasim"] else "-"
-        print(f"{row['workload']:<8} {row['simulator']:<14} {row['policy']:<12} {row['trace']!s:<6} "
+        print(f"{row['workload']:<8} {row['simulator']:<16} {row['policy']:<12} {row['trace']!s:<6} "
               f"{row['points']:>8} {row['seconds']:>8.3f} {row['points_per_second']:>12,.0f} {ratio:>10}")
+    for row in rows:
+        if row["simulator"] == "gpusim compiled" and row["policy"] == "random" and row["vs_numba_cudasim"]:
+            print(f"compiled engine / numba's simulator, {row['workload']}, {row['threads']} threads, random "
+                  f"schedules: {row['vs_numba_cudasim']:.1f}x")
     return 0

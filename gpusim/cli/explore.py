@@ -1,14 +1,18 @@
-"""``gpusim explore``: hunt a scenario's concurrency bug, run the whole zoo, or replay a token.
+"""``gpusim explore``: hunt a scenario's concurrency bug, or a registered algorithm's; run the zoo; replay a token.
 
 ``gpusim explore lost_update`` runs one scenario (``--policy random|pct|systematic|hypothesis``),
 prints the failure's interleaving and its replay token; ``gpusim explore --replay NAME@TOKEN`` replays
 it with the same trace; ``gpusim explore --zoo --json`` runs every zoo entry and its fixed twin.
+``gpusim explore --algorithm gpr --random-inputs --start empty`` runs a real algorithm on the simulator
+under explored schedules, judged by an independent oracle (:mod:`gpusim.explore.hunt`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import time
 
 from gpusim.cli.common import check_picture_option, emit, progress_disabled
@@ -28,15 +32,123 @@ def register_explore(commands, common: argparse.ArgumentParser) -> None:
     explore.add_argument("--depth", type=int, default=2, help="PCT bug depth (default 2)")
     explore.add_argument("--max-preemptions", type=int, default=2, help="systematic bound (default 2)")
     explore.add_argument("--engine", default="reference", choices=("reference", "compiled", "auto"),
-                         help="run random schedules on the reference simulator (default) or compiled with numba "
-                              "(auto: where the kernel allows); failures are replayed on the reference")
+                         help="run random and PCT schedules on the reference simulator (default) or compiled with "
+                              "numba (auto: where the kernel allows); failures are replayed on the reference")
     explore.add_argument("--replay", metavar="TOKEN", help="replay NAME@TOKEN (a failure's replay token)")
     explore.add_argument("--zoo", action="store_true", help="run every zoo entry and its fixed twin")
     explore.add_argument("--fixed-budget", type=int, default=1000, help="schedules per fixed twin with --zoo")
     explore.add_argument("--list", action="store_true", help="list the scenarios")
     explore.add_argument("--png", metavar="FILE", help="draw the failure as swimlanes (PNG or SVG)")
     explore.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_hunt_options(explore)
+    _add_campaign_options(explore)
     explore.set_defaults(run=_explore)
+
+
+def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
+    """``--algorithm`` and what goes with it; ``--races`` and ``--shrink-time`` for every exploration."""
+    explore.add_argument("--algorithm", metavar="NAME",
+                         help="hunt a registered GPU algorithm (gpr, apfb, suitor, bsuitor, roma, mw-gpu, ...) on "
+                              "FILE, --example NAME or --random-inputs")
+    explore.add_argument("--example", metavar="NAME", help="with --algorithm: a bundled example input")
+    explore.add_argument("--random-inputs", type=int, nargs="?", const=8, metavar="N",
+                         help="with --algorithm: N small inputs drawn from seeds (default 8), the budget shared")
+    explore.add_argument("--start", choices=("cheap", "empty"),
+                         help="with --algorithm: a bipartite driver's initial matching (default cheap)")
+    explore.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                         help="with --algorithm: a driver keyword, e.g. shrink_at=1 (repeatable)")
+    explore.add_argument("--kernels", metavar="MODULE.NAME",
+                         help="with --algorithm: a mapping of kernels or @device steps to plant (a mutation), by "
+                              "dotted path (the current folder is searched too); replay tokens name it")
+    explore.add_argument("--races", choices=("off", "report", "raise"),
+                         help="the race detector: report (default on the reference engine), raise or off")
+    explore.add_argument("--shrink-time", type=float, default=30.0, metavar="SECONDS",
+                         help="seconds the shrinker may take (default 30)")
+
+
+def _driver_options(pairs: list[str]) -> dict:
+    """``--option KEY=VALUE`` pairs as keywords (integers and numbers read as such)."""
+    options = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise InvalidArgument(f"--option {pair!r} is not KEY=VALUE")
+        for kind in (int, float):
+            try:
+                options[key] = kind(text)
+                break
+            except ValueError:
+                continue
+        else:
+            options[key] = text
+    return options
+
+
+def _hunt_input(options: argparse.Namespace) -> dict:
+    """The input of ``--algorithm``: FILE, ``--example NAME`` or ``--random-inputs``, exactly one, checked."""
+    from gpusim.cli.common import input_file
+    from gpusim.types.graphs import example_path
+
+    given = [label for label, value in (("FILE", options.scenario), ("--example", options.example),
+                                        ("--random-inputs", options.random_inputs)) if value is not None]
+    if len(given) != 1:
+        raise InvalidArgument(f"--algorithm {options.algorithm}: give one of FILE, --example NAME or "
+                              f"--random-inputs" + (f", not {' and '.join(given)}" if given else ""))
+    if options.scenario is not None:
+        return {"file": input_file(options.scenario)}
+    if options.example is not None:
+        try:
+            example_path(options.example)
+        except Exception as missing:  # noqa: BLE001 - its one line names the choices
+            raise InvalidArgument(f"--example {options.example!r}: {missing}") from None
+        return {"example": options.example}
+    return {"random_inputs": options.random_inputs}
+
+
+def _hunt(options: argparse.Namespace) -> int:
+    """``--algorithm NAME``: the hunt, its failure (shrunk, with a replay token) or its coverage note."""
+    from gpusim.explore import algorithm_names, hunt
+
+    if options.algorithm not in algorithm_names():
+        raise InvalidArgument(f"--algorithm {options.algorithm!r} is not a registered GPU algorithm; choose one of "
+                              f"{', '.join(algorithm_names())}")
+    if options.zoo or options.replay or options.list:
+        raise InvalidArgument("--algorithm runs alone: not with --zoo, --replay or --list")
+    check_picture_option(options)
+    source = _hunt_input(options)
+    if options.kernels and os.getcwd() not in sys.path:  # a module of the current folder, as `python -m` finds it
+        sys.path.insert(0, os.getcwd())
+    if _campaign_wanted(options):
+        return _hunt_campaign(options, source)
+    bar, tick = _bar(options.budget, f"explore --algorithm {options.algorithm}", options)
+    try:
+        result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,
+                      start=options.start, options=_driver_options(options.option), races=options.races,
+                      kernels=options.kernels,
+                      shrink_time=options.shrink_time, progress=tick, depth=options.depth,
+                      max_preemptions=options.max_preemptions, engine=options.engine)
+    finally:
+        bar.close()
+    return _show(options, result)
+
+
+def _add_campaign_options(explore: argparse.ArgumentParser) -> None:
+    """The campaign options: workers, a time limit, a result file to save and resume."""
+    campaign = explore.add_argument_group("campaigns (random, pct and systematic; the answer does not depend on "
+                                          "--workers)")
+    campaign.add_argument("--workers", type=int, default=1, metavar="N",
+                          help="explore on N local worker processes (a Dask LocalCluster); default 1, in this process")
+    campaign.add_argument("--scheduler", metavar="ADDRESS", help="explore on an existing Dask cluster, e.g. "
+                                                                 "tcp://host:8786")
+    campaign.add_argument("--time", type=float, metavar="SECONDS",
+                          help="wall-time budget: stop after SECONDS (or --budget schedules, whichever comes first), "
+                                "in this process or on the workers")
+    campaign.add_argument("--save", metavar="FILE", help="write the campaign to FILE as it runs (JSON lines)")
+    campaign.add_argument("--resume", metavar="FILE", help="continue the campaign saved in FILE (its scenario and "
+                                                            "policy; --budget counts its schedules too)")
+    campaign.add_argument("--chunk", type=int, metavar="N", help="schedules a chunk (default: about 0.5 s of work)")
+    campaign.add_argument("--keep-going", action="store_true",
+                          help="run the whole budget, saving every failing schedule (the first is reported)")
 
 
 def _bar(total: int, label: str, options: argparse.Namespace):
@@ -63,15 +175,22 @@ def _check_modes(options: argparse.Namespace) -> None:
 def _explore(options: argparse.Namespace) -> int:
     from gpusim.explore import explore, replay, scenario_names
 
+    if options.algorithm is not None:
+        return _hunt(options)
+    if _campaign_wanted(options):
+        return _campaign(options)
     _check_modes(options)
     if options.list:
+        from gpusim.explore import algorithm_names
         from gpusim.zoo import ZOO
 
         names = scenario_names()
         if options.json:
-            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()]}))
+            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()],
+                              "algorithms": algorithm_names()}))
         else:
             print("\n".join(names))
+            print(f"\nalgorithms (--algorithm NAME): {', '.join(algorithm_names())}")
         return 0
     if options.zoo:
         return _zoo(options)
@@ -80,21 +199,42 @@ def _explore(options: argparse.Namespace) -> int:
     bar, tick = _bar(options.budget, f"explore {options.scenario}", options)
     try:
         result = explore(options.scenario, options.policy, options.budget, options.seed, depth=options.depth,
-                         max_preemptions=options.max_preemptions, engine=options.engine, progress=tick)
+                         max_preemptions=options.max_preemptions, engine=options.engine, progress=tick,
+                         races=options.races, shrink_time=options.shrink_time)
     finally:
         bar.close()
+    return _show(options, result)
+
+
+def _hunt_campaign(options: argparse.Namespace, source: dict) -> int:
+    """``--algorithm NAME`` with a campaign option: the campaign of its scenario on one input (by its name,
+    which workers rebuild)."""
+    from gpusim.explore import algorithm_scenario
+
+    if "random_inputs" in source:
+        raise InvalidArgument(f"--algorithm {options.algorithm} --random-inputs runs in one process: a campaign "
+                              f"(--workers, --time, --save, ...) explores one input, FILE or --example NAME")
+    scenario = algorithm_scenario(options.algorithm, **source, kernels=options.kernels, start=options.start,
+                                  options=_driver_options(options.option))
+    options.scenario = scenario.name
+    return _campaign(options)
+
+
+def _show(options: argparse.Namespace, result) -> int:
+    """An exploration's verdict, failure report (or swimlanes) and coverage note; exit status 1 on a failure."""
     failure = result.failure
     options.record.update({**result.to_dict(), "picture": None})
 
     def show_text() -> None:
         if failure is None:
             bound = (f"; PCT guarantee per run >= {result.probability_bound:.3g}" if result.probability_bound else "")
-            print(f"{result.scenario}: no failure in {result.schedules} schedule(s) of {result.policy}"
-                  + (" (every schedule within the bound)" if result.exhausted else "") + bound)
+            print(f"{result.scenario}: {result.verdict}{bound}")
             if options.png:
                 print(f"no failure, so nothing drawn to {options.png}")
         else:
             print(failure.report() + "\n")
+        if result.coverage is not None:
+            print(result.coverage.note())
 
     draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
     return emit(options, 1 if failure else 0, show_text, draw)
@@ -121,9 +261,11 @@ def _replay(options: argparse.Namespace, again) -> int:
 
 
 def _zoo_engine(engine: str, policy: str) -> str:
-    """The zoo's engine for one entry: the compiled engine where it applies (random schedules, a kernel it
-    lowers, the default memory and warp modes), when asked for."""
-    return "reference" if engine == "reference" or policy != "random" else "auto"
+    """The zoo's engine for one entry: the compiled engine where it applies (random and PCT schedules, a kernel
+    it lowers, the default memory and warp modes), when asked for."""
+    from gpusim.explore.search import COMPILED_POLICIES
+
+    return "reference" if engine == "reference" or policy not in COMPILED_POLICIES else "auto"
 
 
 def _zoo(options: argparse.Namespace) -> int:
@@ -163,3 +305,97 @@ def _zoo(options: argparse.Namespace) -> int:
             print(f"{row['name']:<32} {row['found']!s:<6} {row['schedules'] or '-':>9} {row['seconds']:>8.2f} "
                   f"{row['preemptions'] if row['preemptions'] is not None else '-':>8}  {fixed:<14}")
     return 0 if all(row["as_expected"] for row in rows) else 1
+
+
+# -- campaigns: --workers, --scheduler, --time, --save, --resume -------------------------------------------
+
+
+def _campaign_wanted(options: argparse.Namespace) -> bool:
+    """Any campaign option: then the scenario runs as a campaign (``--workers 1`` alone is plain ``explore``)."""
+    return (options.workers != 1 or options.scheduler is not None or options.time is not None or options.save
+            is not None or options.resume is not None or options.chunk is not None or options.keep_going)
+
+
+def _campaign_settings(options: argparse.Namespace) -> dict:
+    """The campaign's scenario and settings: the options', or with ``--resume`` the file's."""
+    settings = {"scenario": options.scenario, "policy": options.policy, "seed": options.seed, "depth": options.depth,
+                "max_preemptions": options.max_preemptions, "reduction": True, "engine": options.engine,
+                "keep_going": options.keep_going, "races": options.races}
+    if options.resume is not None:
+        from gpusim.explore.journal import read_journal
+
+        header, _ = read_journal(options.resume)
+        if options.scenario is not None and options.scenario != header.get("scenario"):
+            raise InvalidArgument(f"--resume {options.resume!r} continues scenario {header.get('scenario')!r}, "
+                                  f"not {options.scenario!r}")
+        settings.update({key: header[key] for key in settings if key in header})
+    flag = "--workers" if options.workers != 1 else "--scheduler" if options.scheduler else "a campaign option"
+    if options.zoo or options.list or options.replay:
+        raise InvalidArgument(f"{flag}: campaigns run one SCENARIO, not --zoo, --list or --replay")
+    if settings["scenario"] is None:
+        raise InvalidArgument(f"{flag}: give the SCENARIO to explore (or --resume FILE)")
+    if settings["policy"] == "hypothesis":
+        raise InvalidArgument(f"{flag} with --policy hypothesis: the Hypothesis engine runs in one process; use "
+                              f"--policy random, pct or systematic (or run Hypothesis under HypoFuzz)")
+    if options.workers < 1:
+        raise InvalidArgument(f"--workers {options.workers}: give 1 or more")
+    if options.workers != 1 and options.scheduler is not None:
+        raise InvalidArgument(f"--workers {options.workers} and --scheduler {options.scheduler}: give one of them")
+    if options.resume is not None and options.save is not None and options.save != options.resume:
+        raise InvalidArgument(f"--save {options.save!r} with --resume {options.resume!r}: a resumed campaign "
+                              f"appends to its own file")
+    return settings
+
+
+def _campaign(options: argparse.Namespace) -> int:
+    import contextlib
+    import sys
+
+    from tqdm import tqdm
+
+    from gpusim.explore import campaign
+    from gpusim.explore.distributed import dask_client
+
+    settings = _campaign_settings(options)
+    check_picture_option(options)
+    if options.scheduler is not None:
+        cluster = dask_client(scheduler=options.scheduler)
+    elif options.workers > 1:
+        cluster = dask_client(workers=options.workers)
+    else:
+        cluster = contextlib.nullcontext(None)
+    bar = tqdm(total=options.budget, desc=f"campaign {settings['scenario']}", unit="schedule",
+               disable=progress_disabled(options), leave=False)
+
+    def tick(done: int, interleavings: int) -> None:
+        bar.set_postfix(interleavings=interleavings, refresh=False)
+        bar.update(done - bar.n)
+
+    try:
+        with cluster as client:
+            result = campaign(settings.pop("scenario"), settings.pop("policy"), options.budget, **settings,
+                              client=client, time_limit=options.time, save=options.save, resume=options.resume,
+                              chunk_size=options.chunk, shrink_time=options.shrink_time, progress=tick)
+    except KeyboardInterrupt:
+        path = options.resume or options.save
+        print("interrupted" + (f": every finished chunk is in {path}; continue with gpusim explore --resume {path}"
+                               if path else ""), file=sys.stderr)
+        raise
+    finally:
+        bar.close()
+    options.record.update({**result.to_dict(), "picture": None})
+    failure = result.failure
+
+    def show_text() -> None:
+        if failure is not None:
+            print(failure.report() + "\n")
+        else:
+            print(f"{result.scenario}: {result.verdict}")
+        rate = result.schedules_run / result.seconds if result.seconds else 0.0
+        print(f"campaign: {result.schedules_run} schedule(s) run on {result.workers} worker(s) in "
+              f"{result.seconds:.1f} s ({rate:.1f}/s), {result.interleavings} distinct interleaving(s), "
+              f"{len(result.counterexamples)} failing; stopped: {result.stopped}"
+              + (f"; saved in {result.save}" if result.save else ""))
+
+    draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
+    return emit(options, 1 if failure else 0, show_text, draw)

@@ -8,6 +8,10 @@
 'invariant'
 """
 
+from .algorithm import algorithm_names, algorithm_scenario
+from .campaign import CAMPAIGN_POLICIES, Campaign, campaign
+from .coverage import Coverage
+from .hunt import hunt
 from .report import Exploration, Failure, interleaving, trace_of
 from .scenario import Outcome, Scenario, get_scenario, register, scenario_names, sim_supports
 from .search import METHODS, Replayed, conflict_points, explore, replay
@@ -15,7 +19,8 @@ from .shrink import ddmin
 from .switches import Switches, switches_of
 
 __all__ = [
-    "METHODS", "Exploration", "Failure", "Outcome", "Replayed", "Scenario", "Switches", "conflict_points", "ddmin",
-    "explore", "get_scenario", "interleaving", "register", "replay", "scenario_names", "sim_supports", "switches_of",
-    "trace_of",
+    "CAMPAIGN_POLICIES", "METHODS", "Campaign", "Coverage", "Exploration", "Failure", "Outcome", "Replayed",
+    "Scenario", "Switches", "algorithm_names", "algorithm_scenario", "campaign", "conflict_points", "ddmin",
+    "explore", "get_scenario", "hunt", "interleaving", "register", "replay", "scenario_names", "sim_supports",
+    "switches_of", "trace_of",
 ]

@@ -77,6 +77,9 @@ class Failure:
         Every event of the shrunk counterexample (traced replay).
     probability_bound:
         For PCT, the guaranteed chance of one run finding a bug of the targeted depth.
+    shrink_report:
+        How far shrinking got: ``preemptions_before``, ``preemptions_after``, ``finished`` (``False``
+        when the time limit stopped it), ``seconds``, ``time_limit``.
     """
 
     scenario: str
@@ -90,6 +93,7 @@ class Failure:
     preemptions: int
     trace: list[TraceEvent] = field(repr=False, default_factory=list)
     probability_bound: float | None = None
+    shrink_report: dict[str, Any] = field(default_factory=dict)
 
     @property
     def replay_token(self) -> str:
@@ -116,6 +120,11 @@ class Failure:
         lines = [f"{self.scenario}: {self.kind} after {self.schedule_index} schedule(s) ({self.policy})",
                  self.message.rstrip(),
                  f"shrunk to {self.preemptions} preemption(s): {self.shrunk}"]
+        done = self.shrink_report
+        if done.get("shrunk"):
+            lines.append(f"shrinking: {done['preemptions_before']} -> {done['preemptions_after']} preemption(s) in "
+                         f"{done['seconds']:.1f} s" + ("" if done["finished"] else
+                                                      f", stopped at the {done['time_limit']} s limit"))
         if self.probability_bound is not None:
             lines.append(f"PCT guarantee: one run finds a bug of this depth with probability >= "
                          f"{self.probability_bound:.3g}")
@@ -129,12 +138,18 @@ class Failure:
                 "schedule_index": self.schedule_index, "token": self.token, "replay": self.replay_token,
                 "original_token": self.original_token, "shrunk": [list(p) for p in self.shrunk],
                 "preemptions": self.preemptions, "probability_bound": self.probability_bound,
+                "shrink": dict(self.shrink_report),
                 "interleaving": [e._asdict() for e in self.interleaving()]}
 
 
 @dataclass
 class Exploration:
-    """The result of :func:`gpusim.explore.explore`: the failure (or ``None``) and what it cost."""
+    """The result of :func:`gpusim.explore.explore`: the failure (or ``None``), what it cost, what it exercised.
+
+    ``exhausted`` is ``True`` when a systematic search tried every schedule within its bound of
+    ``bound`` preemptions — not a proof beyond that bound (:attr:`verdict` says so); ``coverage`` is
+    the :class:`~gpusim.explore.coverage.Coverage` of the runs.
+    """
 
     scenario: str
     policy: str
@@ -143,13 +158,35 @@ class Exploration:
     failure: Failure | None = None
     probability_bound: float | None = None
     exhausted: bool = False  # systematic search: every schedule within the bound was tried
+    bound: int | None = None  # systematic search: the preemption bound
+    coverage: Any = None
+    inputs: int | None = None  # a hunt on random inputs: how many inputs were tried
+    reduction: bool = False  # systematic search: preemptions only before conflicting accesses
 
     @property
     def found(self) -> bool:
         return self.failure is not None
 
+    @property
+    def verdict(self) -> str:
+        """One line: what was found, or how far the search went (a bound, never a bare "exhausted")."""
+        if self.failure is not None:
+            inputs = f" over {self.inputs} random input(s)" if self.inputs is not None else ""
+            return f"{self.failure.kind} found after {self.schedules} schedule(s) of {self.policy}{inputs}"
+        text = f"no failure in {self.schedules} schedule(s) of {self.policy}"
+        if self.inputs is not None:
+            text += f" over {self.inputs} random input(s)"
+        if self.exhausted:
+            where = ", preempting only before conflicting accesses" if self.reduction else ""
+            text += f" (exhausted within {self.bound} preemption(s){where}; more preemptions were not tried)"
+        elif self.bound is not None:
+            text += f" (not exhausted within {self.bound} preemption(s): the budget ran out)"
+        return text
+
     def to_dict(self) -> dict[str, Any]:
         return {"scenario": self.scenario, "policy": self.policy, "found": self.found, "schedules": self.schedules,
                 "seconds": self.seconds, "probability_bound": self.probability_bound, "exhausted": self.exhausted,
+                "bound": self.bound, "verdict": self.verdict, "inputs": self.inputs,
                 "preemptions": self.failure.preemptions if self.failure else None,
-                "failure": self.failure.to_dict() if self.failure else None}
+                "failure": self.failure.to_dict() if self.failure else None,
+                "coverage": self.coverage.to_dict() if self.coverage is not None else None}

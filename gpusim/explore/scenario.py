@@ -4,7 +4,10 @@ A :class:`Scenario` is what the explorer runs once per schedule: ``run(device)``
 arrays on the given simulator ``Device``, launches kernels, copies results back and returns ``None``
 when the invariant holds or a message saying what went wrong.  A :class:`~gpusim.errors.KernelBug`
 raised by the simulator (deadlock, livelock, out-of-bounds, divergence, a data race) is a failure
-too.  Scenarios are registered by name so that the command line and replay tokens can find them.
+too, and so is any other exception (a driver's own check, host code, the oracle): its class name is the
+failure's kind — except those that say gpusim cannot run the scenario as asked (an engine's refusal, a
+replay token that does not fit, a kernel outside the language), which end the exploration.  Scenarios
+are registered by name so that the command line and replay tokens can find them.
 
 Example
 -------
@@ -31,12 +34,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelBug
+from gpusim.errors import (
+    BackendUnavailable,
+    InvalidArgument,
+    InvalidArgumentType,
+    KernelBug,
+    KernelSyntaxError,
+    ReplayMismatch,
+)
 from gpusim.runtime.device import Device
 
 __all__ = ["Outcome", "Scenario", "get_scenario", "register", "scenario_names", "sim_supports"]
 
 _REGISTRY: dict[str, Scenario] = {}
+#: Exceptions that say gpusim cannot run the scenario as asked, not that the code under test failed: they
+#: end the exploration with their one-line message (as do the engines' own refusals).
+_NOT_FINDINGS = (ReplayMismatch, KernelSyntaxError, BackendUnavailable)
 
 
 class Outcome(NamedTuple):
@@ -65,6 +78,9 @@ class Scenario:
         Threads per launch (an upper estimate), for the Hypothesis schedule strategy.
     description:
         One line for listings.
+    kernels:
+        The names of the kernels it can launch (an algorithm's), so that the coverage note can say
+        which were never launched.
     """
 
     name: str
@@ -72,6 +88,7 @@ class Scenario:
     options: dict[str, Any] = field(default_factory=dict)
     threads: int = 32
     description: str = ""
+    kernels: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -94,6 +111,15 @@ class Scenario:
             message = self.run(dev)
         except KernelBug as bug:
             return Outcome(type(bug).__name__, bug.summary, dev), dev
+        except _NOT_FINDINGS:
+            raise
+        except Exception as error:  # noqa: BLE001 - host code, an oracle, a driver's own check: a finding too
+            if type(error).__module__.startswith("gpusim.backends."):
+                raise  # an engine refusing the launch (the compiled engine's limits), not the code under test
+            text = str(error).splitlines()[0] if str(error) else ""
+            where = f" in {dev.runs[-1].kernel}" if dev.runs else ""
+            return Outcome(type(error).__name__, f"{type(error).__name__} raised after launch {len(dev.runs)}"
+                           f"{where}: {text}", dev), dev
         if message is None:
             return None, dev
         return Outcome("invariant", str(message), dev), dev
@@ -108,6 +134,10 @@ def register(scenario: Scenario, replace: bool = False) -> Scenario:
     _REGISTRY[scenario.name] = scenario
     return scenario
 
+
+#: Modules that build scenarios from their names, by prefix: ``algorithm:NAME:...`` is a registered
+#: algorithm on a named input (:mod:`gpusim.explore.algorithm`), so its replay tokens find it again.
+SCENARIO_BUILDERS = {"algorithm:": "gpusim.explore.algorithm"}
 
 #: Modules whose import registers scenarios: the zoo's broken and fixed twins.  Loaded by name on the
 #: first lookup, so that every name resolves while the explorer depends on no catalogue (the zoo
@@ -127,6 +157,9 @@ def get_scenario(name: str | Scenario) -> Scenario:
     if not isinstance(name, str):
         raise InvalidArgumentType(f"scenario must be a name or a Scenario, got {name!r}")
     _load_catalogues()
+    for prefix, module in SCENARIO_BUILDERS.items():
+        if name.startswith(prefix) and name not in _REGISTRY:
+            return importlib.import_module(module).scenario_from_name(name)
     if name not in _REGISTRY:
         raise InvalidArgument(f"scenario={name!r} is not registered; known: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]

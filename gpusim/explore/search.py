@@ -34,30 +34,40 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable, Iterator
 
 from gpusim.backends.sim import ENGINES, PCT, TOKEN_FORMAT, Policy, RandomWalk, read_token
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.runtime.device import Device
 from gpusim.types.arguments import check_int, check_seed
 
+from .coverage import Coverage
 from .report import Exploration, Failure, trace_of
 from .scenario import Outcome, Scenario, get_scenario, scenario_names
 from .shrink import ddmin
 from .switches import Switches, switches_of
 
-__all__ = ["METHODS", "Replayed", "explore", "replay"]
+__all__ = ["METHODS", "RACE_MODES", "Replayed", "engine_of", "explore", "failure_of", "replay", "schedule_policies",
+           "systematic_step", "with_races"]
 
 #: The ways ``explore`` picks schedules.
 METHODS = ("random", "pct", "systematic", "hypothesis")
+#: The policies whose schedules may run on the compiled engine (the systematic search needs traces, and the
+#: Hypothesis engine draws position lists): schedules, not the shrinking, which runs on the reference.
+COMPILED_POLICIES = ("random", "pct")
+#: The race detector's modes (``races=``).
+RACE_MODES = ("off", "report", "raise")
 _SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
 _SHRINK_BUDGET = 3000  # ...trying at most this many schedules
 
 
 def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000, seed: int = 0, *,
             depth: int = 2, max_preemptions: int = 2, reduction: bool = True, shrink: bool = True,
-            engine: str = "reference", progress: Callable[[int], None] | None = None) -> Exploration:
+            engine: str = "reference", progress: Callable[[int], None] | None = None, races: str | None = None,
+            shrink_time: float | None = 30.0) -> Exploration:
     """Run ``scenario`` under up to ``budget`` schedules of ``policy``; return the first failure, shrunk.
 
     Parameters
@@ -80,18 +90,28 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
     shrink:
         Delta-debug the failure to the fewest preemptions.
     engine:
-        Where random schedules run: ``"reference"`` (default), ``"compiled"`` (numba-compiled,
-        12–19 times faster on 32 threads once the kernel is compiled; see
-        :mod:`gpusim.backends.sim.compiled`) or ``"auto"`` (compiled where the kernel allows).  The
-        failure is replayed, shrunk and traced on the reference simulator either way.
+        Where random and PCT schedules run: ``"reference"`` (default), ``"compiled"`` (numba-compiled, any
+        launch size, races checked up to 4,096 threads; see :mod:`gpusim.backends.sim.compiled`) or
+        ``"auto"`` (compiled where the kernel allows).  The systematic search and Hypothesis run on the
+        reference; the failure is replayed, shrunk and traced on the reference simulator either way.
     progress:
         Called with the number of schedules run so far after each one (a progress bar).
+    races:
+        The race detector: ``"report"`` (the default: races found are listed on ``coverage.races``, each
+        with a replay token, and the failure is still judged by the scenario's check), ``"raise"`` (an
+        undeclared race is a failure) or ``"off"`` (the coverage note then says races were not checked).
+        ``None`` keeps the scenario's own setting, else ``"report"``.  The compiled engine checks races on
+        launches of up to 4,096 threads and refuses larger ones (``engine="auto"`` runs them on the reference).
+    shrink_time:
+        Seconds the shrinker may take (``None``: no limit); the failure's ``shrink_report`` says how far
+        it got.
 
     Returns
     -------
     Exploration
         ``failure`` is ``None`` when no schedule failed; ``exhausted`` says whether a systematic
-        search tried every schedule within its bound.
+        search tried every schedule within its bound (``bound`` preemptions); ``coverage`` says what
+        was exercised.
 
     Raises
     ------
@@ -103,23 +123,28 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
         raise InvalidArgument(f"policy={policy!r} is not one of {METHODS}")
     if engine not in ENGINES:
         raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
-    if engine == "compiled" and policy != "random":
-        raise InvalidArgument(f"engine='compiled' runs random schedules only, not policy={policy!r}")
+    if engine == "compiled" and policy not in COMPILED_POLICIES:
+        raise InvalidArgument(f"engine='compiled' runs {' and '.join(COMPILED_POLICIES)} schedules, not "
+                              f"policy={policy!r}: the systematic search and Hypothesis run on the reference engine")
     seed = check_seed(seed)
     for name, value, low in (("budget", budget, 1), ("depth", depth, 1), ("max_preemptions", max_preemptions, 0)):
         check_int(name, value, low, None)
+    if shrink_time is not None and (isinstance(shrink_time, bool) or not isinstance(shrink_time, (int, float))
+                                    or not shrink_time > 0):
+        raise InvalidArgument(f"shrink_time must be a number of seconds > 0 or None, got shrink_time={shrink_time!r}")
+    scenario, coverage = with_races(scenario, races, engine)
     tick = progress or (lambda done: None)
     start = time.perf_counter()
     exhausted, bound = False, None
     if policy == "systematic":
-        found, tried, exhausted = _systematic(scenario, budget, max_preemptions, reduction, tick)
+        found, tried, exhausted = _systematic(scenario, budget, max_preemptions, reduction, tick, coverage=coverage)
     elif policy == "hypothesis":
-        return _hypothesis(scenario, budget, seed, max_preemptions, tick, start)
+        return _hypothesis(scenario, budget, seed, max_preemptions, tick, start, coverage, shrink_time)
     else:
         found, tried = None, 0
-        engines = {"engine": engine} if policy == "random" and engine != "reference" else {}
         for tried, candidate in enumerate(_policies(scenario, policy, budget, seed, depth), start=1):
-            outcome = scenario.attempt(policy=candidate, trace=False, **engines)
+            outcome, dev = scenario.execute(policy=candidate, trace=False, **engine_of(policy, engine))
+            coverage.add(dev, scenario.name)
             tick(tried)
             if outcome is not None:
                 found = (outcome, candidate, tried)
@@ -129,19 +154,49 @@ def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000
     failure = None
     if found is not None:
         outcome, candidate, index = found
-        failure = _failure(scenario, outcome, repr(candidate), index, shrink)
+        failure = _failure(scenario, outcome, repr(candidate), index, shrink, shrink_time, coverage)
         if bound is not None:
             failure.probability_bound = bound
-    return Exploration(scenario.name, policy, tried, time.perf_counter() - start, failure, bound, exhausted)
+    coverage.add_traced(scenario.execute(policy="sequential", trace=True)[1].runs)
+    return Exploration(scenario.name, policy, tried, time.perf_counter() - start, failure, bound, exhausted,
+                       max_preemptions if policy == "systematic" else None, coverage,
+                       reduction=policy == "systematic" and reduction)
+
+
+def engine_of(policy: str, engine: str) -> dict[str, str]:
+    """The ``execute`` keywords that run one of ``policy``'s schedules on ``engine``, as ``explore`` runs them."""
+    return {"engine": engine} if policy in COMPILED_POLICIES and engine != "reference" else {}
+
+
+def with_races(scenario: Scenario, races: str | None, engine: str = "reference") -> tuple[Scenario, Coverage]:
+    """``scenario`` with the race detector's mode set (see :func:`explore`), and an empty :class:`Coverage`.
+
+    Every engine checks races: the compiled engine on launches of up to 4,096 threads, and it refuses a
+    larger one (``engine="auto"`` then runs it on the reference), so ``"report"`` is the default everywhere.
+    """
+    if races is not None and races not in RACE_MODES:
+        raise InvalidArgument(f"races={races!r} is not one of {RACE_MODES}")
+    if engine not in ENGINES:
+        raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
+    mode = races or scenario.options.get("races", "report")
+    if scenario.options.get("races", "off") != mode:
+        scenario = dataclasses.replace(scenario, options={**scenario.options, "races": mode})
+    return scenario, Coverage(scenario.kernels, races_checked=mode != "off")
 
 
 def _policies(scenario: Scenario, method: str, budget: int, seed: int, depth: int) -> Iterator[Policy]:
+    return schedule_policies(scenario, method, 0, budget, seed, depth)
+
+
+def schedule_policies(scenario: Scenario, method: str, first: int, stop: int, seed: int = 0,
+                      depth: int = 2) -> Iterator[Policy]:
+    """Schedules ``first`` to ``stop - 1`` (from 0) of ``explore``'s random or PCT sequence: a chunk of a campaign."""
     if method == "random":
-        for i in range(budget):
+        for i in range(first, stop):
             yield RandomWalk(seed=seed + i)
         return
     steps = _sequential_steps(scenario)
-    for i in range(budget):
+    for i in range(first, stop):
         yield PCT(seed=seed + i, depth=depth, steps=steps)
 
 
@@ -161,39 +216,53 @@ def _pct_bound(scenario: Scenario, seed: int, depth: int) -> float | None:
 
 
 def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction: bool,
-                tick: Callable[[int], None], kind: str | None = None) -> tuple[tuple | None, int, bool]:
+                tick: Callable[[int], None], kind: str | None = None, coverage: Coverage | None = None,
+                deadline: float | None = None) -> tuple[tuple | None, int, bool]:
     """Breadth first by preemption count; each schedule extends its parent after the parent's last preemption.
 
-    With ``kind``, only a failure of that kind counts (the shrinker looks for the same bug).
+    With ``kind``, only a failure of that kind counts (the shrinker looks for the same bug); past
+    ``deadline`` (a ``time.perf_counter()`` value) it stops as if the budget were spent.
     """
     frontier: list[tuple[tuple[int, int], ...]] = [()]
     tried = 0
     for bound in range(max_preemptions + 1):
         following = []
         for prefix in frontier:
-            if tried >= budget:
+            if tried >= budget or (deadline is not None and time.perf_counter() > deadline):
                 return None, tried, False
-            policy = Switches(prefix, record=True)
-            outcome, dev = scenario.execute(policy=policy, trace=reduction)
+            outcome, policy, children, dev = systematic_step(scenario, prefix, reduction, bound < max_preemptions)
+            if coverage is not None:
+                coverage.add(dev, scenario.name)
             tried += 1
             tick(tried)
             if outcome is not None and (kind is None or outcome.kind == kind):
                 return (outcome, policy, tried), tried, False
-            if bound == max_preemptions or outcome is not None:
-                continue
-            points = conflict_points(dev.runs) if reduction else None
-            last = prefix[-1][0] if prefix else -1
-            for step, _, others in policy.branches:
-                if step <= last:
-                    continue
-                if points is None:
-                    following.extend(prefix + ((step, thread),) for thread in others)
-                elif step in points:
-                    following.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
+            following.extend(children)
         frontier = following
         if not frontier:
             break
     return None, tried, True
+
+
+def systematic_step(scenario: Scenario, prefix: tuple[tuple[int, int], ...], reduction: bool = True,
+                    extend: bool = True) -> tuple[Outcome | None, Switches, list, Device]:
+    """Run one schedule of the systematic search: its outcome, its policy, when ``extend`` and it passed
+    its children (one more preemption each, after ``prefix``'s last) in search order, and the device."""
+    policy = Switches(prefix, record=True)
+    outcome, dev = scenario.execute(policy=policy, trace=reduction)
+    if not extend or outcome is not None:
+        return outcome, policy, [], dev
+    points = conflict_points(dev.runs) if reduction else None
+    last = prefix[-1][0] if prefix else -1
+    children = []
+    for step, _, others in policy.branches:
+        if step <= last:
+            continue
+        if points is None:
+            children.extend(prefix + ((step, thread),) for thread in others)
+        elif step in points:
+            children.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
+    return outcome, policy, children, dev
 
 
 def conflict_points(runs) -> dict[int, set[int]]:
@@ -229,7 +298,8 @@ def conflict_points(runs) -> dict[int, set[int]]:
 
 
 def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int,
-                tick: Callable[[int], None], start: float) -> Exploration:
+                tick: Callable[[int], None], start: float, coverage: Coverage,
+                shrink_time: float | None) -> Exploration:
     from hypothesis import HealthCheck, Phase, find, settings
     from hypothesis.errors import NoSuchExample
 
@@ -246,7 +316,9 @@ def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int
         calls[0] += 1
         if not first[0]:
             tick(calls[0])
-        outcome = scenario.attempt(policy=policy, trace=False)
+        outcome, dev = scenario.execute(policy=policy, trace=False)
+        if not first[0]:
+            coverage.add(dev, scenario.name)
         if outcome is None or (kind and outcome.kind != kind[0]):
             return False
         if not first[0]:
@@ -259,45 +331,96 @@ def _hypothesis(scenario: Scenario, budget: int, seed: int, max_preemptions: int
     try:
         shrunk = find(strategy, fails, settings=config, random=random.Random(seed))
     except NoSuchExample:
-        return Exploration(scenario.name, "hypothesis", calls[0], time.perf_counter() - start)
+        coverage.add_traced(scenario.execute(policy="sequential", trace=True)[1].runs)
+        return Exploration(scenario.name, "hypothesis", calls[0], time.perf_counter() - start, coverage=coverage)
     outcome = scenario.attempt(policy=shrunk, trace=False)
-    failure = _failure(scenario, outcome, repr(shrunk), first[0], shrink=False)
-    return Exploration(scenario.name, "hypothesis", first[0], time.perf_counter() - start, failure)
+    failure = _failure(scenario, outcome, repr(shrunk), first[0], False, shrink_time, coverage)
+    coverage.add_traced(scenario.execute(policy="sequential", trace=True)[1].runs)
+    return Exploration(scenario.name, "hypothesis", first[0], time.perf_counter() - start, failure,
+                       coverage=coverage)
 
 
 # -- shrinking and the report ----------------------------------------------------------------------------
 
 
-def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool) -> Failure:
+def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool,
+             shrink_time: float | None = None, coverage: Coverage | None = None) -> Failure:
     original_token = outcome.device.token
     preemptions, forced = switches_of(outcome.device.runs)
+    before = sum(run.preemptions for run in outcome.device.runs)
+    shrinking = shrink
+    began = time.perf_counter()
+    deadline = None if shrink_time is None else began + shrink_time
     final, dev = None, None
     if shrink:
+        # A shallow bug first: the same failure within one preemption, by systematic search, in a third of the
+        # time (a whole algorithm's run switches threads thousands of times, and delta debugging from there is slow).
+        share = None if shrink_time is None else began + shrink_time / 3
+        shallow, _, _ = _systematic(scenario, _SHRINK_BUDGET, 1, True, lambda done: None, kind=outcome.kind,
+                                    deadline=share)
+        if shallow is not None:
+            final, dev = scenario.execute(policy=Switches(shallow[1].preemptions), trace=True)
+            shrink = final is None or final.kind != outcome.kind
+            if shrink:
+                final = None
+    if shrink:
         def fails(kept: list[tuple[int, int]]) -> bool:
+            if deadline is not None and time.perf_counter() > deadline:
+                return False  # out of time: keep what was reached
             again = scenario.attempt(policy=Switches(kept, forced), trace=False)
             return again is not None and again.kind == outcome.kind
 
         if fails(preemptions):
-            preemptions = ddmin(preemptions, fails)
+            preemptions = ddmin(_by_launch(preemptions, outcome.device.runs, fails), fails)
             final, dev = scenario.execute(policy=Switches(preemptions, forced), trace=True)
+            if final is not None and final.kind != outcome.kind:
+                final = None
         if final is None or sum(run.preemptions for run in dev.runs) > 1:
             # Delta debugging is 1-minimal, not minimal: look for the same bug with fewer preemptions.
             # The reduced search first; its conflict heuristic can miss a bug (a lock stall, say), the full one not.
             have = sum(run.preemptions for run in dev.runs) if final is not None else _SHRINK_BOUND + 1
             found = None
             for reduction in (True, False):
-                if found is None:
+                if found is None and have > 0:
                     found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, _SHRINK_BOUND), reduction,
-                                              lambda done: None, kind=outcome.kind)
+                                              lambda done: None, kind=outcome.kind, deadline=deadline)
             if found is not None:
                 final, dev = scenario.execute(policy=Switches(found[1].preemptions), trace=True)
     if final is None:  # not reproduced by the switches alone (a fair hand-over differs): keep it as found
         final, dev = scenario.execute(schedule=original_token, trace=True)
     final = final or outcome
     shrunk, _ = switches_of(dev.runs)
+    after = sum(run.preemptions for run in dev.runs)
+    finished = deadline is None or time.perf_counter() <= deadline
+    if coverage is not None:
+        coverage.add_traced(dev.runs)
     return Failure(scenario=scenario.name, kind=final.kind, message=final.message, policy=policy,
                    schedule_index=index, token=dev.token, original_token=original_token, shrunk=shrunk,
-                   preemptions=sum(run.preemptions for run in dev.runs), trace=trace_of(dev.runs))
+                   preemptions=after, trace=trace_of(dev.runs),
+                   shrink_report={"shrunk": bool(shrinking), "preemptions_before": before, "preemptions_after": after,
+                                  "finished": finished, "seconds": round(time.perf_counter() - began, 3),
+                                  "time_limit": shrink_time})
+
+
+def _by_launch(preemptions: list[tuple[int, int]], runs, fails: Callable[[list], bool]) -> list[tuple[int, int]]:
+    """``preemptions`` without those of every launch whose preemptions all can go at once (``fails`` still
+    holds): a whole algorithm's bug lives in one or two of its launches, and this takes one run a launch."""
+    kept, start = list(preemptions), 0
+    for run in runs:
+        inside = [p for p in kept if start <= p[0] < start + run.steps]
+        start += run.steps
+        if inside and len(inside) < len(kept):
+            rest = [p for p in kept if p not in inside]
+            if fails(rest):
+                kept = rest
+    return kept
+
+
+def failure_of(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool = True,
+               shrink_time: float | None = 30.0) -> Failure:
+    """The report of the failing run ``outcome`` (schedule ``index``, ``policy`` its description), shrunk as
+    ``explore`` shrinks it: what a campaign reports for the first failure it found."""
+    return _failure(scenario, outcome, policy, index, shrink, shrink_time)
 
 
 class Replayed:

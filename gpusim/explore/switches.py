@@ -39,11 +39,23 @@ class Switches(Policy):
         self._steps = sorted(set(self._switch) | set(self._hand_over))
         self.offset = 0
         self.position = 0
+        self.n_threads = 0
         self.branches: list[tuple[int, int, tuple[int, ...]]] = []  # (global step, running, others)
+
+    def compiled_switches(self) -> tuple[tuple, tuple] | None:
+        """The switch lists for the compiled engine (:func:`~gpusim.backends.sim.compiled.plan_of`), or ``None``
+        while recording the branching points, which only the reference engine sees."""
+        return None if self.record else (self.preemptions, self.forced)
 
     def start(self, launch, n_threads, step_offset):
         self.offset = step_offset
         self.position = 0
+        self.n_threads = n_threads
+
+    def _can_run(self, thread: int | None, sim) -> bool:
+        """Whether ``thread`` exists in this launch and may run: a switch recorded in a larger launch
+        (a 256-thread phase) can land, once others are removed, on a smaller one (a 32-thread fill)."""
+        return thread is not None and thread < self.n_threads and sim.is_runnable(thread)
 
     def _following(self, glob: int) -> int:
         steps, position = self._steps, self.position
@@ -58,11 +70,11 @@ class Switches(Policy):
         glob = step + self.offset
         if current < 0:
             wanted = self._hand_over.get(glob)
-            thread = wanted if wanted is not None and sim.is_runnable(wanted) else sim.first_runnable(0)
+            thread = wanted if self._can_run(wanted, sim) else sim.first_runnable(0)
         else:
             thread = current
             wanted = self._switch.get(glob)
-            if wanted is not None and wanted != current and sim.is_runnable(wanted):
+            if wanted != current and self._can_run(wanted, sim):
                 thread = wanted
             if self.record and thread == current and len(sim.runnable) > 1:
                 self.branches.append((glob, current, tuple(sorted(t for t in sim.runnable if t != current))))

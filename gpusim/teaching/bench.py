@@ -2,16 +2,18 @@
 
 Two workloads: *memory*, where each of ``threads`` threads does ``ops`` scheduling points
 (alternating loads and stores of its own element), and *barrier*, the same with a block
-barrier after every load-store pair.  gpusim runs it under each policy, with
-tracing on and off; numba's simulator (``NUMBA_ENABLE_CUDASIM=1``, one OS thread per CUDA thread)
-runs the same loop in a subprocess, since the variable must be set before numba loads.  Numba's
-simulator has no ``T``, so its kernel is the same loop written with ``numba.cuda`` directly.
+barrier after every load-store pair.  gpusim runs it under each policy, with tracing on and
+off, on the reference simulator and on the compiled engine (``engine="compiled"``: the kernel
+lowered to numba generators, its first launch compiled before timing); numba's simulator
+(``NUMBA_ENABLE_CUDASIM=1``, one OS thread per CUDA thread) runs the same loop in a subprocess,
+since the variable must be set before numba loads.  Numba's simulator has no ``T``, so its kernel
+is the same loop written with ``numba.cuda`` directly.
 
 Example
 -------
 >>> row = sim_throughput(threads=64, ops=10, policies=("sequential",), traces=(False,))[0]
->>> row["points"]
-640
+>>> row["points"], row["simulator"]
+(640, 'gpusim')
 """
 
 from __future__ import annotations
@@ -83,30 +85,39 @@ def check_workload(threads: int, ops: int, block: int, workload: str) -> None:
 
 def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                    policies: Iterable[str] = POLICIES,
-                   traces: Iterable[bool] = (False, True), repeats: int = 3, workload: str = "memory") -> list[dict]:
+                   traces: Iterable[bool] = (False, True), repeats: int = 3, workload: str = "memory",
+                   engine: str = "reference") -> list[dict]:
     """Scheduling points per second of the gpusim simulator, per policy and tracing mode (best of ``repeats``).
 
     Points are counted as loads and stores only (``2 × ops/2`` per thread), as for numba's simulator,
     although gpusim also counts each ``syncthreads`` as a scheduling point.  Sizes are checked by
-    :func:`check_workload`.
+    :func:`check_workload`.  ``engine="compiled"`` times the compiled engine (``trace`` must then be
+    ``False``), after one untimed launch that compiles the kernel (or loads it from the disk cache).
     """
     check_workload(threads, ops, block, workload)
+    if engine not in ("reference", "compiled"):
+        raise InvalidArgument(f"engine={engine!r} is not one of ('reference', 'compiled')")
     rows = []
+    grid = -(-threads // block)
     for policy in policies:
         for trace in traces:
             best = float("inf")
+            if engine == "compiled":  # compile (or load from the cache) before timing
+                warm = Device("sim", policy=policy, seed=1, trace=trace, engine=engine)
+                warm.launch(WORKLOADS[workload], grid=grid, block=block,
+                            args=(warm.zeros(threads, np.int32), threads, 1))
             for _ in range(repeats):
-                dev = Device("sim", policy=policy, seed=1, trace=trace)
+                dev = Device("sim", policy=policy, seed=1, trace=trace, engine=engine)
                 a = dev.zeros(threads, np.int32)
                 start = time.perf_counter()
-                dev.launch(WORKLOADS[workload], grid=-(-threads // block), block=block,
-                           args=(a, threads, ops // 2))
+                dev.launch(WORKLOADS[workload], grid=grid, block=block, args=(a, threads, ops // 2))
                 best = min(best, time.perf_counter() - start)
                 if not (dev.to_host(a) == ops // 2).all():
                     raise GpusimInternalError(f"the {workload} workload counted wrong: {dev.to_host(a)[:8]} ...")
             points = threads * 2 * (ops // 2)
-            rows.append({"simulator": "gpusim", "workload": workload, "policy": policy, "trace": trace,
-                         "threads": threads, "points": points, "seconds": best, "points_per_second": points / best})
+            rows.append({"simulator": "gpusim" if engine == "reference" else "gpusim compiled", "workload": workload,
+                         "policy": policy, "trace": trace, "threads": threads, "points": points, "seconds": best,
+                         "points_per_second": points / best})
     return rows
 
 

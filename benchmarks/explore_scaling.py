@@ -1,0 +1,188 @@
+"""Schedules per second of one fixed campaign on 1, 2, 4, 8 and 16 Dask workers, in one run.
+
+The campaign: the fixed twins of the zoo's hardest entries (the longest schedules: Louvain's hash claim
+and singleton swap, Suitor, McVitie-Wilson, the intra-warp spin lock, ROMA's fenced flip under PCT) and
+two full algorithms on 50-vertex graphs (G-PR on a 25 x 25 bipartite graph, Suitor on a 50-vertex
+weighted graph), each checked against an independent oracle (SciPy's maximum matching size, the
+greedy matching).  The fixed twins pass, so every campaign runs its whole budget.  For each number of
+workers the script starts a local Dask cluster (processes, one thread each; nothing else needed, no
+network), warms every worker up (imports, one schedule of each scenario), then times the campaign: the
+scenarios' campaigns all at once on the one client (threads that only wait on Dask), so that their chunks
+form one pool of work.  It checks that every worker count gives the same answer, and writes JSON and a
+plot of the speed-up against the ideal line.
+
+Usage::
+
+    python benchmarks/explore_scaling.py [--workers 1,2,4,8,16] [--scale 1.0] [--json FILE] [--png FILE]
+
+``--scale`` multiplies every budget (the default campaign took about two minutes on one worker of a
+loaded 2-core machine, so the five worker counts take about five minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import logging
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from gpusim.explore import Scenario, campaign
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: (scenario, policy, schedules at --scale 1)
+ZOO_PART = [("louvain_hash_claim_without_cas.fixed", "random", 3000), ("louvain_singleton_swap.fixed", "random", 1600),
+            ("suitor_no_cas.fixed", "random", 2400), ("mcvitie_wilson_no_cas.fixed", "random", 3000),
+            ("intra_warp_spin_lock.fixed", "random", 2400), ("atomic_flip_no_fence.fixed", "pct", 4000)]
+ALGORITHM_PART = [("gpr-50", "random", 240), ("suitor-50", "random", 1000)]
+
+
+def gpr_scenario() -> Scenario:
+    """G-PR (seed 001, Alg. 2) on a 25 x 25 random bipartite graph of 80 edges; oracle: SciPy's matching size."""
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    from gpusim.algorithms.bipartite import gpr
+    from gpusim.types.generators import uniform_random
+
+    graph = uniform_random(25, 25, 80, seed=3)
+    expected = int((maximum_bipartite_matching(graph.to_scipy(), perm_type="column") >= 0).sum())
+
+    def run(dev) -> str | None:
+        size = int(gpr(graph, device=dev).size)
+        return None if size == expected else f"G-PR matched {size} rows, SciPy {expected}"
+
+    return Scenario("bench.gpr-50", run, threads=64, description="G-PR on a 25 x 25 bipartite graph")
+
+
+def suitor_scenario() -> Scenario:
+    """Suitor (seed 003, Paper I Alg. 3) on a 50-vertex graph of 150 edges; oracle: the sequential greedy matching."""
+    from gpusim.algorithms.weighted import suitor
+    from gpusim.algorithms.weighted.reference_greedy import greedy
+    from gpusim.types.graphs import WeightedGraph
+
+    rng = np.random.default_rng(7)
+    pairs = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, 50, (400, 2)).tolist() if u != v})[:150]
+    graph = WeightedGraph.from_edges([u for u, _ in pairs], [v for _, v in pairs], rng.random(len(pairs)).tolist())
+    expected = greedy(graph).mate.tolist()
+
+    def run(dev) -> str | None:
+        mate = suitor(graph, device=dev, layout="thread").mate.tolist()
+        return None if mate == expected else "Suitor's matching differs from the greedy one"
+
+    return Scenario("bench.suitor-50", run, threads=64, description="Suitor on a 50-vertex weighted graph")
+
+
+def the_campaign(scale: float) -> list[tuple[str | Scenario, str, int]]:
+    """The scenarios (zoo entries by name: a worker finds them in its own registry), policies and budgets."""
+    algorithms = {"gpr-50": gpr_scenario(), "suitor-50": suitor_scenario()}
+    parts = [(name, policy, budget) for name, policy, budget in ZOO_PART]
+    parts += [(algorithms[name], policy, budget) for name, policy, budget in ALGORITHM_PART]
+    return [(scenario, policy, max(1, round(budget * scale))) for scenario, policy, budget in parts]
+
+
+def _warm(parts) -> int:
+    """On a worker: import everything and run one schedule of each scenario (compiles, caches)."""
+    for scenario, policy, _ in parts:
+        campaign(scenario, policy, budget=1, shrink=False)
+    return os.getpid()
+
+
+def timed_campaign(client, scenario, policy: str, budget: int):
+    begin = time.perf_counter()
+    result = campaign(scenario, policy, budget=budget, client=client)
+    return result, time.perf_counter() - begin, budget
+
+
+def measure(workers: int, parts) -> dict:
+    import distributed
+
+    started = time.perf_counter()
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    with distributed.Client(cluster) as client:
+        client.wait_for_workers(workers)
+        startup = time.perf_counter() - started
+        client.run(_warm, parts)
+        start = time.perf_counter()
+        with ThreadPoolExecutor(len(parts)) as threads:  # every part at once: one pool of chunks, no idle tail
+            done = list(threads.map(lambda part: timed_campaign(client, *part), parts))
+        seconds = time.perf_counter() - start
+        rows, total = [], 0
+        for result, part_seconds, budget in done:
+            total += result.schedules_run
+            rows.append({"scenario": result.scenario, "policy": result.policy, "budget": budget,
+                         "schedules": result.schedules_run, "seconds": part_seconds, "found": result.found,
+                         "replay": result.failure.replay_token if result.failure else None})
+            print(f"  {workers:>2} worker(s)  {result.scenario:<40} {result.schedules_run:>6} schedules "
+                  f"done after {part_seconds:7.2f} s", file=sys.stderr)
+    cluster.close()
+    return {"workers": workers, "startup_seconds": startup, "seconds": seconds, "schedules": total,
+            "schedules_per_second": total / seconds, "scenarios": rows}
+
+
+def plot(runs: list[dict], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    base = runs[0]["schedules_per_second"] / runs[0]["workers"]
+    workers = [run["workers"] for run in runs]
+    speedup = [run["schedules_per_second"] / base for run in runs]
+    figure, axes = plt.subplots(figsize=(5.5, 4))
+    axes.plot(workers, workers, "--", color="grey", label="ideal")
+    axes.plot(workers, speedup, "o-", label="campaign (schedules/s)")
+    for w, s in zip(workers, speedup, strict=True):
+        axes.annotate(f"{s:.1f}x", (w, s), textcoords="offset points", xytext=(4, -12), fontsize=8)
+    axes.set_xlabel("Dask workers (processes, one thread each)")
+    axes.set_ylabel(f"speed-up over {runs[0]['workers']} worker(s)")
+    axes.set_title(f"gpusim explore campaign, {os.cpu_count()} cores")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", default="1,2,4,8,16", help="worker counts, comma-separated (default 1,2,4,8,16)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every budget (default 1)")
+    parser.add_argument("--json", default=str(ROOT / "benchmarks" / "explore-scaling.json"), help="JSON output")
+    parser.add_argument("--png", default=str(ROOT / "benchmarks" / "explore-scaling.png"), help="plot output")
+    options = parser.parse_args(argv)
+    counts = [int(part) for part in options.workers.split(",") if part.strip()]
+    if not counts or min(counts) < 1 or options.scale <= 0:
+        parser.error(f"--workers {options.workers!r} / --scale {options.scale}: worker counts >= 1, scale > 0")
+    parts = the_campaign(options.scale)
+    runs = []
+    for workers in counts:
+        runs.append(measure(workers, parts))
+        print(f"{workers:>2} worker(s): {runs[-1]['schedules']} schedules in {runs[-1]['seconds']:.1f} s, "
+              f"{runs[-1]['schedules_per_second']:.1f} schedules/s", file=sys.stderr)
+    answers = {run["workers"]: [(row["found"], row["replay"]) for row in run["scenarios"]] for run in runs}
+    same = len({json.dumps(answer) for answer in answers.values()}) == 1
+    base = runs[0]["schedules_per_second"] / runs[0]["workers"]
+    report = {"benchmark": "explore_scaling", "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+              "command": " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])]),
+              "machine": {"platform": platform.platform(), "processor": platform.processor(),
+                          "cpus": os.cpu_count(), "python": platform.python_version()},
+              "scale": options.scale, "same_answer_for_every_worker_count": same, "runs": runs,
+              "speedup": {run["workers"]: run["schedules_per_second"] / base for run in runs}}
+    Path(options.json).write_text(json.dumps(report, indent=1) + "\n")
+    plot(runs, options.png)
+    for run in runs:
+        print(f"{run['workers']:>2} worker(s): {run['schedules_per_second']:9.1f} schedules/s  "
+              f"speed-up {run['schedules_per_second'] / base:5.2f}x")
+    print(f"same answer for every worker count: {same}; written {options.json} and {options.png}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""Hunt bugs in a registered algorithm: the real driver on the simulator, judged by an independent oracle.
+
+:func:`algorithm_scenario` makes a :class:`~gpusim.explore.scenario.Scenario` of any GPU algorithm of the
+registry (:mod:`gpusim.runtime.registry`): each explored schedule runs the whole host driver on the
+simulator (every launch, every host loop) with the caller's ``kernels=`` (a planted mutation, say) and
+checks the result against the input, never against the code under test:
+
+=============  ======================================================================================
+problem        oracle
+=============  ======================================================================================
+bipartite      a valid matching of the input, and maximum: its König cover covers every edge
+weighted       a valid matching (b-matching) of the input; the same pairs as the sequential reference
+               (Suitor, LD, b-Suitor: the greedy matching, unique for distinct weights); ROMA: perfect,
+               and no swap of two matched edges gains more than the threshold (brute force)
+stable         stable (no blocking pair, checked from the lists) and man-optimal: the same wives as
+               sequential Gale-Shapley
+communities    a partition of the input's vertices whose reported modularity is its modularity in the
+               input, no level of the dendrogram above the final one
+=============  ======================================================================================
+
+Any exception — from a kernel, the driver's own checks or the oracle — is a failure too
+(:meth:`Scenario.execute`).  The input is a graph (or preference instance) given, a bundled example,
+a file, or drawn from ``input_seed``: small random inputs, sized to reach every kernel with the lowered
+thresholds of ``options`` (``shrink_at=1`` makes G-PR compact its active lists on a few columns).
+The scenario's name says all of it (``algorithm:gpr:seed=3:initial=empty``), so a replay token finds
+it again: :func:`~gpusim.explore.replay` rebuilds it from the name.
+
+>>> scenario = algorithm_scenario("apfb", input_seed=1, start="empty")
+>>> scenario.name
+'algorithm:apfb:seed=1:initial=empty'
+>>> scenario.attempt(policy="random", seed=0) is None
+True
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+
+from .scenario import Scenario, register
+
+__all__ = ["STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "import_kernels", "oracle",
+           "scenario_from_name"]
+
+#: The starts ``start=`` takes: where a bipartite driver begins (``initial=``).
+STARTS = ("cheap", "empty")
+_PREFIX = "algorithm:"
+#: Simulator options of every algorithm scenario: a whole algorithm takes many steps.
+_SIM_OPTIONS = {"max_steps": 400_000, "livelock_steps": 40_000}
+
+
+def _registry():
+    import gpusim.algorithms  # noqa: F401 - the families register their algorithms
+    from gpusim.runtime import registry
+
+    return registry
+
+
+def algorithm_names() -> list[str]:
+    """The registered algorithms that launch kernels (the ones a hunt can run), sorted."""
+    return sorted(entry.name for entry in _registry().algorithms() if entry.gpu)
+
+
+def _lookup(name: Any):
+    if not isinstance(name, str) or name not in algorithm_names():
+        raise InvalidArgument(f"algorithm={name!r} is not a registered GPU algorithm; choose one of "
+                              f"{', '.join(algorithm_names())}")
+    return next(entry for entry in _registry().algorithms() if entry.name == name and entry.gpu)
+
+
+# -- inputs ------------------------------------------------------------------------------------------------
+
+
+def draw_input(name: str, seed: int) -> Any:
+    """A small input for algorithm ``name``, drawn from ``seed`` (deterministic): 3–8 vertices a side.
+
+    >>> draw_input("gpr", 0)
+    BipartiteGraph(n_rows=..., n_cols=..., n_edges=...)
+    """
+    from gpusim.types.arguments import check_seed
+
+    entry = _lookup(name)
+    rng = np.random.default_rng(check_seed(seed))
+    if entry.problem == "bipartite":
+        from gpusim.types.generators import uniform_random
+
+        rows, cols = (int(x) for x in rng.integers(3, 9, size=2))
+        return uniform_random(rows, cols, int(rng.integers(rows, 2 * rows * cols // 3 + rows + 1)), seed)
+    if entry.problem == "stable":
+        from gpusim.types.preference_generators import easy_instance
+
+        return easy_instance(int(rng.integers(3, 9)), seed)
+    n = 2 * int(rng.integers(2, 5)) if name == "roma" else int(rng.integers(4, 10))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    keep = pairs if name == "roma" else [p for p in pairs if rng.random() < 0.5] or pairs[:1]
+    weights = rng.permutation(len(keep)) + 1.0  # distinct: the greedy matching is unique
+    u, v = (np.array(side, np.int64) for side in zip(*keep, strict=True))
+    if entry.problem == "communities":
+        from gpusim.algorithms.louvain.graph import LouvainGraph
+
+        return LouvainGraph.from_edges(u, v, weights, n)
+    from gpusim.types.weighted_graph import WeightedGraph
+
+    return WeightedGraph.from_edges(u, v, weights, n)
+
+
+def _load(name: str, source: str, value: str) -> Any:
+    """The input named by ``example=NAME`` or ``file=PATH``."""
+    from gpusim.types.graphs import example_path, load_graph
+
+    problem = _lookup(name).problem
+    path = str(example_path(value)) if source == "example" else value
+    if problem == "stable":
+        from gpusim.types.preferences import PreferenceInstance
+
+        return PreferenceInstance.from_json(path)
+    if problem == "communities":
+        from gpusim.algorithms.louvain.graph import LouvainGraph
+
+        return LouvainGraph.from_matrix_market(path, symmetrise="max")
+    return load_graph(path, "bipartite" if problem == "bipartite" else "weighted")
+
+
+# -- oracles -----------------------------------------------------------------------------------------------
+
+
+def _reference(entry, data: Any, options: dict) -> Any:
+    """The sequential counterpart's result (independent of the kernels), for the oracles that compare."""
+    registry = _registry()
+    sequential = entry if "cpu" in entry.backends else registry.lookup(entry.problem, entry.on_cpu)
+    kept = {key: value for key, value in options.items() if key in ("b", "capacities")}
+    return sequential.run(data, backend="cpu", **kept)
+
+
+def _roma_swap(result: Any, data: Any, threshold: float) -> str | None:
+    """A swap of two matched edges that gains more than ``threshold`` (Lemma 4.1.1's 4-cycle), or ``None``."""
+    w = data.to_scipy().toarray()
+    mate = np.asarray(result.mate)
+    if (mate < 0).any():
+        return f"the matching is not perfect: mate = {mate.tolist()}"
+    edges = [(u, int(mate[u])) for u in range(mate.size) if u < mate[u]]
+    for i, (u, v) in enumerate(edges):
+        for x, y in edges[i + 1:]:
+            gain = max(w[u, x] + w[v, y], w[u, y] + w[v, x]) - (w[u, v] + w[x, y])
+            if gain > threshold * max(1.0, abs(w).max()):
+                return f"matched edges ({u},{v}) and ({x},{y}) swap for a gain of {gain:.3g}"
+    return None
+
+
+def oracle(entry, data: Any, result: Any, reference: Any, options: dict) -> str | None:
+    """What is wrong with ``result`` of algorithm ``entry`` on ``data``, or ``None`` (see the module notes)."""
+    if result.problem is not None:
+        return f"invalid result: {result.problem}"
+    if entry.problem == "bipartite":
+        return None if result.certified else f"not maximum: size {result.size}, but its König cover does not prove it"
+    if entry.problem == "stable":
+        if result.certificate():
+            return f"not stable: blocking pairs {result.certificate()[:4]}"
+        if not np.array_equal(result.wife, reference.wife):
+            return f"stable but not man-optimal: wives {result.wife.tolist()}, expected {reference.wife.tolist()}"
+        return None
+    if entry.problem == "communities":
+        return None
+    if entry.name == "roma":
+        return _roma_swap(result, data, options.get("threshold", 1e-5))
+    mine = result.partners if result.partners is not None else result.mate
+    theirs = reference.partners if reference.partners is not None else reference.mate
+    if not np.array_equal(np.sort(np.asarray(mine), axis=-1), np.sort(np.asarray(theirs), axis=-1)):
+        return (f"not the greedy matching: weight {result.weight:.6g}, the sequential reference's "
+                f"{reference.weight:.6g}")
+    return None
+
+
+# -- scenarios ---------------------------------------------------------------------------------------------
+
+
+def _option_text(options: Mapping[str, Any]) -> str:
+    return "".join(f":{key}={value}" for key, value in sorted(options.items()))
+
+
+def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = None, file: str | None = None,
+                       input_seed: int | None = None, kernels: Mapping[str, Any] | str | None = None,
+                       start: str | None = None, options: Mapping[str, Any] | None = None,
+                       sim_options: Mapping[str, Any] | None = None) -> Scenario:
+    """A scenario that runs registered algorithm ``name`` on one input and checks it with the oracle.
+
+    Parameters
+    ----------
+    name:
+        A registered GPU algorithm (:func:`algorithm_names`): ``"gpr"``, ``"apfb"``, ``"suitor"``,
+        ``"bsuitor"``, ``"roma"``, ``"mw-gpu"``, ...
+    graph, example, file, input_seed:
+        The input, exactly one: a graph (or preference instance), a bundled example's name, a Matrix
+        Market (or JSON preference) file, or a seed for :func:`draw_input`.
+    kernels:
+        Passed to the driver's ``kernels=``: kernels or ``@device`` steps replaced (a mutation); or the
+        dotted path of such a mapping, ``"package.module.NAME"``, imported (and named in the scenario's
+        name, so that its replay tokens rebuild it).
+    start:
+        ``"cheap"`` or ``"empty"``: a bipartite driver's initial matching (``initial=``).  The repair
+        steps of G-PR and APFB only matter from an empty start.
+    options:
+        More driver keywords, e.g. ``{"shrink_at": 1}`` (G-PR compacts on a small graph), ``{"b": 2}``.
+    sim_options:
+        Simulator options (``max_steps``, ``memory="weak"``, ``races="raise"``, ...).
+
+    Returns
+    -------
+    Scenario
+        Named ``algorithm:NAME:INPUT[:option=value...]`` (plus ``:kernels=...`` when mutated).  The name
+        rebuilds it (:func:`scenario_from_name`), so its replay tokens replay in any process — unless it
+        holds a ``graph`` object or a ``kernels`` mapping (not a dotted path): then it is registered, and
+        its tokens replay in this process.
+    """
+    entry = _lookup(name)
+    given = [label for label, value in (("graph", graph), ("example", example), ("file", file),
+                                        ("input_seed", input_seed)) if value is not None]
+    if len(given) != 1:
+        raise InvalidArgument(f"give one input (graph, example, file or input_seed), not {given or 'none'}")
+    driver = dict(options or {})
+    if start is not None:
+        if start not in STARTS:
+            raise InvalidArgument(f"start={start!r} is not one of {STARTS}")
+        if entry.problem != "bipartite":
+            raise InvalidArgument(f"start={start!r}: only the bipartite drivers take a start, not {name!r}")
+        driver["initial"] = start
+    kernels_path = kernels if isinstance(kernels, str) else None
+    if kernels_path is not None:
+        kernels = import_kernels(kernels_path)
+    if kernels is not None and not isinstance(kernels, Mapping):
+        raise InvalidArgumentType(f"kernels must map names to kernels or @device functions, got {kernels!r}")
+    if input_seed is not None:
+        data, label = draw_input(name, input_seed), f"seed={input_seed}"
+    elif graph is not None:
+        data, label = graph, "graph"
+    else:
+        source, value = ("example", example) if example is not None else ("file", file)
+        if not isinstance(value, str) or ":" in value:
+            raise InvalidArgument(f"{source}={value!r} must be a name or path without ':'")
+        data, label = _load(name, source, value), f"{source}={value}"
+    scenario_name = f"{_PREFIX}{name}:{label}{_option_text(driver)}"
+    if kernels_path is not None:
+        scenario_name += f":kernels={kernels_path}"
+    elif kernels:
+        scenario_name += f":kernels={'+'.join(sorted(kernels))}"
+    run = _runner(entry, data, dict(kernels or {}), driver)
+    names = tuple(kernel.name for kernel in entry.kernels if hasattr(kernel, "name"))
+    scenario = Scenario(scenario_name, run, {**_SIM_OPTIONS, **dict(sim_options or {})}, threads=64,
+                        description=f"{entry.title} on {label}", kernels=names)
+    rebuilt_by_name = label != "graph" and (not kernels or kernels_path is not None)
+    return scenario if rebuilt_by_name else register(scenario, replace=True)
+
+
+def _runner(entry, data: Any, kernels: dict, driver: dict):
+    reference = functools.cache(lambda: _reference(entry, data, driver))
+    needs_reference = entry.problem == "stable" or (entry.problem == "weighted" and entry.name != "roma")
+
+    def run(dev) -> str | None:
+        extra = {"kernels": kernels} if kernels else {}
+        result = entry.run(data, backend="sim", device=dev, **extra, **driver)
+        return oracle(entry, data, result, reference() if needs_reference else None, driver)
+
+    return run
+
+
+def scenario_from_name(name: str) -> Scenario:
+    """Rebuild the scenario ``algorithm:NAME:INPUT[:option=value...]`` (what a replay token names)."""
+    parts = name.removeprefix(_PREFIX).split(":")
+    if len(parts) < 2 or "=" not in parts[1]:
+        raise InvalidArgument(f"scenario={name!r} is not of the form 'algorithm:NAME:seed=N' (or example=, file=)")
+    source, value = parts[1].split("=", 1)
+    options: dict[str, Any] = {}
+    for part in parts[2:]:
+        key, _, text = part.partition("=")
+        if key == "kernels" and text.count(".") and not text.count("+"):
+            options[key] = text
+            continue
+        if key == "kernels":
+            raise InvalidArgument(f"scenario={name!r} ran planted kernels ({text}), which a name cannot rebuild: "
+                                  f"replay(token, scenario=algorithm_scenario(..., kernels=...))")
+        options[key] = _literal(text)
+    start = options.pop("initial", None)
+    kernels = options.pop("kernels", None)
+    if source not in ("seed", "example", "file"):
+        raise InvalidArgument(f"scenario={name!r}: the input {source}= cannot be rebuilt from a name (a graph "
+                              f"object): replay(token, scenario=...) with the scenario itself")
+    inputs = {"input_seed": int(value)} if source == "seed" else {source: value}
+    return algorithm_scenario(parts[0], start=start, options=options, kernels=kernels, **inputs)
+
+
+def import_kernels(path: str) -> Mapping[str, Any]:
+    """The ``kernels=`` mapping at dotted ``path`` (``"package.module.NAME"``), imported."""
+    import importlib
+
+    module, _, attribute = path.rpartition(".")
+    try:
+        found = getattr(importlib.import_module(module), attribute) if module else None
+    except ImportError as missing:
+        raise InvalidArgument(f"kernels={path!r}: cannot import {module!r} ({missing})") from None
+    except AttributeError:
+        found = None
+    if not isinstance(found, Mapping):
+        raise InvalidArgument(f"kernels={path!r} names no mapping of kernels (give 'package.module.NAME')")
+    return found
+
+
+def _literal(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text

@@ -1,0 +1,86 @@
+"""Hunt a registered algorithm: inputs and schedules explored together, the first failure shrunk and replayable.
+
+:func:`hunt` is what ``gpusim explore --algorithm NAME`` runs.  On one input (a graph, an example, a file)
+it is :func:`~gpusim.explore.explore` on :func:`~gpusim.explore.algorithm.algorithm_scenario`.  With
+``random_inputs=N`` it draws inputs from seeds ``seed, seed + 1, ...`` and gives each a share of the
+schedule budget, until one fails; the input's seed is in the failing scenario's name, and so in its
+replay token: ``replay(failure.replay_token)`` rebuilds the same input and runs the same schedule.
+
+>>> found = hunt("mw-gpu", random_inputs=2, budget=4)
+>>> found.found, found.schedules, found.coverage.races_checked
+(False, 4, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from gpusim.errors import InvalidArgument
+from gpusim.types.arguments import check_int, check_seed
+
+from .algorithm import algorithm_scenario
+from .report import Exploration
+from .search import explore
+
+__all__ = ["hunt"]
+
+
+def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str | None = None,
+         random_inputs: int | None = None, budget: int = 1000, seed: int = 0, policy: str = "random",
+         kernels: Mapping[str, Any] | str | None = None, start: str | None = None,
+         options: Mapping[str, Any] | None = None,
+         sim_options: Mapping[str, Any] | None = None, races: str | None = None, shrink_time: float | None = 30.0,
+         progress: Callable[[int], None] | None = None, **explore_options: Any) -> Exploration:
+    """Explore algorithm ``name`` under ``budget`` schedules of ``policy`` on one input, or on random ones.
+
+    Parameters
+    ----------
+    name, graph, example, file, kernels, start, options, sim_options:
+        As :func:`~gpusim.explore.algorithm.algorithm_scenario` (give ``graph``, ``example``, ``file`` or
+        ``random_inputs``).
+    random_inputs:
+        Draw this many small inputs, from seeds ``seed`` on; each gets ``budget // random_inputs``
+        schedules (at least one), in turn, until one fails.
+    budget, seed, policy, races, shrink_time, progress, explore_options:
+        As :func:`~gpusim.explore.explore` (``progress`` counts schedules across inputs).
+
+    Returns
+    -------
+    Exploration
+        The failing input's exploration (its scenario names the input), with ``schedules`` counted over
+        every input tried and the coverage of them all; or the last input's, when none failed.
+    """
+    check_int("budget", budget, 1, None)
+    seed = check_seed(seed)
+    if random_inputs is None:
+        scenario = algorithm_scenario(name, graph, example=example, file=file, kernels=kernels, start=start,
+                                      options=options, sim_options=sim_options)
+        return explore(scenario, policy, budget, seed, races=races, shrink_time=shrink_time, progress=progress,
+                       **explore_options)
+    check_int("random_inputs", random_inputs, 1, None)
+    if graph is not None or example is not None or file is not None:
+        raise InvalidArgument("random_inputs draws the inputs: give no graph, example or file with it")
+    share, done, seconds, coverage, result = max(1, budget // random_inputs), 0, 0.0, None, None
+    tried = 0
+    for k in range(random_inputs):
+        if done >= budget:
+            break
+        tried += 1
+        scenario = algorithm_scenario(name, input_seed=check_seed(seed + k), kernels=kernels, start=start,
+                                      options=options, sim_options=sim_options)
+        tick = (lambda n, before=done: progress(before + n)) if progress is not None else None
+        result = explore(scenario, policy, min(share, budget - done), seed, races=races, shrink_time=shrink_time,
+                         progress=tick, **explore_options)
+        done += result.schedules
+        seconds += result.seconds
+        if coverage is None:
+            coverage = result.coverage
+        else:
+            coverage.merge(result.coverage)
+        if result.found:
+            break
+    result.schedules, result.seconds, result.coverage, result.inputs = done, seconds, coverage, tried
+    if not result.found and tried > 1:  # name every input tried, not the last
+        result.scenario = result.scenario.replace(f":seed={seed + tried - 1}", f":seed={seed}..{seed + tried - 1}", 1)
+    return result
