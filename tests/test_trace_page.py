@@ -84,6 +84,21 @@ def _chromium() -> str:
     return path
 
 
+def test_gpusim_explore_html_writes_the_failure_and_the_replay(tmp_path, capsys):
+    page = tmp_path / "found.html"
+    assert main(["explore", "lost_update", "--policy", "systematic", "--html", str(page), "--json"]) == 1
+    record = json.loads(capsys.readouterr().out)
+    assert record["page"] == str(page) and record["failure"]["token"] in page.read_text()
+    again = tmp_path / "replayed.html"
+    assert main(["explore", "--replay", record["failure"]["replay"], "--html", str(again), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["page"] == str(again) and again.stat().st_size > 1000
+    for argv, fragment in ((["--zoo", "--html", str(tmp_path / "z.html")], "--zoo writes no page"),
+                           (["lost_update", "--html", "/nonexistent/dir/p.html"], "p.html")):
+        assert main(["explore", *argv]) == 2
+        err = capsys.readouterr().err
+        assert fragment in err and err.count("\n") == 1
+
+
 def test_a_browser_steps_to_the_collision_and_shows_its_values(tmp_path):
     chromium = _chromium()
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")

@@ -39,6 +39,8 @@ def register_explore(commands, common: argparse.ArgumentParser) -> None:
     explore.add_argument("--fixed-budget", type=int, default=1000, help="schedules per fixed twin with --zoo")
     explore.add_argument("--list", action="store_true", help="list the scenarios")
     explore.add_argument("--png", metavar="FILE", help="draw the failure as swimlanes (PNG or SVG)")
+    explore.add_argument("--html", metavar="PAGE",
+                         help="write the failure's run as one self-contained HTML page to step through in a browser")
     explore.add_argument("--json", action="store_true", help="print one JSON object")
     _add_hunt_options(explore)
     _add_campaign_options(explore)
@@ -167,14 +169,41 @@ def _check_modes(options: argparse.Namespace) -> None:
                               + (f", not {' and '.join(given)}" if given else ""))
     if options.png and (options.zoo or options.list):
         raise InvalidArgument(f"--png {options.png!r}: {given[0]} draws no picture (give a SCENARIO or --replay)")
+    if options.html and (options.zoo or options.list):
+        raise InvalidArgument(f"--html {options.html!r}: {given[0]} writes no page (give a SCENARIO or --replay)")
     if options.zoo and options.fixed_budget < 1:  # explore() checks it too, but only after the first entry ran
         raise InvalidArgument(f"fixed_budget must be >= 1, got fixed_budget={options.fixed_budget}")
     check_picture_option(options)
 
 
+def _check_page(options: argparse.Namespace) -> None:
+    """``--html PAGE``: refused before any schedule runs when the page cannot be written."""
+    if options.html:
+        from gpusim.teaching.trace_page import check_page_path
+
+        check_page_path(options.html)
+
+
+def _write_page(options: argparse.Namespace, run) -> None:
+    """``--html PAGE``: the run (a failure or a replay) as a page to step through; ``record["page"]``."""
+    options.record["page"] = None
+    if options.html and run is not None:
+        from gpusim.teaching.trace_page import write_trace_html
+
+        options.record["page"] = write_trace_html(run, options.html)
+
+
+def _page_line(options: argparse.Namespace) -> None:
+    if options.record.get("page"):
+        print(f"step through it in a browser: {options.record['page']}")
+    elif options.html:
+        print(f"no failure, so no page written to {options.html}")
+
+
 def _explore(options: argparse.Namespace) -> int:
     from gpusim.explore import explore, replay, scenario_names
 
+    _check_page(options)
     if options.algorithm is not None:
         return _hunt(options)
     if _campaign_wanted(options):
@@ -224,6 +253,7 @@ def _show(options: argparse.Namespace, result) -> int:
     """An exploration's verdict, failure report (or swimlanes) and coverage note; exit status 1 on a failure."""
     failure = result.failure
     options.record.update({**result.to_dict(), "picture": None})
+    _write_page(options, failure)
 
     def show_text() -> None:
         if failure is None:
@@ -235,6 +265,7 @@ def _show(options: argparse.Namespace, result) -> int:
             print(failure.report() + "\n")
         if result.coverage is not None:
             print(result.coverage.note())
+        _page_line(options)
 
     draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
     return emit(options, 1 if failure else 0, show_text, draw)
@@ -244,6 +275,7 @@ def _replay(options: argparse.Namespace, again) -> int:
     """``--replay NAME@TOKEN``: the replayed run's outcome and interleaving (and swimlanes with ``--png``)."""
     options.record.update({"scenario": again.scenario, "kind": again.kind, "message": again.message,
                            "token": again.token, "events": len(again.trace), "picture": None})
+    _write_page(options, again)
 
     def show_text() -> None:
         from gpusim.backends.sim import format_events
@@ -251,6 +283,7 @@ def _replay(options: argparse.Namespace, again) -> int:
 
         print(f"{again.scenario}: {again.kind or 'passed'}" + (f"\n{again.message}" if again.message else ""))
         print(format_events(interleaving(again.trace), None))
+        _page_line(options)
 
     def draw() -> str:
         from gpusim.teaching.plots import swimlanes
@@ -385,12 +418,14 @@ def _campaign(options: argparse.Namespace) -> int:
         bar.close()
     options.record.update({**result.to_dict(), "picture": None})
     failure = result.failure
+    _write_page(options, failure)
 
     def show_text() -> None:
         if failure is not None:
             print(failure.report() + "\n")
         else:
             print(f"{result.scenario}: {result.verdict}")
+        _page_line(options)
         rate = result.schedules_run / result.seconds if result.seconds else 0.0
         print(f"campaign: {result.schedules_run} schedule(s) run on {result.workers} worker(s) in "
               f"{result.seconds:.1f} s ({rate:.1f}/s), {result.interleavings} distinct interleaving(s), "
