@@ -75,9 +75,9 @@ nitpick_ignore_regex = [
     # other projects' types in signatures and parameter types: CI builds offline, so no intersphinx
     # inventory of Python, NumPy, SciPy, NetworkX or Hypothesis is there to link them to
     ("py:(class|obj|func|meth|mod|data|exc)",
-     r"(numpy|np|scipy|networkx|nx|hypothesis|matplotlib|numba|cupy|greenlet|tqdm)(\..+)?"),
+     r"(numpy|np|scipy|networkx|nx|hypothesis|matplotlib|numba|cupy|greenlet|tqdm|dask|distributed)(\..+)?"),
     ("py:(class|obj|func|meth|mod|data|exc)",
-     r"(abc|collections\.abc|os|types|typing|pathlib|io|json|argparse|random|enum|dataclasses)\..+"),
+     r"(abc|ast|collections\.abc|os|types|typing|pathlib|io|json|argparse|random|enum|dataclasses)\..+"),
     # NumPy's names as numpydoc writes them in attribute types, "ndarray of int32": the same offline reason
     ("py:class", r"ndarray|(u?int|float)(8|16|32|64)|bool_"),
     # numpydoc's words in a parameter's type that are not classes: "array_like" (whatever numpy.asarray

@@ -3,7 +3,7 @@
 A numba generator object is a pointer to a structure (resume point, arguments, live variables) in
 its creator's stack frame, so one creation site in a loop gives one structure, reused.  The compiled
 engine (:mod:`.compiled`) creates each thread's generator in a loop and copies its fresh structure
-into a NumPy byte array (:func:`gen_store`); :func:`gen_at` turns an address back into a generator of
+into a NumPy byte array (``gen_store``); ``gen_at`` turns an address back into a generator of
 the same type, which ``next()`` then advances in place.  Thousands of threads cost one loop, not a
 tuple literal of thousands of generators compiled as a switch.  The copies own no references of
 their own: the arrays they use must outlive the run (the scheduler keeps them alive), and a kernel
