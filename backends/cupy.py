@@ -198,6 +198,24 @@ class CupyBackend(GpuBackend):
     def array(self, host: np.ndarray):
         return self._cupy.asarray(np.ascontiguousarray(host))
 
+    def adopt(self, value: Any):
+        """``value`` as a CuPy array without a copy (a ``cupy.ndarray``, or any object with
+        ``__cuda_array_interface__``, numba's device arrays included), or None for host data.
+        A strided 1-D view is made contiguous on the device."""
+        cupy = self._cupy
+        if isinstance(value, cupy.ndarray):
+            found = value
+        elif hasattr(value, "__cuda_array_interface__"):
+            found = cupy.asarray(value)
+        else:
+            return None
+        return cupy.ascontiguousarray(found) if found.ndim == 1 else found
+
+    def free_memory(self) -> int:
+        """Free bytes on the device, counting the blocks CuPy's memory pool holds for reuse."""
+        free, _ = self._cupy.cuda.runtime.memGetInfo()
+        return int(free) + int(self._cupy.get_default_memory_pool().free_bytes())
+
     def to_host(self, array: Any) -> np.ndarray:
         return self._cupy.asnumpy(array)
 

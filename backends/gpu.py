@@ -9,7 +9,7 @@ refuses an :class:`~gpusim.errors.InvalidArgument`, a kernel that faults while r
 
 >>> from gpusim.backends.gpu import GpuBackend
 >>> sorted(GpuBackend.__abstractmethods__)[:4]
-['array', 'compile', 'device_synchronize', 'full']
+['adopt', 'array', 'compile', 'device_synchronize']
 """
 
 from __future__ import annotations
@@ -58,6 +58,14 @@ class GpuBackend(ABC):
 
     @abstractmethod
     def array(self, host: np.ndarray) -> Any: ...
+
+    @abstractmethod
+    def adopt(self, value: Any) -> Any:
+        """``value`` as a device array of this backend without a copy, or None when it is host data."""
+
+    @abstractmethod
+    def free_memory(self) -> int:
+        """Bytes of device memory free now."""
 
     @abstractmethod
     def to_host(self, array: Any) -> np.ndarray: ...

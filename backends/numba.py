@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.backends.gpu import GpuBackend
-from gpusim.errors import BackendUnavailable, KernelSyntaxError
+from gpusim.errors import BackendUnavailable, InvalidArgument, KernelSyntaxError
 
 __all__ = ["NumbaBackend", "availability", "create_backend", "numba_signature"]
 
@@ -139,11 +139,55 @@ class NumbaBackend(GpuBackend):
         )
 
     # -- memory --------------------------------------------------------------------------------
+    _fill_kernel: Any = None  # a numba kernel ``out[i] = value``, compiled on first use (per dtype)
+
     def full(self, n: int, value: Any, dtype: np.dtype):
-        return self._cuda.to_device(np.full(n, value, dtype=dtype))
+        """Allocated and filled on the device: a memset when ``value`` is one repeated byte (0, -1), else a
+        one-line fill kernel; no host array is built or copied."""
+        out = self._cuda.device_array(n, dtype=dtype)
+        if n == 0:
+            return out
+        pattern = np.array([value], dtype=dtype).tobytes()
+        if len(set(pattern)) == 1:
+            out.gpu_data.memset(pattern[0], n * dtype.itemsize)
+        else:
+            self.fill_kernel()[-(-n // 256), 256](out, dtype.type(value))
+        return out
+
+    def fill_kernel(self):
+        """The numba kernel ``out[i] = value`` (compiled lazily, once per dtype, shared by every instance)."""
+        if NumbaBackend._fill_kernel is None:
+            cuda = self._cuda
+
+            @cuda.jit
+            def fill(out, value):  # pragma: no cover - runs on the GPU
+                i = cuda.grid(1)
+                if i < out.shape[0]:
+                    out[i] = value
+
+            NumbaBackend._fill_kernel = fill
+        return NumbaBackend._fill_kernel
 
     def array(self, host: np.ndarray):
         return self._cuda.to_device(np.ascontiguousarray(host))
+
+    def adopt(self, value: Any):
+        """``value`` as a numba device array without a copy (a numba device array, or any object with
+        ``__cuda_array_interface__``, CuPy's included), or None for host data."""
+        if isinstance(value, self._device_array):
+            found = value
+        elif self._cuda.is_cuda_array(value):
+            found = self._cuda.as_cuda_array(value)
+        else:
+            return None
+        if len(found.shape) == 1 and not found.is_c_contiguous():
+            raise InvalidArgument(
+                f"a device array given to numba must be contiguous; got a strided view (strides {found.strides})"
+            )
+        return found
+
+    def free_memory(self) -> int:
+        return int(self._cuda.current_context().get_memory_info()[0])
 
     def to_host(self, array: Any) -> np.ndarray:
         return array.copy_to_host()

@@ -17,6 +17,7 @@ __all__ = [
     "Deadlock",
     "GpusimError",
     "GpusimInternalError",
+    "InsufficientDeviceMemory",
     "InvalidArgument",
     "InvalidArgumentType",
     "InvariantViolation",
@@ -40,6 +41,11 @@ class InvalidArgument(GpusimError, ValueError):
 
 class InvalidArgumentType(InvalidArgument, TypeError):
     """An argument has the wrong type; the message names the argument and shows its type."""
+
+
+class InsufficientDeviceMemory(InvalidArgument):
+    """The input does not fit in the GPU's free memory; raised before any copy, naming the bytes
+    needed, the bytes free and what to run instead (``backend="cpu"``, a smaller algorithm)."""
 
 
 class BackendUnavailable(GpusimError, RuntimeError):

@@ -115,6 +115,14 @@ class SimBackend:
     def array(self, host: np.ndarray) -> SimArray:
         return SimArray(host.copy())
 
+    def adopt(self, value) -> SimArray | None:
+        """``value`` itself when it is a simulator array (no copy), else None (host data)."""
+        return value if isinstance(value, SimArray) else None
+
+    def free_memory(self) -> None:
+        """The simulator's memory has no limit."""
+        return None
+
     def to_host(self, array: SimArray) -> np.ndarray:
         return array.data.copy()
 

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.errors import InsufficientDeviceMemory, InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import KERNEL_DTYPES, Kernel
 from gpusim.types.arguments import check_positive_int
 
-__all__ = ["BACKENDS", "BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Device", "choose_backend"]
+__all__ = ["BACKENDS", "BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Device", "choose_backend", "memory_shortfall"]
 
 #: Backend names ``Device`` accepts; ``"auto"`` picks the first GPU backend that works, else ``"sim"``.
 BACKENDS = ("auto", "sim", "numba", "cupy")
@@ -73,6 +73,31 @@ def choose_backend(backend: str, size: int | None = None) -> tuple[str, str]:
     if size <= SIM_AUTO_LIMIT:
         return "sim", f"{no_gpu}; {size} edges fit the simulator"
     return "cpu", f"{no_gpu}; {size} edges are too many for the simulator"
+
+
+def _size(n: int) -> str:
+    """``n`` bytes for a person: ``"1.50 GiB (1610612736 bytes)"``."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.2f} {unit} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def memory_shortfall(needed: int, free: int | None, what: str, alternative: str) -> str | None:
+    """The one-line message when ``needed`` bytes of device memory exceed the ``free`` ones, else None.
+
+    ``free=None`` is a device without a limit (the simulator).  ``alternative`` says what to run instead.
+
+    >>> print(memory_shortfall(3 * 2**30, 2**30, "gpr on cupy", 'backend="cpu"'))  # doctest: +NORMALIZE_WHITESPACE
+    gpr on cupy needs 3.00 GiB (3221225472 bytes) of GPU memory for this input,
+    but only 1.00 GiB (1073741824 bytes) are free; use backend="cpu"
+    >>> memory_shortfall(10, 100, "gpr on cupy", 'backend="cpu"') is None
+    True
+    """
+    if free is None or needed <= free:
+        return None
+    return (f"{what} needs {_size(needed)} of GPU memory for this input, but only {_size(free)} are free; "
+            f"use {alternative}")
 
 
 class Device:
@@ -137,12 +162,44 @@ class Device:
         return self._impl.full(_check_length(n), value, dtype)
 
     def array(self, host: Any):
-        """Copy a 1-D NumPy array (or anything ``np.asarray`` takes) to the device."""
+        """Copy a 1-D NumPy array (or anything ``np.asarray`` takes) to the device.
+
+        An array already on this device is returned as it is, without a copy: on ``"cupy"`` a
+        ``cupy.ndarray``, on ``"numba"`` a numba device array, on either GPU backend any object with
+        ``__cuda_array_interface__`` (viewed in place), on ``"sim"`` a simulator array.
+
+        >>> dev = Device("sim")
+        >>> a = dev.array([1, 2, 3])
+        >>> dev.array(a) is a
+        True
+        """
+        adopted = self._impl.adopt(host)
+        if adopted is not None:
+            if len(adopted.shape) != 1:
+                raise InvalidArgument(f"device arrays are 1-D; got an array of shape {tuple(adopted.shape)}")
+            _check_dtype(adopted.dtype)
+            return adopted
         host = np.asarray(host)
         if host.ndim != 1:
             raise InvalidArgument(f"device arrays are 1-D; got an array of shape {host.shape}")
         _check_dtype(host.dtype)
         return self._impl.array(np.ascontiguousarray(host))
+
+    def free_memory(self) -> int | None:
+        """Bytes of free device memory now, or None on the simulator (no limit)."""
+        return self._impl.free_memory()
+
+    def check_fits(self, needed: int, algorithm: str, alternative: str = 'backend="cpu"') -> None:
+        """Refuse, before any copy, an input whose ``needed`` bytes exceed the device's free memory.
+
+        Raises :class:`~gpusim.errors.InsufficientDeviceMemory` (one line: bytes needed, bytes free,
+        ``alternative``) instead of the CUDA out-of-memory error a copy or allocation would raise.
+
+        >>> Device("sim").check_fits(10**15, "gpr")     # the simulator has no limit
+        """
+        message = memory_shortfall(int(needed), self.free_memory(), f"{algorithm} on {self.backend}", alternative)
+        if message is not None:
+            raise InsufficientDeviceMemory(message)
 
     def to_host(self, array: Any) -> np.ndarray:
         """Copy a device array back into a new NumPy array."""
