@@ -185,6 +185,14 @@ class Device:
         _check_dtype(host.dtype)
         return self._impl.array(np.ascontiguousarray(host))
 
+    def holds(self, array: Any) -> bool:
+        """Whether ``array`` is in memory this device uses without a copy (see :meth:`array`).
+
+        >>> Device("sim").holds(np.zeros(3))
+        False
+        """
+        return self._impl.adopt(array) is not None
+
     def free_memory(self) -> int | None:
         """Bytes of free device memory now, or None on the simulator (no limit)."""
         return self._impl.free_memory()

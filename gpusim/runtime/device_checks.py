@@ -25,9 +25,9 @@ from gpusim.language import interface as T
 from gpusim.language.kernels import kernel
 from gpusim.runtime.device import Device
 
-__all__ = ["BLOCK", "NONE", "count_matched", "csr_offsets_check", "csr_problem", "lists_check", "matched_count",
-           "matching_check", "matching_problem", "peek", "peek_weight", "symmetry_check", "value_at",
-           "weighted_problem"]
+__all__ = ["BLOCK", "NONE", "count_matched", "csr_offsets_check", "csr_problem", "lists_check",
+           "matched_count", "matching_check", "matching_problem", "peek", "peek_weight", "symmetry_check",
+           "transpose_check", "transpose_problem", "value_at", "weighted_problem"]
 
 #: No offending position found (the atomic minima start here).
 NONE = 2**31 - 1
@@ -59,6 +59,28 @@ def lists_check(ptr, adj, n, n_dst, bad):
                 T.atomic_min(bad, 0, k)
             if k > ptr[u] and adj[k - 1] >= adj[k]:
                 T.atomic_min(bad, 1, k)
+        u += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32[:], int32, int32[:]")
+def transpose_check(ptr, adj, t_ptr, t_adj, n, bad):
+    """``bad[0]``: the smallest position ``k`` of an entry ``(u, adj[k])`` missing from the other side's
+    CSR (a binary search in the sorted list ``t_adj[t_ptr[v]:t_ptr[v + 1]]``, ``v = adj[k]``): the row
+    and column CSR of seeds 000-001 must hold the same edges."""
+    u = T.gtid()
+    while u < n:
+        for k in range(ptr[u], ptr[u + 1]):
+            v = adj[k]
+            lo = t_ptr[v]
+            hi = t_ptr[v + 1]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if t_adj[mid] < u:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo == t_ptr[v + 1] or t_adj[lo] != u:
+                T.atomic_min(bad, 0, k)
         u += T.num_threads()
 
 
@@ -195,6 +217,16 @@ def _list_of(dev: Device, ptr: Any, n: int, k: int) -> int:
         else:
             hi = mid - 1
     return lo
+
+
+def transpose_problem(dev: Device, ptr: Any, adj: Any, t_ptr: Any, t_adj: Any, n: int, names: tuple[str, str]
+                      ) -> str | None:
+    """For two valid CSR sides with as many entries: the first entry of one that the other lacks, or None."""
+    (k,) = _minima(dev, transpose_check, n, 1, ptr, adj, t_ptr, t_adj, n)
+    if k == NONE:
+        return None
+    u, v = _list_of(dev, ptr, n, k), value_at(dev, adj, k)
+    return f"{names[0]} lists edge ({u}, {v}) at position {k}, but {names[1]} does not: the two sides disagree"
 
 
 def weighted_problem(dev: Device, n: int, ptr: Any, adj: Any, weights: Any) -> str | None:

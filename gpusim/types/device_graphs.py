@@ -1,0 +1,276 @@
+"""Graphs whose arrays already live in device memory: no copy in, and (with ``output="device"``) none out.
+
+:class:`DeviceBipartiteGraph` is :class:`~gpusim.types.graphs.BipartiteGraph`'s twin for the GPU algorithms
+of seeds 000 and 001 (CSR on both sides), :class:`DeviceWeightedGraph` the twin of
+:class:`~gpusim.types.graphs.WeightedGraph` (a symmetric weighted CSR) for seeds 002 and 003.  Their
+arrays are int32 ids and offsets (float64 weights) of any device: CuPy arrays, numba device arrays,
+anything with ``__cuda_array_interface__``, or the simulator's arrays.  They are built from
+``cupyx.scipy.sparse`` matrices (converted and transposed on the GPU by cupyx), from CSR arrays, or
+from both CSR sides.
+
+Building one checks only what costs nothing (counts, lengths, dtypes): the contents (offsets
+monotone, ids in range, lists sorted, the two sides each other's transpose, symmetric weights) are
+checked on the device, by kernels, when an algorithm first takes the graph
+(:func:`gpusim.runtime.device_graphs.resident`), with a one-line
+:class:`~gpusim.errors.InvalidArgument` naming the offending entry and its value.
+
+>>> import numpy as np
+>>> from gpusim import Device
+>>> dev = Device("sim")
+>>> a = lambda *x: dev.array(np.array(x, np.int32))
+>>> g = DeviceBipartiteGraph(2, 2, a(0, 2, 3), a(0, 1, 0), a(0, 2, 3), a(0, 1, 0))
+>>> g, g.memory
+(DeviceBipartiteGraph(n_rows=2, n_cols=2, n_edges=3, memory='sim'), 'sim')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.arguments import check_count, type_name
+
+__all__ = ["DeviceBipartiteGraph", "DeviceWeightedGraph", "is_device_sparse", "memory_of"]
+
+
+def memory_of(array: Any) -> str:
+    """Whose memory ``array`` lives in: ``"cupy"``, ``"numba"``, ``"sim"`` or ``"cuda"`` (another CUDA array).
+
+    >>> import numpy as np
+    >>> memory_of(np.zeros(2))
+    'host'
+    """
+    module = type(array).__module__
+    if module.startswith("cupy"):
+        return "cupy"
+    if module.startswith("numba"):
+        return "numba"
+    if module.startswith("gpusim.backends.sim"):
+        return "sim"
+    if hasattr(array, "__cuda_array_interface__"):
+        return "cuda"
+    return "host"
+
+
+def is_device_sparse(matrix: Any) -> bool:
+    """Whether ``matrix`` is a ``cupyx.scipy.sparse`` matrix (without importing CuPy).
+
+    >>> import scipy.sparse as sp
+    >>> is_device_sparse(sp.eye(2))
+    False
+    """
+    return type(matrix).__module__.startswith("cupyx.scipy.sparse") and hasattr(matrix, "tocsr")
+
+
+def _device_ids(name: str, array: Any, length: int | None, dtype: str = "int32") -> Any:
+    """``array`` checked as a 1-D device array of ``dtype`` (and ``length``), by its metadata alone."""
+    if memory_of(array) == "host" or not hasattr(array, "shape") or not hasattr(array, "dtype"):
+        raise InvalidArgumentType(
+            f"{name} must be a device array (CuPy, numba, __cuda_array_interface__ or the simulator's), "
+            f"got {type_name(array)}; host arrays go to BipartiteGraph / WeightedGraph"
+        )
+    if len(array.shape) != 1:
+        raise InvalidArgument(f"{name} must be 1-D, got shape {tuple(array.shape)}")
+    if np.dtype(array.dtype) != np.dtype(dtype):
+        raise InvalidArgument(
+            f"{name} has dtype {np.dtype(array.dtype).name}; device graphs hold {dtype} "
+            f"(convert on the device, e.g. {name}.astype('{dtype}'))"
+        )
+    if length is not None and int(array.shape[0]) != length:
+        raise InvalidArgument(f"{name} must have {length} entries, got {int(array.shape[0])}")
+    return array
+
+
+def _cupyx_pattern(matrix: Any) -> tuple[Any, Any]:
+    """The pattern of a cupyx sparse matrix as canonical CSR and CSC (sorted, duplicates merged), on the GPU."""
+    import cupy
+    import cupyx.scipy.sparse as csp
+
+    if len(matrix.shape) != 2:
+        raise InvalidArgument(f"matrix must be two-dimensional, got shape {matrix.shape}")
+    coo = matrix.tocoo()
+    pattern = csp.coo_matrix((cupy.ones(coo.nnz, cupy.float32), (coo.row, coo.col)), shape=matrix.shape)
+    pattern.sum_duplicates()  # every stored entry is an edge, explicit zeros included (as from_scipy)
+    csr, csc = pattern.tocsr(), pattern.tocsc()
+    csr.sort_indices()
+    csc.sort_indices()
+    return csr, csc
+
+
+def _int32(array: Any) -> Any:
+    return array if np.dtype(array.dtype) == np.int32 else array.astype("int32")
+
+
+class DeviceBipartiteGraph:
+    """A bipartite graph with CSR adjacency on both sides, in device memory.
+
+    Parameters
+    ----------
+    n_rows, n_cols : int
+    row_ptr, row_adj : device arrays of int32
+        The row side's CSR: ``row_adj[row_ptr[r]:row_ptr[r + 1]]`` are row ``r``'s columns, sorted.
+    col_ptr, col_adj : device arrays of int32, optional
+        The column side's CSR (the transpose).  Left out, it is built on the GPU with cupyx (CuPy needed).
+
+    Attributes
+    ----------
+    n_rows, n_cols, n_edges, shape, row_ptr, row_adj, col_ptr, col_adj
+        As for :class:`~gpusim.types.graphs.BipartiteGraph`, the arrays on the device.
+    memory : str
+        Whose memory the arrays are in (:func:`memory_of` of ``row_adj``).
+
+    Raises
+    ------
+    InvalidArgumentType
+        A host array (NumPy, list) where a device array is expected.
+    InvalidArgument
+        A wrong dtype (not int32), shape or length; the contents are checked on the device later.
+    """
+
+    __slots__ = ("_n_rows", "_n_cols", "_arrays", "checked")
+
+    def __init__(self, n_rows: int, n_cols: int, row_ptr: Any, row_adj: Any, col_ptr: Any = None,
+                 col_adj: Any = None):
+        n_rows, n_cols = check_count("n_rows", n_rows), check_count("n_cols", n_cols)
+        row_ptr = _device_ids("row_ptr", row_ptr, n_rows + 1)
+        row_adj = _device_ids("row_adj", row_adj, None)
+        if (col_ptr is None) != (col_adj is None):
+            raise InvalidArgument("give both col_ptr and col_adj, or neither (the transpose is then built by cupyx)")
+        if col_ptr is None:
+            import cupy
+            import cupyx.scipy.sparse as csp
+
+            ptr, adj = cupy.asarray(row_ptr), cupy.asarray(row_adj)
+            ones = cupy.ones(adj.shape[0], cupy.float32)
+            csc = csp.csr_matrix((ones, adj, ptr), shape=(n_rows, n_cols)).tocsc()
+            csc.sort_indices()
+            col_ptr, col_adj = _int32(csc.indptr), _int32(csc.indices)
+        col_ptr = _device_ids("col_ptr", col_ptr, n_cols + 1)
+        col_adj = _device_ids("col_adj", col_adj, int(row_adj.shape[0]))
+        self._n_rows, self._n_cols = n_rows, n_cols
+        self._arrays = (row_ptr, row_adj, col_ptr, col_adj)
+        #: Set once the contents were checked on a device (the check then is not repeated).
+        self.checked = False
+
+    @classmethod
+    def from_cupyx(cls, matrix: Any) -> DeviceBipartiteGraph:
+        """Build from the pattern of a ``cupyx.scipy.sparse`` matrix (CSR, CSC or COO), on the GPU.
+
+        As :meth:`BipartiteGraph.from_scipy <gpusim.types.graphs.BipartiteGraph.from_scipy>`: every
+        stored entry is an edge, duplicates are one edge, values are not looked at.
+        """
+        if not is_device_sparse(matrix):
+            raise InvalidArgumentType(f"matrix must be a cupyx.scipy.sparse matrix, got {type_name(matrix)}")
+        n_rows = check_count("matrix.shape[0]", matrix.shape[0])
+        n_cols = check_count("matrix.shape[1]", matrix.shape[1])
+        csr, csc = _cupyx_pattern(matrix)
+        return cls(n_rows, n_cols, _int32(csr.indptr), _int32(csr.indices), _int32(csc.indptr),
+                   _int32(csc.indices))
+
+    n_rows = property(lambda self: self._n_rows, doc="Number of row vertices.")
+    n_cols = property(lambda self: self._n_cols, doc="Number of column vertices.")
+    row_ptr = property(lambda self: self._arrays[0], doc="Row-side CSR offsets (device, int32).")
+    row_adj = property(lambda self: self._arrays[1], doc="Column ids of each row (device, int32).")
+    col_ptr = property(lambda self: self._arrays[2], doc="Column-side CSR offsets (device, int32).")
+    col_adj = property(lambda self: self._arrays[3], doc="Row ids of each column (device, int32).")
+
+    @property
+    def n_edges(self) -> int:
+        """Number of edges (the length of ``row_adj``: no copy)."""
+        return int(self._arrays[1].shape[0])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self._n_rows, self._n_cols)
+
+    @property
+    def memory(self) -> str:
+        return memory_of(self._arrays[1])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the four arrays."""
+        return 4 * (self._n_rows + self._n_cols + 2 + 2 * self.n_edges)
+
+    def __repr__(self) -> str:
+        return (f"DeviceBipartiteGraph(n_rows={self._n_rows}, n_cols={self._n_cols}, n_edges={self.n_edges}, "
+                f"memory={self.memory!r})")
+
+
+class DeviceWeightedGraph:
+    """An undirected weighted graph as a symmetric CSR in device memory (seed 003, Paper I's input).
+
+    Parameters
+    ----------
+    n : int
+    ptr, adj : device arrays of int32
+        ``adj[ptr[u]:ptr[u + 1]]`` are ``u``'s neighbours, sorted; every edge is in both lists.
+    weights : device array of float64
+        The weight of each adjacency entry, the same in both directions, finite and >= 0.
+
+    >>> import numpy as np
+    >>> from gpusim import Device
+    >>> dev = Device("sim")
+    >>> g = DeviceWeightedGraph(2, dev.array(np.array([0, 1, 2], np.int32)),
+    ...                         dev.array(np.array([1, 0], np.int32)), dev.array(np.array([2.0, 2.0])))
+    >>> g.n, g.n_edges
+    (2, 1)
+    """
+
+    __slots__ = ("_n", "_arrays", "checked")
+
+    def __init__(self, n: int, ptr: Any, adj: Any, weights: Any):
+        n = check_count("n", n)
+        ptr = _device_ids("ptr", ptr, n + 1)
+        adj = _device_ids("adj", adj, None)
+        weights = _device_ids("weights", weights, int(adj.shape[0]), "float64")
+        self._n = n
+        self._arrays = (ptr, adj, weights)
+        self.checked = False
+
+    @classmethod
+    def from_cupyx(cls, matrix: Any) -> DeviceWeightedGraph:
+        """Build from a square, symmetric ``cupyx.scipy.sparse`` matrix, on the GPU: as
+        :meth:`WeightedGraph.from_scipy <gpusim.types.graphs.WeightedGraph.from_scipy>`, the weight of
+        ``{i, j}`` is ``|a_ij|``, zeros and the diagonal are no edge, duplicates are summed first."""
+        import cupy
+        import cupyx.scipy.sparse as csp
+
+        if not is_device_sparse(matrix):
+            raise InvalidArgumentType(f"matrix must be a cupyx.scipy.sparse matrix, got {type_name(matrix)}")
+        if len(matrix.shape) != 2 or matrix.shape[0] != matrix.shape[1]:
+            raise InvalidArgument(f"matrix must be square to be an undirected graph, got shape {matrix.shape}")
+        if matrix.dtype.kind not in "fiub":
+            raise InvalidArgumentType(f"matrix must hold real numbers, got dtype {matrix.dtype}")
+        n = check_count("matrix.shape[0]", matrix.shape[0])
+        coo = matrix.tocsr().tocoo()  # to CSR sums duplicates
+        coo.sum_duplicates()
+        keep = (coo.row != coo.col) & (coo.data != 0)
+        data = cupy.abs(coo.data[keep]).astype(cupy.float64)
+        csr = csp.coo_matrix((data, (coo.row[keep], coo.col[keep])), shape=(n, n)).tocsr()
+        csr.sort_indices()
+        return cls(n, _int32(csr.indptr), _int32(csr.indices), csr.data)
+
+    n = property(lambda self: self._n, doc="Number of vertices.")
+    ptr = property(lambda self: self._arrays[0], doc="CSR offsets (device, int32).")
+    adj = property(lambda self: self._arrays[1], doc="Neighbour ids (device, int32).")
+    weights = property(lambda self: self._arrays[2], doc="Weight of each adjacency entry (device, float64).")
+
+    @property
+    def n_edges(self) -> int:
+        """Number of undirected edges (half the adjacency's length: no copy)."""
+        return int(self._arrays[1].shape[0]) // 2
+
+    @property
+    def memory(self) -> str:
+        return memory_of(self._arrays[1])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the three arrays."""
+        return 4 * (self._n + 1) + 12 * int(self._arrays[1].shape[0])
+
+    def __repr__(self) -> str:
+        return f"DeviceWeightedGraph(n={self._n}, n_edges={self.n_edges}, memory={self.memory!r})"
