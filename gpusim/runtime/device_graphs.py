@@ -22,12 +22,26 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_checks import csr_problem, transpose_problem, weighted_problem
+from gpusim.runtime.device_checks import (
+    csr_problem,
+    matched_count,
+    matching_problem,
+    transpose_problem,
+    weighted_problem,
+)
 from gpusim.types.device_graphs import DeviceBipartiteGraph, DeviceWeightedGraph, memory_of
+from gpusim.types.device_results import DeviceBipartiteMatching
+from gpusim.types.results import BipartiteMatching
 
-__all__ = ["adopt", "is_device_graph", "resident"]
+__all__ = ["OUTPUTS", "adopt", "bipartite_bytes", "bipartite_result", "check_output", "is_device_graph",
+           "resident", "weighted_bytes"]
+
+#: Where a GPU algorithm leaves its result: copied to the host (the default) or on the device.
+OUTPUTS = ("host", "device")
 
 
 def is_device_graph(graph: Any) -> bool:
@@ -75,3 +89,59 @@ def resident(dev: Device, graph: Any) -> Any:
         adopted.checked = True
         return adopted
     return graph
+
+
+def check_output(output: Any) -> str:
+    """``output`` checked: ``"host"`` or ``"device"``."""
+    if not isinstance(output, str) or output not in OUTPUTS:
+        raise InvalidArgument(f"output={output!r} is not one of {OUTPUTS}")
+    return output
+
+
+def bipartite_bytes(graph: Any, sides: tuple[str, ...], vertex_words: int) -> int:
+    """Device bytes a bipartite driver needs: the CSR ``sides`` (``"row"``, ``"col"``) it copies — none
+    for a device-resident graph, already there — and ``vertex_words`` int32 arrays over all vertices.
+
+    >>> from gpusim.types.graphs import BipartiteGraph
+    >>> bipartite_bytes(BipartiteGraph.from_edges([0, 1], [1, 1]), ("row", "col"), 4)
+    104
+    """
+    nr, nc, m = graph.n_rows, graph.n_cols, graph.n_edges
+    copied = 0 if is_device_graph(graph) else sum(4 * ((nr if s == "row" else nc) + 1 + m) for s in sides)
+    return copied + 4 * vertex_words * (nr + nc)
+
+
+def weighted_bytes(graph: Any, vertex_words: int) -> int:
+    """Device bytes a weighted driver needs: the CSR, weights and each entry's owner (none for a
+    device-resident graph) and ``vertex_words`` 8-byte words per vertex."""
+    entries = 2 * graph.n_edges
+    copied = 0 if is_device_graph(graph) else 4 * (graph.n + 1) + 16 * entries
+    return copied + 8 * vertex_words * graph.n
+
+
+def bipartite_result(dev: Device, graph: Any, col_ptr: Any, col_adj: Any, rmatch: Any, cmatch: Any,
+                     algorithm: str, stats: dict, output: str) -> BipartiteMatching | DeviceBipartiteMatching:
+    """A bipartite driver's result: as before for a host graph and ``output="host"``; else a
+    :class:`~gpusim.types.device_results.DeviceBipartiteMatching` checked on the device against the
+    column side's CSR (``col_ptr``, ``col_adj``), its mates on the device for ``output="device"``."""
+    nr, nc = graph.n_rows, graph.n_cols
+    if output == "host" and not is_device_graph(graph):
+        return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], algorithm,
+                                 dev.backend, stats)
+
+    def problem_of() -> str | None:
+        return matching_problem(dev, col_ptr, col_adj, cmatch, rmatch, nc, nr, "column", "row")
+
+    def host_arrays() -> tuple[np.ndarray, ...]:
+        arrays = (dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc])
+        if is_device_graph(graph):
+            arrays += (dev.to_host(graph.row_ptr), dev.to_host(graph.row_adj)[:graph.n_edges])
+        return arrays
+
+    size = matched_count(dev, rmatch, nr)
+    if output == "device":
+        rows, cols = (rmatch if nr else dev.zeros(0, np.int32)), (cmatch if nc else dev.zeros(0, np.int32))
+    else:
+        rows, cols = dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc]
+    return DeviceBipartiteMatching(graph, rows, cols, size, algorithm, dev.backend, stats,
+                                   problem_of=problem_of, host_arrays=host_arrays)
