@@ -21,6 +21,7 @@ import numpy as np
 from gpusim.errors import InvalidArgument
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, resident
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
 from gpusim.types.check import check_bipartite_matching
@@ -37,12 +38,16 @@ KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, alternate, fix
 
 
 def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
-                      device: Device | None, check_invariants: bool, progress: bool, kernels) -> BipartiteMatching:
+                      device: Device | None, check_invariants: bool, progress: bool, kernels,
+                      output: str = "host") -> BipartiteMatching:
     check_choice("bfs", bfs, ("wr", "plain"))
     check_choice("layout", layout, ("ct", "mt"))
     name = "apsb" if shortest else "apfb"
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, name)
+    check_output(output)
+    dev.check_fits(bipartite_bytes(graph, ("col",), 3), name, f'backend="cpu" (the sequential hk) for {name}')
+    graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols
     start_level = 2
     mark_end = 1 if (shortest and bfs == "wr") else 0
@@ -92,7 +97,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     launch.close()
     stats = {"phases": phases, "bfs_levels": levels, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout}
-    return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], name, dev.backend, stats)
+    return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output)
 
 
 @register("bipartite", "apfb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -101,7 +106,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
           guarantees="maximum", kernels=tuple(KERNELS.values()))
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
-         progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+         progress: bool = False, kernels: dict | None = None, output: str = "host") -> BipartiteMatching:
     """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -128,6 +133,11 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     kernels:
         Kernels to launch in the place of the paper's, by name (``{"alternate": twin}``): the seam
         the bug zoo passes its broken twins through (:func:`gpusim.language.variants.kernel_table`).
+    output:
+        ``"host"`` (default): the mates copied back; ``"device"``: a
+        :class:`~gpusim.types.device_results.DeviceBipartiteMatching` whose mates stay on the device,
+        validated there.  ``graph`` may be device-resident
+        (:class:`~gpusim.types.device_graphs.DeviceBipartiteGraph`: no copy in; the matching starts empty).
 
     Returns
     -------
@@ -147,7 +157,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     [0, 1]
     """
     return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels)
+                             kernels, output)
 
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -156,7 +166,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
           kernels=tuple(KERNELS.values()))
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
-         progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+         progress: bool = False, kernels: dict | None = None, output: str = "host") -> BipartiteMatching:
     """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
@@ -169,7 +179,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     2
     """
     return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels)
+                             kernels, output)
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str) -> None:

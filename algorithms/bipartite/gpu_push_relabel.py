@@ -19,6 +19,7 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, is_device_graph, resident
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
 from gpusim.types.arguments import check_int
@@ -50,7 +51,7 @@ KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
         check_invariants: bool = False, progress: bool = False, kernels: dict | None = None,
-        shrink_at: int = SHRINK_THRESHOLD) -> BipartiteMatching:
+        shrink_at: int = SHRINK_THRESHOLD, output: str = "host") -> BipartiteMatching:
     """G-PR (seed 001, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
 
     Parameters
@@ -68,7 +69,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         ``("adaptive", k)``: the next global relabel after ``k × maxLevel`` loops (k = 0.7 was
         the paper's best with shrinking; 0.3 the other good value); ``("fixed", k)``: every
         ``k`` loops.
-    backend, initial, device, progress:
+    backend, initial, device, progress, output:
         As :func:`apfb`.
     check_invariants:
         After every INITKRNL (and compaction), copy the active list back and check no column is
@@ -101,6 +102,10 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     check_int("shrink_at", shrink_at, 1, None)
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, "gpr")
+    check_output(output)
+    dev.check_fits(bipartite_bytes(graph, ("row", "col"), 6), "gpr",
+                   'backend="cpu" (the sequential pr) or algorithm="apfb" (fewer device arrays)')
+    graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols
     infinity = nr + nc
     block = MT_BLOCK[dev.backend]
@@ -129,7 +134,8 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         return loop + max(1, int(k * max_level if kind == "adaptive" else k))
 
     loop, relabels, next_gr = 0, 0, 0
-    free_columns = np.flatnonzero(col_match == -1).astype(np.int32)
+    free_columns = (np.arange(nc, dtype=np.int32) if is_device_graph(graph)  # it starts empty: every column free
+                    else np.flatnonzero(col_match == -1).astype(np.int32))
     n_active = int(free_columns.size)
     if variant == "active" and n_active:
         # a_c, a_p: the current and previous active-column lists (Alg. 7); i_a[v] = loop when v is active.
@@ -174,7 +180,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
     stats = {"loops": loop, "global_relabels": relabels, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
-    return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], "gpr", dev.backend, stats)
+    return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, "gpr", stats, output)
 
 
 def _check_distinct(dev: Device, a_c, n_active: int, loop: int) -> None:

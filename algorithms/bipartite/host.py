@@ -16,6 +16,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_graphs import is_device_graph
 from gpusim.runtime.launcher import Launcher
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
@@ -38,12 +39,18 @@ SHRINK_THRESHOLD = 512
 def prepare(graph: Any, backend: str, device: Any, initial: Any, progress: Any,
             name: str) -> tuple[Device, Launcher, np.ndarray, np.ndarray]:
     """The arguments every driver takes, checked: the device to run on, its launcher, the starting matching."""
-    if not isinstance(graph, BipartiteGraph):
+    if not isinstance(graph, BipartiteGraph) and not is_device_graph(graph):
         raise InvalidArgumentType(f"graph must be a BipartiteGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     dev = device if device is not None else Device(backend)
-    row_match, col_match = initial_matching(graph, initial)
+    if is_device_graph(graph):  # no host copy of the graph: the matching starts empty, on the device
+        if not (initial is None or (isinstance(initial, str) and initial in ("cheap", "empty"))):
+            raise InvalidArgument(f"initial must be 'cheap' or 'empty' for a device-resident graph, got {initial!r}")
+        row_match = dev.full(max(graph.n_rows, 1), -1, np.int32)
+        col_match = dev.full(max(graph.n_cols, 1), -1, np.int32)
+    else:
+        row_match, col_match = initial_matching(graph, initial)
     if not isinstance(progress, bool):
         raise InvalidArgumentType(f"progress must be True or False, got {progress!r}")
     return dev, Launcher(dev, progress, name), row_match, col_match
@@ -76,5 +83,7 @@ def violation(dev: Device, message: str) -> InvariantViolation:
 
 def nonempty(array: np.ndarray) -> np.ndarray:
     """Device arrays of length 0 are awkward on some backends: give empty arrays one unused element."""
+    if not isinstance(array, (np.ndarray, list, tuple)):  # a device array (of a device-resident graph)
+        return array if array.shape[0] else np.full(1, -1, np.int32)
     array = np.asarray(array, np.int32)
     return array if array.size else np.full(1, -1, np.int32)

@@ -15,9 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from gpusim.errors import InvalidArgumentType
+from gpusim.runtime.device_graphs import device_backend
 from gpusim.runtime.dispatch import dispatch
-from gpusim.runtime.registry import names
-from gpusim.types.graphs import BipartiteGraph
+from gpusim.runtime.registry import lookup, names
+from gpusim.types.device_graphs import DeviceBipartiteGraph, is_device_sparse
+from gpusim.types.graphs import BipartiteGraph, load_graph
 from gpusim.types.results import BipartiteMatching
 
 # isort: off
@@ -47,7 +49,11 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
         ones, ``cpu``.  On ``cpu`` a GPU algorithm runs its sequential counterpart (``gpr`` → ``pr``,
         ``apfb``/``apsb`` → ``hk``); ``stats["chosen"]`` says what ran and why.
     **options:
-        Passed on to the algorithm (e.g. ``layout="mt"``, ``variant="first"``, ``k=0.5``).
+        Passed on to the algorithm (e.g. ``layout="mt"``, ``variant="first"``, ``k=0.5``,
+        ``output="device"``).
+
+    ``graph`` may be device-resident: a :class:`~gpusim.types.device_graphs.DeviceBipartiteGraph` or a
+    ``cupyx.scipy.sparse`` matrix, for a GPU algorithm on the device that holds it (``"auto"`` picks it).
 
     Examples
     --------
@@ -60,6 +66,9 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
     >>> m.algorithm, m.stats["chosen"]
     ('pr', 'asked for: ran its sequential counterpart pr')
     """
-    if not isinstance(graph, BipartiteGraph):
+    graph = load_graph(graph) if is_device_sparse(graph) else graph  # a cupyx matrix stays on the GPU
+    if not isinstance(graph, (BipartiteGraph, DeviceBipartiteGraph)):
         raise InvalidArgumentType(f"graph must be a BipartiteGraph, got {type(graph).__name__}")
+    if isinstance(graph, DeviceBipartiteGraph):
+        backend = device_backend(graph, backend if lookup("bipartite", algorithm).gpu else "cpu")
     return dispatch("bipartite", graph, algorithm, backend, size=graph.n_edges, **options)

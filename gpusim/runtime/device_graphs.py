@@ -37,8 +37,8 @@ from gpusim.types.device_graphs import DeviceBipartiteGraph, DeviceWeightedGraph
 from gpusim.types.device_results import DeviceBipartiteMatching
 from gpusim.types.results import BipartiteMatching
 
-__all__ = ["OUTPUTS", "adopt", "bipartite_bytes", "bipartite_result", "check_output", "is_device_graph",
-           "resident", "weighted_bytes"]
+__all__ = ["OUTPUTS", "adopt", "bipartite_bytes", "bipartite_result", "check_output", "device_backend",
+           "is_device_graph", "resident", "weighted_bytes"]
 
 #: Where a GPU algorithm leaves its result: copied to the host (the default) or on the device.
 OUTPUTS = ("host", "device")
@@ -89,6 +89,26 @@ def resident(dev: Device, graph: Any) -> Any:
         adopted.checked = True
         return adopted
     return graph
+
+
+def device_backend(graph: Any, backend: str) -> str:
+    """The backend for a device-resident ``graph``: ``"auto"`` takes the one whose memory it is in (CuPy
+    for any other CUDA array); ``"cpu"`` is refused — its arrays are not on the host.
+
+    >>> import numpy as np
+    >>> from gpusim.types.device_graphs import DeviceWeightedGraph
+    >>> dev = Device("sim")
+    >>> g = DeviceWeightedGraph(0, dev.array(np.zeros(1, np.int32)), dev.zeros(0), dev.zeros(0, np.float64))
+    >>> device_backend(g, "auto")
+    'sim'
+    """
+    if backend == "cpu":
+        raise InvalidArgument(
+            f"the graph lives in {graph.memory} memory: the sequential algorithms (backend='cpu') need a host "
+            "graph; run a GPU algorithm on its device, or copy the graph to the host first")
+    if backend == "auto":
+        return "cupy" if graph.memory == "cuda" else graph.memory
+    return backend
 
 
 def check_output(output: Any) -> str:

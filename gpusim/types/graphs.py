@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.arguments import type_name
 from gpusim.types.bipartite_graph import BipartiteGraph
+from gpusim.types.device_graphs import DeviceBipartiteGraph, DeviceWeightedGraph, is_device_sparse
 from gpusim.types.weighted_graph import WeightedGraph
 
 __all__ = ["BipartiteGraph", "WeightedGraph", "example_path", "examples_dir", "load_graph"]
@@ -43,16 +44,19 @@ __all__ = ["BipartiteGraph", "WeightedGraph", "example_path", "examples_dir", "l
 
 
 _KINDS = {"bipartite": BipartiteGraph, "weighted": WeightedGraph}
+_DEVICE_KINDS = {"bipartite": DeviceBipartiteGraph, "weighted": DeviceWeightedGraph}
 
 
 def load_graph(source: Any, kind: Literal["bipartite", "weighted"] = "bipartite"
-               ) -> BipartiteGraph | WeightedGraph:
+               ) -> BipartiteGraph | WeightedGraph | DeviceBipartiteGraph | DeviceWeightedGraph:
     """Build a graph from whatever ``source`` is, dispatching on its type.
 
     ====================================  ====================================
     ``source``                            constructor
     ====================================  ====================================
-    a graph of the requested kind          returned unchanged
+    a graph of the requested kind          returned unchanged (device-resident too)
+    ``cupyx.scipy.sparse`` matrix          ``DeviceBipartiteGraph.from_cupyx`` /
+                                           ``DeviceWeightedGraph.from_cupyx`` (stays on the GPU)
     a path or an open file                 ``from_matrix_market``
     SciPy sparse matrix or array           ``from_scipy``
     ``networkx.Graph``                     ``from_networkx``
@@ -89,8 +93,10 @@ def load_graph(source: Any, kind: Literal["bipartite", "weighted"] = "bipartite"
     if not isinstance(kind, str) or kind not in _KINDS:
         raise InvalidArgument(f"kind={kind!r} is not one of {sorted(_KINDS)!r}")
     cls = _KINDS[kind]
-    if isinstance(source, cls):
+    if isinstance(source, (cls, _DEVICE_KINDS[kind])):
         return source
+    if is_device_sparse(source):
+        return _DEVICE_KINDS[kind].from_cupyx(source)
     if isinstance(source, (str, os.PathLike)) or hasattr(source, "read"):
         return cls.from_matrix_market(source)
     if sp.issparse(source):
