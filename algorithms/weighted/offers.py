@@ -21,6 +21,7 @@ import numpy as np
 from gpusim import device
 from gpusim.errors import InvalidArgumentType
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_graphs import weighted_bytes
 from gpusim.runtime.launcher import Launcher
 from gpusim.types.graphs import WeightedGraph
 
@@ -52,6 +53,7 @@ def upload_weighted_graph(graph: WeightedGraph, backend: str, device: Device | N
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     dev = device if device is not None else Device(backend)
+    dev.check_fits(weighted_bytes(graph, 4), "weighted matching", 'backend="cpu" (the sequential reference)')
     src = np.repeat(np.arange(graph.n, dtype=np.int32), np.diff(graph.ptr))
     empty = graph.adj.size == 0
     arrays = [dev.array(graph.ptr)] + [dev.array(np.zeros(1, a.dtype) if empty else a)
