@@ -30,9 +30,12 @@ from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.errors import Livelock
 from gpusim.exercises import list_exercises
 from gpusim.language.kernels import Kernel, registry
+from gpusim.runtime.device_checks import csr_problem, matched_count, matching_problem, weighted_problem
+from gpusim.runtime.device_graphs import resident
 from gpusim.teaching.bench import barrier_bound, memory_bound
 from gpusim.teaching.demo import racy_count
 from gpusim.types.complete_graphs import uniform
+from gpusim.types.device_graphs import DeviceBipartiteGraph
 from gpusim.types.generators import uniform_random
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 from gpusim.types.preference_generators import easy_instance, hard_instance
@@ -339,6 +342,32 @@ def _scan(dev: Device) -> tuple[list[int], int]:
     return dev.to_host(out).tolist(), total
 
 
+def _device_checks(dev: Device) -> tuple:
+    """The checks of device-resident graphs and matchings (issue 18) on a good input and on broken ones."""
+    g, w, a = BIPARTITE, WEIGHTED, dev.array
+    resident(dev, DeviceBipartiteGraph(g.n_rows, g.n_cols, a(g.row_ptr), a(g.row_adj), a(g.col_ptr), a(g.col_adj)))
+    rmatch = maximum_bipartite_matching(g.to_scipy(), perm_type="column").astype(np.int32)
+    cmatch = np.full(g.n_cols, -1, np.int32)
+    cmatch[rmatch[rmatch >= 0]] = np.flatnonzero(rmatch >= 0)
+    broken = rmatch.copy()
+    broken[np.flatnonzero(rmatch >= 0)[0]] = -1
+    checks = [matching_problem(dev, a(g.col_ptr), a(g.col_adj), a(cmatch), a(r), g.n_cols, g.n_rows, "column", "row")
+              for r in (rmatch, broken)]
+    weights = w.weights.copy()
+    weights[0] = -1.0
+    return (*checks, csr_problem(dev, a(np.array([0, 2], np.int32)), a(np.array([1, 0], np.int32)), 1, 2, "p", "a"),
+            weighted_problem(dev, w.n, a(w.ptr), a(w.adj), a(weights)), matched_count(dev, a(rmatch), g.n_rows))
+
+
+def _device_checks_oracle() -> tuple:
+    column_of_row = maximum_bipartite_matching(BIPARTITE.to_scipy(), perm_type="column")
+    size, row = int((column_of_row >= 0).sum()), int(np.flatnonzero(column_of_row >= 0)[0])
+    column = int(column_of_row[row])
+    return (None, f"column {column} is matched to row {row}, which is out of range or not matched back to it",
+            "a[1]=0 is not above a[0]=1 in list 0 (unsorted or duplicate)", "weights[0]=-1.0 is not finite and >= 0",
+            size)
+
+
 def _racy_count(dev: Device) -> int:
     counter = dev.zeros(1)
     dev.launch(racy_count, grid=2, block=32, args=(counter, 40))
@@ -392,6 +421,9 @@ CASES = {
     "bench-barrier": _workload_case(barrier_bound),
     **{f"exercise-{exercise.number:02d}-{exercise.slug}": _exercise_case(exercise) for exercise in list_exercises()},
     # a deliberate race: only the sequential policy gives one answer in either warp mode
+    "device-checks": Case(_device_checks, _device_checks_oracle, frozenset(
+        "csr_offsets_check lists_check transpose_check matching_check symmetry_check count_matched peek "
+        "peek_weight".split())),
     "demo-racy-count": Case(_racy_count, lambda: 40, frozenset({"racy_count"}), policies=("sequential",)),
 }
 
