@@ -41,6 +41,10 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
 
     Parameters
     ----------
+    graph:
+        A :class:`~gpusim.types.graphs.BipartiteGraph`, or a device-resident graph (a
+        :class:`~gpusim.types.device_graphs.DeviceBipartiteGraph` or a ``cupyx.scipy.sparse`` matrix) for
+        a GPU algorithm on the device that holds it (``"auto"`` picks that device).
     algorithm:
         ``"gpr"``, ``"apfb"``, ``"apsb"`` (GPU algorithms, on ``sim``, ``numba`` or ``cupy``) or
         ``"hk"``, ``"pfp"``, ``"pr"`` (sequential references, on ``cpu``).
@@ -51,9 +55,6 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
     **options:
         Passed on to the algorithm (e.g. ``layout="mt"``, ``variant="first"``, ``k=0.5``,
         ``output="device"``).
-
-    ``graph`` may be device-resident: a :class:`~gpusim.types.device_graphs.DeviceBipartiteGraph` or a
-    ``cupyx.scipy.sparse`` matrix, for a GPU algorithm on the device that holds it (``"auto"`` picks it).
 
     Examples
     --------

@@ -109,10 +109,12 @@ class DeviceBipartiteGraph:
     Parameters
     ----------
     n_rows, n_cols : int
-    row_ptr, row_adj : device arrays of int32
-        The row side's CSR: ``row_adj[row_ptr[r]:row_ptr[r + 1]]`` are row ``r``'s columns, sorted.
-    col_ptr, col_adj : device arrays of int32, optional
-        The column side's CSR (the transpose).  Left out, it is built on the GPU with cupyx (CuPy needed).
+    row_ptr, row_adj
+        Device arrays of int32, the row side's CSR: ``row_adj[row_ptr[r]:row_ptr[r + 1]]`` are row
+        ``r``'s columns, sorted.
+    col_ptr, col_adj
+        Device arrays of int32, the column side's CSR (the transpose); optional: left out, it is built
+        on the GPU with cupyx (CuPy needed).
 
     Attributes
     ----------
@@ -205,11 +207,15 @@ class DeviceWeightedGraph:
     Parameters
     ----------
     n : int
-    ptr, adj : device arrays of int32
-        ``adj[ptr[u]:ptr[u + 1]]`` are ``u``'s neighbours, sorted; every edge is in both lists.
-    weights : device array of float64
-        The weight of each adjacency entry, the same in both directions, finite and >= 0.
+    ptr, adj
+        Device arrays of int32: ``adj[ptr[u]:ptr[u + 1]]`` are ``u``'s neighbours, sorted; every edge
+        is in both lists.
+    weights
+        A device array of float64: the weight of each adjacency entry, the same in both directions,
+        finite and >= 0.
 
+    Examples
+    --------
     >>> import numpy as np
     >>> from gpusim import Device
     >>> dev = Device("sim")
