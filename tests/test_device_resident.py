@@ -293,3 +293,11 @@ def test_a_cupyx_weighted_graph_is_checked_on_the_gpu():
     assert resident(Device("cupy"), d).checked and d.n_edges == 3
     with pytest.raises(InvalidArgument, match="not symmetric"):
         resident(Device("cupy"), DeviceWeightedGraph.from_cupyx(csp.csr_matrix(sp.csr_array([[0, 1.0], [0, 0]]))))
+
+
+def test_roma_checks_memory_for_its_dense_matrix(monkeypatch):
+    from gpusim.algorithms.weighted import roma
+
+    monkeypatch.setattr(Device, "free_memory", lambda self: 64)
+    with pytest.raises(InsufficientDeviceMemory, match=r"roma on sim needs 192 bytes .* only 64 bytes are free"):
+        roma(np.ones((4, 4)), backend="sim")

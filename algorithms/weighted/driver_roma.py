@@ -111,6 +111,7 @@ def roma(weights, mate="i,i+1", *, backend: str = "auto", variant: str = "block"
                                                                          seed, max_memory, on_device=True)
     size = w.shape[0]
     dev = device if device is not None else Device(backend)
+    dev.check_fits(8 * size * size + 16 * size, "roma", 'backend="cpu" (the sequential reference)')
     launch = Launcher(dev)
     # mate[v]: v's partner in the perfect matching; locks[v]: -1 free, else the locking thread's vertex.
     flat = dev.array(np.ascontiguousarray(w, np.float64).ravel() if size else np.zeros(1))
