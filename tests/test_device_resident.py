@@ -151,7 +151,7 @@ def test_device_graphs_match_as_scipy_with_no_copy_in(algorithm, output):
     g = uniform_random(40, 30, 120, seed=5)
     dev = Device("sim", seed=2)
     d = _on(dev, g)
-    m = maximum_bipartite_matching(d, algorithm, device=dev, output=output)
+    m = maximum_bipartite_matching(d, algorithm, device=dev, output=output, check_invariants=True)
     assert m.size == int((scipy_matching(g.to_scipy()) >= 0).sum())
     assert m.valid and m.certified and m.backend == "sim"
     assert isinstance(m.row_match, np.ndarray) == (output == "host")

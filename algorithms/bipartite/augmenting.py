@@ -21,7 +21,8 @@ import numpy as np
 from gpusim.errors import InvalidArgument
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, resident
+from gpusim.runtime.device_checks import matching_problem
+from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, is_device_graph, resident
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
 from gpusim.types.check import check_bipartite_matching
@@ -92,7 +93,8 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
             launch(kernels["fix_rows"], row_grid, block, cmatch, rmatch, nr)
             launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
         if check_invariants:
-            _check_consistent(dev, graph, rmatch, cmatch, f"after phase {phases} (ALTERNATE and FIXMATCHING)")
+            _check_consistent(dev, graph, rmatch, cmatch, f"after phase {phases} (ALTERNATE and FIXMATCHING)",
+                              (col_ptr, col_adj))
         launch.tick(bfs_levels=levels)
     launch.close()
     stats = {"phases": phases, "bfs_levels": levels, "launches": dict(launch.launches),
@@ -182,9 +184,14 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
                              kernels, output)
 
 
-def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str) -> None:
+def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str, col_csr: tuple = ()) -> None:
     try:
-        check_bipartite_matching(graph, dev.to_host(rmatch)[:graph.n_rows], dev.to_host(cmatch)[:graph.n_cols])
+        if is_device_graph(graph):  # checked on the device, against its column side: no host copy
+            found = matching_problem(dev, *col_csr, cmatch, rmatch, graph.n_cols, graph.n_rows, "column", "row")
+            if found is not None:
+                raise InvalidArgument(found)
+        else:
+            check_bipartite_matching(graph, dev.to_host(rmatch)[:graph.n_rows], dev.to_host(cmatch)[:graph.n_cols])
     except InvalidArgument as problem:
         raise violation(dev, f"InvariantViolation: the matching is inconsistent {when}: {problem}") from None
 
