@@ -301,3 +301,11 @@ def test_roma_checks_memory_for_its_dense_matrix(monkeypatch):
     monkeypatch.setattr(Device, "free_memory", lambda self: 64)
     with pytest.raises(InsufficientDeviceMemory, match=r"roma on sim needs 192 bytes .* only 64 bytes are free"):
         roma(np.ones((4, 4)), backend="sim")
+
+
+def test_the_simulator_refuses_a_gpu_array_in_one_line():
+    class FakeCudaArray:
+        __cuda_array_interface__ = {"shape": (2,), "typestr": "<i4", "data": (0, False), "version": 3}
+
+    with pytest.raises(InvalidArgumentType, match="cannot be used on the 'sim' device without a copy"):
+        Device("sim").array(FakeCudaArray())

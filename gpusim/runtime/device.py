@@ -179,6 +179,11 @@ class Device:
                 raise InvalidArgument(f"device arrays are 1-D; got an array of shape {tuple(adopted.shape)}")
             _check_dtype(adopted.dtype)
             return adopted
+        if hasattr(host, "__cuda_array_interface__"):
+            raise InvalidArgumentType(
+                f"a GPU array ({type(host).__module__}.{type(host).__name__}) cannot be used on the {self.backend!r} "
+                "device without a copy; run on backend 'cupy' or 'numba', or copy it to the host first"
+            )
         host = np.asarray(host)
         if host.ndim != 1:
             raise InvalidArgument(f"device arrays are 1-D; got an array of shape {host.shape}")
