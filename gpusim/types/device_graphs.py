@@ -88,8 +88,6 @@ def _cupyx_pattern(matrix: Any) -> tuple[Any, Any]:
     import cupy
     import cupyx.scipy.sparse as csp
 
-    if len(matrix.shape) != 2:
-        raise InvalidArgument(f"matrix must be two-dimensional, got shape {matrix.shape}")
     coo = matrix.tocoo()
     pattern = csp.coo_matrix((cupy.ones(coo.nnz, cupy.float32), (coo.row, coo.col)), shape=matrix.shape)
     pattern.sum_duplicates()  # every stored entry is an edge, explicit zeros included (as from_scipy)
@@ -165,6 +163,8 @@ class DeviceBipartiteGraph:
         """
         if not is_device_sparse(matrix):
             raise InvalidArgumentType(f"matrix must be a cupyx.scipy.sparse matrix, got {type_name(matrix)}")
+        if len(matrix.shape) != 2:
+            raise InvalidArgument(f"matrix must be two-dimensional, got shape {matrix.shape}")
         n_rows = check_count("matrix.shape[0]", matrix.shape[0])
         n_cols = check_count("matrix.shape[1]", matrix.shape[1])
         csr, csc = _cupyx_pattern(matrix)
