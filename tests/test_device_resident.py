@@ -309,3 +309,19 @@ def test_the_simulator_refuses_a_gpu_array_in_one_line():
 
     with pytest.raises(InvalidArgumentType, match="cannot be used on the 'sim' device without a copy"):
         Device("sim").array(FakeCudaArray())
+
+
+@pytest.mark.parametrize("graph", [BipartiteGraph.from_edges([], [], n_rows=0, n_cols=0),
+                                   BipartiteGraph.from_edges([], [], n_rows=3, n_cols=2),
+                                   BipartiteGraph.from_edges([0], [0], n_rows=1, n_cols=4)])
+@pytest.mark.parametrize("algorithm", ["gpr", "apfb"])
+def test_empty_and_tiny_device_graphs(graph, algorithm):
+    from gpusim.runtime.device_graphs import to_device
+
+    dev = Device("sim", seed=1)
+    d = to_device(dev, graph)
+    assert d.checked and d.n_edges == graph.n_edges
+    m = maximum_bipartite_matching(d, algorithm, device=dev, output="device")
+    assert m.size == graph.n_edges and m.valid and m.certified
+    assert dev.to_host(m.row_match).tolist() == m.to_host().row_match.tolist()
+    assert len(m.to_host().row_match) == graph.n_rows and len(m.to_host().col_match) == graph.n_cols
