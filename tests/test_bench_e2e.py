@@ -1,0 +1,141 @@
+"""benchmarks/e2e.py's CPU half: the ECL-MM input writer, its output parser, and the run's bookkeeping.
+
+The writer is checked byte for byte against ECL-MM's own converter ``mm2eclbp`` (compiled here with g++
+from the anchors' copy; skipped without g++ or the sources), the parser on output made from
+ECL-MM_10.cu's printf lines.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpusim.types import generators as gen
+from gpusim.types.graphs import BipartiteGraph
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+ecl_mm = _load("ecl_mm")
+
+
+def _mtx(path: Path, n: int, rows, cols) -> None:
+    lines = ["%%MatrixMarket matrix coordinate pattern general", "% written by test_bench_e2e",
+             f"{n} {n} {len(rows)}"] + [f"{r + 1} {c + 1}" for r, c in zip(rows, cols, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def mm2eclbp(tmp_path_factory) -> Path:
+    sources = next((d for d in ecl_mm.ECL_DIRS if (d / "mm2eclbp.cpp").is_file()), None)
+    if shutil.which("g++") is None or sources is None:
+        pytest.skip("needs g++ and ECL-MM's mm2eclbp.cpp (../shared/anchors/ecl-mm)")
+    out = tmp_path_factory.mktemp("mm2eclbp")
+    for name in ("mm2eclbp.cpp", "ECLgraph.h"):
+        shutil.copy(sources / name, out / name)
+    subprocess.run(["g++", "-std=c++11", "-O1", str(out / "mm2eclbp.cpp"), "-o", str(out / "mm2eclbp")],
+                   check=True, capture_output=True)
+    return out / "mm2eclbp"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_egr_writer_equals_mm2eclbp_byte_for_byte(tmp_path, mm2eclbp, seed):
+    rng = np.random.default_rng(seed)
+    n = 9
+    keys = rng.choice(n * n, 25, replace=False)
+    keys = keys[(keys // n != 4) & (keys % n != 6)]  # an isolated row and an isolated column
+    rows, cols = (keys // n).tolist(), (keys % n).tolist()
+    mtx, theirs, ours = tmp_path / "g.mtx", tmp_path / "theirs.egr", tmp_path / "ours.egr"
+    _mtx(mtx, n, rows, cols)
+    subprocess.run([str(mm2eclbp), str(mtx), str(theirs)], check=True, capture_output=True)
+    ecl_mm.write_egr(BipartiteGraph.from_matrix_market(mtx), ours)
+    assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_a_non_square_graph_is_padded_with_isolated_vertices(tmp_path):
+    rows, cols = [0, 1, 1, 2], [3, 0, 4, 4]
+    wide, square = BipartiteGraph.from_edges(rows, cols, 3, 5), BipartiteGraph.from_edges(rows, cols, 5, 5)
+    tall = BipartiteGraph.from_edges(cols, rows, 5, 3)
+    assert ecl_mm.write_egr(wide, tmp_path / "a").read_bytes() == ecl_mm.write_egr(square, tmp_path / "b").read_bytes()
+    nindex, nlist = ecl_mm.egr_arrays(tall)
+    header = np.fromfile(ecl_mm.write_egr(tall, tmp_path / "c"), "<i4")
+    assert header[:2].tolist() == [10, 8] and header.size == 2 + 11 + 8
+    # row r of the tall graph is column r of the wide one: the halves swap
+    assert nlist[:4].tolist() == [5 + 1, 5 + 0, 5 + 1, 5 + 2] and nindex[5:].tolist() == [4, 5, 7, 8, 8, 8]
+
+
+SAMPLE = """ECL-MM v1.0
+Copyright (c) 2025, Anju Mongandampulath Akathoott and Martin Burtscher
+
+input: /tmp/g.egr
+|A|: 2097152
+|B|: 2097152
+|E|: 32000000
+minDeg: 0
+maxDeg: 24
+avgDeg: 7.63
+
+GPU: NVIDIA H100 80GB HBM3 with 132 SMs and 2048 mTpSM
+     compute capability 9.0
+
+init_iterations: 3
+initRuntime: 0.001830 s
+sizeof_initialMatching: 1703544 edges
+
+apSearchTime: 0.011210 s
+totalRunTime: 0.013040 s
+apSearch_iterations: 14
+sizeof_finalMatching: 1889031 edges
+avgAPLength: 4.21 edges
+overall_throughput: 2453987730.061 edges/s
+apSearchPhase_throughput: 2854594112.400 edges/s
+"""
+
+
+def test_parser_reads_ecl_mm_output():
+    figures = ecl_mm.parse_output(SAMPLE)
+    assert figures == {"size": 1889031, "initial_size": 1703544, "seconds": 0.01304, "init_seconds": 0.00183,
+                       "ap_seconds": 0.01121, "iterations": 14, "edges_directed": 32000000,
+                       "gpu": "NVIDIA H100 80GB HBM3"}
+
+
+def test_parser_refuses_output_without_a_size():
+    with pytest.raises(ecl_mm.EclError, match="printed no size"):
+        ecl_mm.parse_output(SAMPLE.replace("sizeof_finalMatching", "sizeof_final"))
+
+
+def test_missing_sources_are_one_clear_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(ecl_mm, "ECL_DIRS", (tmp_path / "none",))
+    with pytest.raises(ecl_mm.EclError, match="no ECL-MM sources with build.sh in") as error:
+        ecl_mm.find_sources(str(tmp_path))
+    assert "\n" not in str(error.value)
+
+
+def test_generated_quick_graphs_round_trip_through_egr(tmp_path):
+    graph = gen.random_permutation(gen.grid(12, 9), seed=3)
+    data = np.fromfile(ecl_mm.write_egr(graph, tmp_path / "g.egr"), "<i4")
+    nodes, edges = data[:2]
+    nindex, nlist = data[2:3 + nodes], data[3 + nodes:]
+    assert (nodes, edges, nlist.size) == (2 * max(graph.shape), 2 * graph.n_edges, 2 * graph.n_edges)
+    k = nodes // 2
+    pairs = {(a, b - k) for a in range(k) for b in nlist[nindex[a]:nindex[a + 1]]}
+    back = {(b, a - k) for a in range(k, nodes) for b in nlist[nindex[a]:nindex[a + 1]]}
+    rows, cols = graph.edges()
+    assert pairs == back == set(zip(rows.tolist(), cols.tolist(), strict=True))
