@@ -139,3 +139,46 @@ def test_generated_quick_graphs_round_trip_through_egr(tmp_path):
     back = {(b, a - k) for a in range(k, nodes) for b in nlist[nindex[a]:nindex[a + 1]]}
     rows, cols = graph.edges()
     assert pairs == back == set(zip(rows.tolist(), cols.tolist(), strict=True))
+
+
+e2e = _load("e2e")
+
+
+def _scipy_size(graph: BipartiteGraph) -> int:
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    return int((maximum_bipartite_matching(graph.to_scipy(), perm_type="column") >= 0).sum())
+
+
+def test_every_gpu_algorithm_is_measured_and_checked_on_the_simulator():
+    import argparse
+
+    graph = gen.random_permutation(gen.grid(5, 6), seed=3)
+    size, errors = _scipy_size(graph), []
+    options = argparse.Namespace(repeats=1, no_resident=False)
+    entry = e2e.bench_graph("grid", graph, {"size": size, "seconds": 0.002}, ["sim"], options, errors)
+    assert errors == [] and set(entry["programs"]) == {f"{name} sim" for name in ("gpr", "apfb", "apsb")}
+    for row in entry["programs"].values():
+        assert row["ok"] and row["size"] == size and row["whole_seconds"] >= row["device_seconds"] > 0
+        assert row["whole_over_ecl"] == pytest.approx(row["whole_seconds"] / 0.002)
+    # a size unlike ECL-MM's is an error recorded per program, not a crash
+    wrong = e2e.bench_graph("grid", graph, {"size": size + 1, "seconds": 0.002}, ["sim"], options, errors)
+    assert len(errors) == 3 and "!= ECL-MM's" in errors[0]
+    assert not any(row["ok"] for row in wrong["programs"].values())
+    means = e2e.geomeans([entry, entry])
+    assert means["apfb sim"]["graphs"] == 2
+    assert means["apfb sim"]["whole_over_ecl"] == pytest.approx(entry["programs"]["apfb sim"]["whole_over_ecl"])
+
+
+def test_geomean_and_floor():
+    rows = [{"programs": {"p": {"whole_over_ecl": 2.0, "device_over_ecl": 0.5}}},
+            {"programs": {"p": {"whole_over_ecl": 8.0, "device_over_ecl": 2.0}}}]
+    assert e2e.geomeans(rows) == {"p": {"whole_over_ecl": pytest.approx(4.0), "device_over_ecl": pytest.approx(1.0),
+                                        "graphs": 2}}
+    ratios = e2e.ratios({"whole_seconds": 1e-3, "device_seconds": 0.0}, 0.0)
+    assert ratios == {"whole_over_ecl": pytest.approx(1000.0), "device_over_ecl": 1.0}
+
+
+def test_device_names_become_file_names():
+    assert [e2e.slug(n) for n in ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "Tesla V100-SXM2-16GB")] == \
+        ["h100", "h200", "v100"]
