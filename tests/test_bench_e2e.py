@@ -182,3 +182,31 @@ def test_geomean_and_floor():
 def test_device_names_become_file_names():
     assert [e2e.slug(n) for n in ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "Tesla V100-SXM2-16GB")] == \
         ["h100", "h200", "v100"]
+
+
+def test_gpu_rows_get_their_speedup_over_the_fastest_networkit_matcher():
+    weighted = _load("weighted")
+    rows = [{"part": "suitor", "program": "greedy", "backend": "cpu", "seconds": 2.0},
+            {"part": "suitor", "program": "networkit suitor", "backend": "cpu", "seconds": 0.4},
+            {"part": "suitor", "program": "networkit sortsuitor", "backend": "cpu", "seconds": 0.5},
+            {"part": "suitor", "program": "suitor Hybrid", "backend": "cupy", "seconds": 0.02},
+            {"part": "bsuitor", "program": "greedy b=2", "backend": "cpu", "seconds": 3.0},
+            {"part": "bsuitor", "program": "networkit b-suitor b=2", "backend": "cpu", "seconds": 0.6},
+            {"part": "bsuitor", "program": "b-suitor b=2", "backend": "numba", "seconds": 0.2}]
+    weighted.against_networkit(rows)
+    assert rows[3]["speedup_vs_networkit"] == pytest.approx(20.0) and rows[3]["networkit_seconds"] == 0.4
+    assert rows[6]["speedup_vs_networkit"] == pytest.approx(3.0)
+    assert rows[1]["speedup_vs_greedy"] == pytest.approx(5.0) and "speedup_vs_networkit" not in rows[1]
+
+
+def test_networkit_matchers_agree_with_the_greedy_weights():
+    pytest.importorskip("networkit")
+    weighted = _load("weighted")
+    from gpusim.algorithms.weighted import reference_b_suitor, reference_greedy
+
+    graph = weighted.random_graph(300, 1200, seed=4)
+    base = {"part": "suitor", "graph": "g", "n": graph.n, "edges": graph.n_edges}
+    rows = weighted.networkit_rows(graph, base, reference_greedy.greedy(graph).weight,
+                                   reference_b_suitor.greedy_b_matching(graph, 2).weight)
+    assert [r["program"] for r in rows] == ["networkit suitor", "networkit b-suitor b=2", "networkit sortsuitor"]
+    assert all(r["ok"] for r in rows)
