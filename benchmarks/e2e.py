@@ -17,9 +17,11 @@ and the bundled matrices of ``--matrices``.  For each, every registered GPU bipa
   from Python to the device synchronised after it, as a user calls it;
 - ``device_seconds``: the sum of the result's ``stats["seconds"]``, the device phases the driver times
   (``benchmarks/bipartite.py``'s ``seconds_per_phase``);
-- ``resident_seconds``: the whole call with the graph's arrays already on the device, when this gpusim
-  builds such graphs (``BipartiteGraph.to_device``, or a ``BipartiteGraph`` made of device arrays);
-  otherwise skipped with the reason in ``resident_note``.
+- ``resident_seconds``: the whole call with the graph's arrays already on the device (a
+  ``DeviceBipartiteGraph``, copied there once before timing; its one-time check on the device runs in
+  the warm-up call) and the result left there (``output="device"``) where the library offers it
+  (``resident_output`` says which); skipped with the reason in ``resident_note`` where this gpusim has
+  no device-resident graphs.
 
 Every size must equal ECL-MM's (a mismatch is printed and recorded in ``errors``, and the exit status is
 1).  Ratios over ECL-MM per graph and their geometric means per algorithm (``geomean``: ``whole_over_ecl``,
@@ -51,6 +53,7 @@ import gpusim.algorithms  # noqa: F401 - the families register their algorithms
 from gpusim import Device
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
 from gpusim.backends import GPU_BACKENDS, gpu_status
+from gpusim.errors import InvalidArgument
 from gpusim.runtime.registry import algorithms
 from gpusim.types import generators as gen
 from gpusim.types.graphs import BipartiteGraph
@@ -83,20 +86,30 @@ def all_graphs(quick: bool, matrices: Path):
 
 
 def device_resident(graph: BipartiteGraph, backend: str):
-    """``(graph with its arrays on the device, "")``, or ``(None, why not)`` when this gpusim cannot."""
+    """``(graph with its arrays on the device, "")``, or ``(None, why not)`` when this gpusim cannot: a
+    ``gpusim.types.device_graphs.DeviceBipartiteGraph`` of the four CSR arrays copied to the device once."""
     device = Device(backend)
-    to_device = getattr(graph, "to_device", None)
     try:
-        if callable(to_device):
-            resident = to_device(device)
-        else:
-            resident = BipartiteGraph(graph.n_rows, graph.n_cols, device.array(graph.row_ptr),
-                                      device.array(graph.row_adj))
-    except Exception as exc:  # noqa: BLE001 - a library without device-resident graphs: say why, go on
-        return None, f"no device-resident graphs here ({type(exc).__name__}: {str(exc)[:160]})"
-    if not hasattr(getattr(resident, "row_adj", None), "__cuda_array_interface__"):
-        return None, "no device-resident graphs here (BipartiteGraph keeps its arrays on the host)"
-    return resident, ""
+        from gpusim.types.device_graphs import DeviceBipartiteGraph
+    except ImportError:
+        return None, "no device-resident graphs in this gpusim (gpusim.types.device_graphs is missing)"
+    try:
+        arrays = (graph.row_ptr, graph.row_adj, graph.col_ptr, graph.col_adj)
+        return DeviceBipartiteGraph(graph.n_rows, graph.n_cols, *(device.array(a) for a in arrays)), ""
+    except Exception as exc:  # noqa: BLE001 - say why, go on
+        return None, f"no device-resident graph here ({type(exc).__name__}: {str(exc)[:160]})"
+
+
+def resident_call(resident, algorithm: str, backend: str):
+    """The call on a device-resident graph, its result left on the device (``output="device"``) where the
+    library offers it, else returned to the host."""
+    try:
+        maximum_bipartite_matching(resident, algorithm, backend, output="device")
+    except (TypeError, InvalidArgument) as exc:
+        if "output" not in str(exc):
+            raise
+        return lambda: maximum_bipartite_matching(resident, algorithm, backend), "host"
+    return lambda: maximum_bipartite_matching(resident, algorithm, backend, output="device"), "device"
 
 
 def best_of(call, sync, repeats: int) -> tuple[float, float, object]:
@@ -121,9 +134,9 @@ def measure(graph: BipartiteGraph, algorithm: str, backend: str, repeats: int, r
            "phases": {k: round(float(v), 6) for k, v in result.stats["seconds"].items()}}
     if resident is not None:
         try:
-            seconds, on_device, result = best_of(lambda: maximum_bipartite_matching(resident, algorithm, backend),
-                                                 sync, repeats)
-            row.update(resident_seconds=seconds, resident_device_seconds=on_device,
+            call, output = resident_call(resident, algorithm, backend)
+            seconds, on_device, result = best_of(call, sync, repeats)
+            row.update(resident_seconds=seconds, resident_device_seconds=on_device, resident_output=output,
                        resident_size=int(result.size))
         except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
             row["resident_note"] = f"{type(exc).__name__}: {str(exc)[:160]}"

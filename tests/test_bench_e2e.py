@@ -210,3 +210,21 @@ def test_networkit_matchers_agree_with_the_greedy_weights():
                                    reference_b_suitor.greedy_b_matching(graph, 2).weight)
     assert [r["program"] for r in rows] == ["networkit suitor", "networkit b-suitor b=2", "networkit sortsuitor"]
     assert all(r["ok"] for r in rows)
+
+
+def test_device_resident_calls_are_timed_and_checked(monkeypatch):
+    import argparse
+
+    graph = gen.uniform_random(20, 24, 60, seed=5)
+    size = _scipy_size(graph)
+    # a stand-in for a device-resident graph: the host graph (the simulator has no separate memory to reside in)
+    monkeypatch.setattr(e2e, "device_resident", lambda g, backend: (g, ""))
+    options = argparse.Namespace(repeats=1, no_resident=False)
+    errors = []
+    entry = e2e.bench_graph("uniform", graph, {"size": size, "seconds": 0.002}, ["sim"], options, errors)
+    assert errors == []
+    for row in entry["programs"].values():
+        assert row["resident_size"] == size and row["resident_output"] in ("host", "device")
+        assert row["resident_over_ecl"] == pytest.approx(row["resident_seconds"] / 0.002)
+        assert row["resident_over_device"] == pytest.approx(row["resident_seconds"] / row["resident_device_seconds"])
+    assert "resident_over_ecl" in e2e.geomeans([entry])["apsb sim"]
