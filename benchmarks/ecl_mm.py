@@ -116,9 +116,12 @@ def build(sources: Path, out: Path) -> Path:
     binary = out / "ecl-mm"
     if binary.is_file() and binary.stat().st_mtime >= (sources / "ECL-MM_10.cu").stat().st_mtime:
         return binary
+    env = dict(os.environ)
     if shutil.which("nvcc") is None:
-        raise EclError("nvcc is not on PATH: ECL-MM cannot be built")
-    done = subprocess.run(["bash", str(sources / "build.sh"), str(out)], capture_output=True, text=True)
+        if not Path("/usr/local/cuda/bin/nvcc").is_file():
+            raise EclError("nvcc is neither on PATH nor in /usr/local/cuda/bin: ECL-MM cannot be built")
+        env["PATH"] = "/usr/local/cuda/bin" + os.pathsep + env.get("PATH", "")
+    done = subprocess.run(["bash", str(sources / "build.sh"), str(out)], capture_output=True, text=True, env=env)
     if done.returncode != 0 or not binary.is_file():
         last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise EclError(f"ECL-MM's build.sh failed (exit {done.returncode}): {last[0]}")
