@@ -28,6 +28,7 @@ import logging
 import os
 import platform
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from gpusim.explore import Scenario, campaign
+from gpusim.explore.journal import read_journal
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,13 +97,25 @@ def _warm(parts) -> int:
     return os.getpid()
 
 
-def timed_campaign(client, scenario, policy: str, budget: int):
+def timed_campaign(client, scenario, policy: str, budget: int, journal: str):
     begin = time.perf_counter()
-    result = campaign(scenario, policy, budget=budget, client=client)
+    result = campaign(scenario, policy, budget=budget, client=client, save=journal)
     return result, time.perf_counter() - begin, budget
 
 
+def worker_seconds(journal: str) -> tuple[float, int]:
+    """The seconds the workers spent running the chunks of one campaign (each chunk times itself), and the chunks."""
+    _, records = read_journal(journal)
+    chunks = [record for record in records if record.get("record") == "chunk"]
+    return sum(record["seconds"] for record in chunks), len(chunks)
+
+
 def measure(workers: int, parts) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        return _measure(workers, parts, folder)
+
+
+def _measure(workers: int, parts, folder: str) -> dict:
     import distributed
 
     started = time.perf_counter()
@@ -112,20 +126,27 @@ def measure(workers: int, parts) -> dict:
         startup = time.perf_counter() - started
         client.run(_warm, parts)
         start = time.perf_counter()
+        journals = [os.path.join(folder, f"part-{i}.jsonl") for i in range(len(parts))]
         with ThreadPoolExecutor(len(parts)) as threads:  # every part at once: one pool of chunks, no idle tail
-            done = list(threads.map(lambda part: timed_campaign(client, *part), parts))
+            done = list(threads.map(lambda part, journal: timed_campaign(client, *part, journal), parts, journals))
         seconds = time.perf_counter() - start
-        rows, total = [], 0
-        for result, part_seconds, budget in done:
+        rows, total, busy, chunks = [], 0, 0.0, 0
+        for (result, part_seconds, budget), journal in zip(done, journals, strict=True):
             total += result.schedules_run
+            part_busy, part_chunks = worker_seconds(journal)
+            busy, chunks = busy + part_busy, chunks + part_chunks
             rows.append({"scenario": result.scenario, "policy": result.policy, "budget": budget,
                          "schedules": result.schedules_run, "seconds": part_seconds, "found": result.found,
-                         "replay": result.failure.replay_token if result.failure else None})
+                         "replay": result.failure.replay_token if result.failure else None,
+                         "worker_seconds": part_busy, "chunks": part_chunks})
             print(f"  {workers:>2} worker(s)  {result.scenario:<40} {result.schedules_run:>6} schedules "
                   f"done after {part_seconds:7.2f} s", file=sys.stderr)
     cluster.close()
+    # busy: the share of the workers' wall time spent in chunks (the rest: Dask, waiting, the tail);
+    # compute_per_schedule: a schedule's own time on a worker, which rises when the cores slow each other down
     return {"workers": workers, "startup_seconds": startup, "seconds": seconds, "schedules": total,
-            "schedules_per_second": total / seconds, "scenarios": rows}
+            "schedules_per_second": total / seconds, "worker_seconds": busy, "chunks": chunks,
+            "busy": busy / (workers * seconds), "compute_per_schedule": busy / max(total, 1), "scenarios": rows}
 
 
 def plot(runs: list[dict], path: str) -> None:
@@ -179,7 +200,8 @@ def main(argv=None) -> int:
     plot(runs, options.png)
     for run in runs:
         print(f"{run['workers']:>2} worker(s): {run['schedules_per_second']:9.1f} schedules/s  "
-              f"speed-up {run['schedules_per_second'] / base:5.2f}x")
+              f"speed-up {run['schedules_per_second'] / base:5.2f}x  workers busy {run['busy']:6.1%}  "
+              f"{1e3 * run['compute_per_schedule']:6.2f} ms a schedule ({run['chunks']} chunks)")
     print(f"same answer for every worker count: {same}; written {options.json} and {options.png}")
     return 0 if same else 1
 

@@ -2,7 +2,9 @@
 
 - launch overhead: microseconds per launch of an empty kernel followed by a synchronize (median
   of many, after warm-up), through ``Device.launch`` and through the library's own launch call;
-  and per launch when many launches are queued before one synchronize;
+  and per launch when many launches are queued before one synchronize; beside them, in the same
+  run, the native CUDA launch of an empty CUDA C kernel through CuPy's ``RawKernel`` (the floor any
+  Python launch can reach), and each backend's figures over it;
 - compilation: the first launch of a kernel (bind, compile, load, run) against a cached launch;
 - device-to-device copy bandwidth, counting bytes read plus bytes written, timed with CUDA events:
   ``cudaMemcpy`` through CuPy and through numba, and a gpusim grid-stride copy kernel on each
@@ -137,6 +139,31 @@ def launch_overhead(backend: str, reps: int) -> dict:
     return figures
 
 
+#: The native comparison: an empty CUDA C kernel, launched through CuPy's ``RawKernel`` (``cuLaunchKernel``).
+NATIVE_EMPTY = 'extern "C" __global__ void native_empty(int* a) {}'
+
+
+def native_launch_overhead(reps: int) -> dict:
+    """Microseconds per launch+synchronize, and per queued launch, of :data:`NATIVE_EMPTY` (needs CuPy)."""
+    import cupy
+
+    kernel = cupy.RawKernel(NATIVE_EMPTY, "native_empty")
+    a = cupy.zeros(32, cupy.int32)
+    device = cupy.cuda.Device()
+    kernel((1,), (32,), (a,))  # compiles and loads
+    device.synchronize()
+    figures = {"launch_sync_us": _median_us(lambda: (kernel((1,), (32,), (a,)), device.synchronize()), reps, 100)}
+    batch = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(reps):
+            kernel((1,), (32,), (a,))
+        device.synchronize()
+        batch.append((time.perf_counter() - start) / reps * 1e6)
+    figures["launch_queued_us"] = statistics.median(batch)
+    return figures
+
+
 def compile_times(backend: str, reps: int) -> dict:
     dev = Device(backend)
     n = 1 << 20
@@ -235,12 +262,27 @@ def main(argv: list[str] | None = None) -> int:
         figures.update(compile_times(backend, max(reps // 10, 20)))
         figures.update(bandwidth(backend, nbytes, 20))
         results["backends"][backend] = figures
+    if "cupy" in backends:
+        native = native_launch_overhead(reps)
+        results["native_rawkernel"] = native
+        for figures in results["backends"].values():
+            figures["launch_sync_over_native"] = figures["launch_sync_us"] / native["launch_sync_us"]
+            figures["launch_queued_over_native"] = figures["launch_queued_us"] / native["launch_queued_us"]
     table = []
+    if "native_rawkernel" in results:
+        native = results["native_rawkernel"]
+        table += [["native: empty RawKernel launch+sync (us)", f"{native['launch_sync_us']:.1f}"],
+                  ["native: queued RawKernel launch (us)", f"{native['launch_queued_us']:.1f}"]]
     for backend, figures in results["backends"].items():
         table += [
             [f"{backend}: empty launch+sync, Device (us)", f"{figures['launch_sync_us']:.1f}"],
             [f"{backend}: empty launch+sync, raw (us)", f"{figures['raw_launch_sync_us']:.1f}"],
             [f"{backend}: queued launch, Device (us)", f"{figures['launch_queued_us']:.1f}"],
+        ]
+        if "launch_sync_over_native" in figures:
+            table += [[f"{backend}: launch+sync, Device / native", f"{figures['launch_sync_over_native']:.2f}x"],
+                      [f"{backend}: queued launch, Device / native", f"{figures['launch_queued_over_native']:.2f}x"]]
+        table += [
             [f"{backend}: first launch of saxpy, compiles (s)", f"{figures['first_launch_s']:.3f}"],
             [f"{backend}: cached launch+sync of saxpy (us)", f"{figures['cached_launch_us']:.1f}"],
             [f"{backend}: memcpy D2D (GB/s, r+w)", f"{figures['memcpy_GBps']:.0f}"],

@@ -177,7 +177,7 @@ def _levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertice
         levels.append(labels)
         level_q.append(q_best)
         sweeps.append(level_sweeps)
-        if q_best - q0 < limit:
+        if q_best - q0 < threshold:   # t_bin ends phases early, not the outer loop (driver's docstring)
             break
     final = levels[-1] if levels else np.arange(graph.n, dtype=np.int32)
     stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
