@@ -188,6 +188,8 @@ def test_device_graph_construction_refuses_host_arrays_and_wrong_dtypes():
         DeviceBipartiteGraph(1, 1, dev.array(np.array([0, 1], np.int32)), dev.array(np.array([0])))
     with pytest.raises(InvalidArgument, match="row_ptr must have 3 entries, got 2"):
         DeviceBipartiteGraph(2, 1, dev.array(np.array([0, 1], np.int32)), dev.array(np.array([0], np.int32)))
+    with pytest.raises(InvalidArgument, match="the simulator cannot build the column side"):
+        DeviceBipartiteGraph(1, 1, dev.array(np.array([0, 1], np.int32)), dev.array(np.array([0], np.int32)))
     with pytest.raises(InvalidArgument, match="give both col_ptr and col_adj"):
         DeviceBipartiteGraph(1, 1, dev.array(np.array([0, 1], np.int32)), dev.array(np.array([0], np.int32)),
                              dev.array(np.array([0, 1], np.int32)))

@@ -139,9 +139,15 @@ class DeviceBipartiteGraph:
         if (col_ptr is None) != (col_adj is None):
             raise InvalidArgument("give both col_ptr and col_adj, or neither (the transpose is then built by cupyx)")
         if col_ptr is None:
-            import cupy
-            import cupyx.scipy.sparse as csp
-
+            if memory_of(row_adj) == "sim":
+                raise InvalidArgument("the simulator cannot build the column side: give col_ptr and col_adj too")
+            try:
+                import cupy
+                import cupyx.scipy.sparse as csp
+            except ImportError as exc:
+                raise InvalidArgument(
+                    f"building the column side on the GPU needs CuPy ({exc}); give col_ptr and col_adj too"
+                ) from None
             ptr, adj = cupy.asarray(row_ptr), cupy.asarray(row_adj)
             ones = cupy.ones(adj.shape[0], cupy.float32)
             csc = csp.csr_matrix((ones, adj, ptr), shape=(n_rows, n_cols)).tocsc()
