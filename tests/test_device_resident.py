@@ -327,3 +327,16 @@ def test_empty_and_tiny_device_graphs(graph, algorithm):
     assert m.size == graph.n_edges and m.valid and m.certified
     assert dev.to_host(m.row_match).tolist() == m.to_host().row_match.tolist()
     assert len(m.to_host().row_match) == graph.n_rows and len(m.to_host().col_match) == graph.n_cols
+
+
+def test_an_out_of_memory_error_of_the_backend_becomes_one_line(monkeypatch):
+    dev = Device("sim")
+
+    def refuse(*args):
+        raise MemoryError("Out of memory allocating 4,096 bytes (allocated so far: 0 bytes).")
+
+    monkeypatch.setattr(dev._impl, "full", refuse)
+    monkeypatch.setattr(dev._impl, "array", lambda host: refuse())
+    for allocate in (lambda: dev.zeros(1024), lambda: dev.full(1024, 7), lambda: dev.array(np.zeros(1024, np.int32))):
+        with pytest.raises(InsufficientDeviceMemory, match=r"allocating 4.00 KiB \(4096 bytes\) on sim failed"):
+            allocate()

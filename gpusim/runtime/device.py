@@ -152,14 +152,16 @@ class Device:
     # -- memory ------------------------------------------------------------------------------
     def zeros(self, n: int, dtype: Any = np.int32):
         """A new 1-D device array of ``n`` zeros."""
-        return self._impl.full(_check_length(n), 0, _check_dtype(dtype))
+        n, dtype = _check_length(n), _check_dtype(dtype)
+        return self._allocated(n * dtype.itemsize, self._impl.full, n, 0, dtype)
 
     def full(self, n: int, value: Any, dtype: Any = np.int32):
         """A new 1-D device array of ``n`` copies of ``value``."""
         dtype = _check_dtype(dtype)
         if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, complex):
             raise InvalidArgumentType(f"value must be a real number, got {value!r}")
-        return self._impl.full(_check_length(n), value, dtype)
+        n = _check_length(n)
+        return self._allocated(n * dtype.itemsize, self._impl.full, n, value, dtype)
 
     def array(self, host: Any):
         """Copy a 1-D NumPy array (or anything ``np.asarray`` takes) to the device.
@@ -188,7 +190,21 @@ class Device:
         if host.ndim != 1:
             raise InvalidArgument(f"device arrays are 1-D; got an array of shape {host.shape}")
         _check_dtype(host.dtype)
-        return self._impl.array(np.ascontiguousarray(host))
+        return self._allocated(host.nbytes, self._impl.array, np.ascontiguousarray(host))
+
+    def _allocated(self, nbytes: int, allocate, *args: Any):
+        """``allocate(*args)``; the backend's out-of-memory error (CuPy's ``OutOfMemoryError``, numba's
+        ``CUDA_ERROR_OUT_OF_MEMORY``) becomes one line: :class:`~gpusim.errors.InsufficientDeviceMemory`."""
+        try:
+            return allocate(*args)
+        except Exception as exc:
+            if not (isinstance(exc, MemoryError) or "OUT_OF_MEMORY" in str(exc)):
+                raise
+            free = self.free_memory()
+            raise InsufficientDeviceMemory(
+                f"allocating {_size(nbytes)} on {self.backend} failed: the GPU is out of memory"
+                f"{'' if free is None else f' ({_size(free)} free)'}; use a smaller input or backend='cpu'"
+            ) from None
 
     def holds(self, array: Any) -> bool:
         """Whether ``array`` is in memory this device uses without a copy (see :meth:`array`).
