@@ -9,8 +9,9 @@ whatever the order — and so whatever the schedule.
 
 The GPU version runs in rounds, a thread per queued vertex
 (:func:`~gpusim.algorithms.weighted.kernels_b_suitor.b_suitor_round`); displaced vertices go to the
-next round's queue, once each.  The host builds the result from the suitor sets with
-:func:`~gpusim.algorithms.weighted.result.suitor_pairs`, as the sequential b-Suitor does.
+next round's queue, once each.  The partners table, its weight and size are built from the suitor sets
+on the device (:func:`~gpusim.algorithms.weighted.kernels_result.b_partners`), which also checks that
+every set is mirrored.
 
 References
 ----------
@@ -33,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from gpusim.errors import GpusimInternalError
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
@@ -40,9 +42,10 @@ from gpusim.runtime.registry import register
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_b_suitor
+from .assembly import reduce_pairs, upload_weighted_graph
 from .kernels_b_suitor import b_suitor_round
-from .offers import upload_weighted_graph
-from .result import BMatchingResult, WeightedMatching, b_capacities, b_matching_result, suitor_pairs
+from .kernels_result import b_partners
+from .result import BMatchingResult, WeightedMatching, b_capacities
 
 __all__ = ["b_suitor", "run_b_suitor"]
 
@@ -81,7 +84,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     [[1, -1], [0, 2], [1, 3], [2, -1]]
     """
     round_kernel = kernel_table({"b_suitor_round": b_suitor_round}, kernels)["b_suitor_round"]
-    dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
+    dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     bb = b_capacities(graph, b, max_memory)
     n = graph.n
     caps = np.minimum(bb, np.diff(graph.ptr)).astype(np.int32)
@@ -104,12 +107,15 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
                    slot_ptr_dev, slots, locks, made, queue, queued, next_queue, next_len, in_next)
             queued = launch.flag(next_len)
         queue, next_queue = next_queue, queue
-    held = dev.to_host(slots)[:int(slot_ptr[-1])].astype(np.int64)
-    suitor = np.where(held >= 0, src[np.maximum(held, 0)] if src.size else -1, -1)  # the suitor in each slot
-    x, v = suitor_pairs(graph, suitor, caps, "GPU b-Suitor")
-    stats = {"algorithm": "b_suitor", "backend": dev.backend, "rounds": rounds, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds)}
-    return b_matching_result(graph, bb, x, v, stats)
+    width = int(caps.max()) if n else 0
+    partners, faults = dev.full(max(n * width, 1), -1, np.int32), dev.zeros(1, np.int32)
+    weight, pairs = reduce_pairs(launch, b_partners, n, src_dev, weights, slot_ptr_dev, slots, n, width, partners,
+                                 faults)
+    if launch.flag(faults):
+        raise GpusimInternalError(f"GPU b-Suitor ended with asymmetric suitor sets on {graph!r}")
+    stats = {"algorithm": "b_suitor", "size": pairs, "backend": dev.backend, "rounds": rounds,
+             "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    return BMatchingResult(dev.to_host(partners)[:n * width].reshape(n, width), weight, stats)
 
 
 @register("weighted", "bsuitor", backends=("sim", "numba", "cupy", "cpu"), title="b-Suitor",

@@ -13,8 +13,6 @@ Example
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from gpusim.runtime.device import Device
@@ -23,8 +21,9 @@ from gpusim.runtime.registry import register
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_ld
+from .assembly import reduce_pairs, upload_weighted_graph
 from .kernels_ld import ld_candidates, ld_match
-from .offers import upload_weighted_graph
+from .kernels_result import pair_weights
 from .result import WeightedMatching, from_reference
 
 __all__ = ["locally_dominant", "run_locally_dominant"]
@@ -45,7 +44,7 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     >>> locally_dominant(g, backend="sim").mate.tolist()
     [-1, 2, 1]
     """
-    dev, launch, _, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
+    dev, launch, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
     n = graph.n
     mate = dev.full(max(n, 1), -1, np.int32)
     candidate = dev.full(max(n, 1), -1, np.int32)
@@ -61,13 +60,9 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
             launch(ld_match, grid, block, mate, candidate, n, matched)
             if not launch.flag(matched):
                 break
+    weight, pairs = reduce_pairs(launch, pair_weights, n, ptr, adj, weights, mate, n)
     stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
-    found = dev.to_host(mate)[:n].astype(np.int32)
-    first = np.flatnonzero(found > np.arange(n))
-    # the CSR is sorted by (row, column): find each matched edge's weight by one search
-    entries = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.ptr)) * n + graph.adj
-    weight = math.fsum(graph.weights[np.searchsorted(entries, first * n + found[first])].tolist())
-    return WeightedMatching(found, weight, "ld", dev.backend, stats, graph)
+    return WeightedMatching(dev.to_host(mate)[:n], weight, "ld", dev.backend, stats, graph, pairs=pairs)
 
 
 @register("weighted", "ld", backends=("sim", "numba", "cupy", "cpu"), title="Locally-Dominant",
