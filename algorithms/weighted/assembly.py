@@ -17,6 +17,8 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from gpusim.errors import InvalidArgumentType
@@ -26,10 +28,12 @@ from gpusim.types.graphs import WeightedGraph
 
 from .kernels_result import entry_owners, sum_partials
 
-__all__ = ["REDUCE_GRID", "reduce_pairs", "upload_weighted_graph"]
+__all__ = ["MAX_BATCH", "REDUCE_GRID", "in_batches", "reduce_pairs", "upload_weighted_graph"]
 
 #: The most blocks a result kernel runs (grid-stride): its warps' partial sums are added by one warp.
 REDUCE_GRID = 1024
+#: The most rounds launched between two reads of whether the rounds are over (:func:`in_batches`).
+MAX_BATCH = 16
 
 
 def upload_weighted_graph(graph: WeightedGraph, backend: str, device: Device | None) -> tuple:
@@ -45,6 +49,7 @@ def upload_weighted_graph(graph: WeightedGraph, backend: str, device: Device | N
     ptr = dev.array(graph.ptr)
     adj, weights = (dev.array(np.zeros(1, a.dtype) if empty else a) for a in (graph.adj, graph.weights))
     src = dev.zeros(max(graph.adj.size, 1), np.int32)
+    dev.synchronize()  # CuPy copies host arrays asynchronously: the copies are not the kernels' time
     if graph.n and not empty:
         block = 32 if dev.backend == "sim" else 256
         with launch.phase("owners"):
@@ -67,3 +72,22 @@ def reduce_pairs(launch: Launcher, result_kernel, n: int, *args) -> tuple[float,
         launch(sum_partials, 1, 32, partial_w, partial_c, warps, totals)
     weight, pairs = dev.to_host(totals)
     return float(weight), int(pairs)
+
+
+def in_batches(one_round: Callable[[], None], over: Callable[[], bool]) -> int:
+    """Launch ``one_round()`` in batches of 1, 2, 4, ... :data:`MAX_BATCH` rounds, asking ``over()`` (a read back
+    of a device flag) after each batch, until it is true; the rounds after the last one that did work must
+    do nothing.  Returns how many times it asked.
+
+    >>> done = []
+    >>> in_batches(lambda: done.append(1), lambda: len(done) >= 5), len(done)
+    (3, 7)
+    """
+    batch, reads = 1, 0
+    while True:
+        for _ in range(batch):
+            one_round()
+        reads += 1
+        if over():
+            return reads
+        batch = min(2 * batch, MAX_BATCH)
