@@ -293,7 +293,8 @@ def _roma_case(variant: str, kernel: str) -> Case:
 
 def _stable_case(algorithm: str, instance, kernels: str, capacities=None) -> Case:
     return Case(lambda dev: stable_marriage(instance, algorithm, device=dev, capacities=capacities).wife.tolist(),
-                lambda: gale_shapley(instance, capacities).wife.tolist(), frozenset(kernels.split()))
+                lambda: gale_shapley(instance, capacities).wife.tolist(),
+                frozenset(kernels.split() + ["wives_from_held", "proposals_made", "sum_warps"]))
 
 
 #: The kernels every weighted GPU algorithm launches to build its result on the device.
