@@ -113,3 +113,33 @@ def test_in_batches_doubles_up_to_the_cap():
         total += sizes[expected_reads]
         expected_reads += 1
     assert (reads, len(done)) == (expected_reads, total)
+
+
+def test_device_assembly_on_every_backend(backend):
+    # larger on a GPU: many warps, several blocks of partial sums, a queue of thousands in b-Suitor
+    n, p = (40, 0.2) if backend == "sim" else (3000, 0.01)
+    graph = random_graph(n, p, 11)
+    dev = Device(backend, **({"policy": "random", "seed": 3, "trace": False} if backend == "sim" else {}))
+    expected = greedy(graph)
+    for result in (weighted.suitor(graph, device=dev), weighted.locally_dominant(graph, device=dev)):
+        assert result.mate.tolist() == expected.mate.tolist()
+        assert result.weight == pytest.approx(expected.weight, rel=1e-12)
+        assert result.size == expected.stats["size"]
+    found, reference = weighted.b_suitor(graph, 2, device=dev), greedy_b_matching(graph, 2)
+    assert found.partners.tolist() == reference.partners.tolist()
+    assert found.weight == pytest.approx(reference.weight, rel=1e-12)
+    assert found.stats["size"] == reference.stats["size"]
+
+
+def test_stable_result_on_every_backend(backend):
+    from gpusim.algorithms.stable import stable_marriage
+    from gpusim.algorithms.stable.reference import gale_shapley
+    from gpusim.types.preference_generators import easy_instance
+
+    instance = easy_instance(60 if backend == "sim" else 20_000, seed=2)
+    dev = Device(backend, **({"policy": "random", "seed": 1, "trace": False} if backend == "sim" else {}))
+    result, reference = stable_marriage(instance, "mw-gpu", device=dev), gale_shapley(instance)
+    assert result.wife.tolist() == reference.wife.tolist()
+    # the proposals made do not depend on their order (McVitie and Wilson): the sequential count is the oracle
+    assert result.stats["proposals"] == reference.stats["proposals"] > 0
+    assert result.stats["launches"]["sum_warps"] == 1
