@@ -296,18 +296,23 @@ def _roma_case(variant: str, kernel: str) -> Case:
 
 def _stable_case(algorithm: str, instance, kernels: str, capacities=None) -> Case:
     return Case(lambda dev: stable_marriage(instance, algorithm, device=dev, capacities=capacities).wife.tolist(),
-                lambda: gale_shapley(instance, capacities).wife.tolist(), frozenset(kernels.split()))
+                lambda: gale_shapley(instance, capacities).wife.tolist(),
+                frozenset(kernels.split() + ["wives_from_held", "proposals_made", "sum_warps"]))
+
+
+#: The kernels every weighted GPU algorithm launches to build its result on the device.
+_WEIGHTED_RESULT = ("entry_owners", "sum_partials")
 
 
 def _suitor_case(kernel: str, **options) -> Case:
     return Case(lambda dev: suitor(WEIGHTED, device=dev, **options).mate.tolist(),
-                lambda: greedy(WEIGHTED).mate.tolist(), frozenset({kernel}))
+                lambda: greedy(WEIGHTED).mate.tolist(), frozenset({kernel, *_WEIGHTED_RESULT, "mate_from_offers"}))
 
 
 def _b_suitor_case(graph: WeightedGraph, b: int) -> Case:
     return Case(lambda dev: b_suitor(graph, b, device=dev).partners.tolist(),
                 lambda: greedy_b_matching(graph, b).partners.tolist(),
-                frozenset({"fill", "b_suitor_round"}))
+                frozenset({"fill", "open_queue", "b_suitor_round", *_WEIGHTED_RESULT, "b_partners"}))
 
 
 def _workload_case(kernel) -> Case:
@@ -397,7 +402,8 @@ CASES = {
     "suitor-thread": _suitor_case("suitor_thread_per_vertex", layout="thread"),
     **{f"suitor-{variant}": _suitor_case("gpu_suitor", variant=variant) for variant in SUITOR_VARIANTS},
     "ld": Case(lambda dev: locally_dominant(WEIGHTED, device=dev).mate.tolist(),
-               lambda: greedy(WEIGHTED).mate.tolist(), frozenset({"fill", "ld_candidates", "ld_match"})),
+               lambda: greedy(WEIGHTED).mate.tolist(),
+               frozenset({"fill", "ld_candidates", "ld_match", "ld_close_round", *_WEIGHTED_RESULT, "pair_weights"})),
     "b-suitor-issue-16": _b_suitor_case(ISSUE_16_STAR, 1),
     "b-suitor-b2": _b_suitor_case(WEIGHTED, 2),
     "roma-thread": _roma_case("thread", "roma_thread_phase"),

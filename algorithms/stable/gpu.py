@@ -28,11 +28,14 @@ from gpusim.runtime.registry import register
 from gpusim.types.preferences import PreferenceInstance
 
 from .kernels import gale_shapley_round, mcvitie_wilson_gpu
+from .kernels_result import proposals_made, sum_warps, wives_from_held
 from .result import StableMatching
-from .slots import EMPTY, LOW, capacity_array, slot_offsets, wives_from_slots
+from .slots import EMPTY, LOW, capacity_array, slot_offsets
 
 __all__ = ["gs_rounds", "mw_gpu"]
 
+#: The most blocks the result kernels run (grid-stride): their warps' sums are added by one warp.
+REDUCE_GRID = 1024
 #: The kernels the two drivers launch, by name; ``kernels=`` replaces either.
 KERNELS = {k.name: k for k in (mcvitie_wilson_gpu, gale_shapley_round)}
 
@@ -117,13 +120,26 @@ def _run(instance: PreferenceInstance, algorithm: str, backend: str, capacities:
                 free, rejected = rejected, free
                 launch.tick(free=n_free)
     launch.close()
-    with launch.phase("copy out"):
-        held_host = dev.to_host(held)[: int(slot_ptr_host[-1])]
-        next_host = dev.to_host(man_next)[:n_men]
-    wife = wives_from_slots(held_host, slot_ptr_host, n_men)
+    wife, proposals = _result(launch, held, slot_ptr, man_next, men_ptr, instance.n_women, n_men, block)
     stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds),
-             "proposals": int((next_host.astype(np.int64) - instance.men_ptr[:-1]).sum())}
+             "proposals": proposals}
     return StableMatching(instance, wife, algorithm, dev.backend, stats, b)
+
+
+def _result(launch: Launcher, held, slot_ptr, man_next, men_ptr, n_women: int, n_men: int, block: int
+            ) -> tuple[np.ndarray, int]:
+    """Each man's wife and the proposals made, built on the device (:mod:`gpusim.algorithms.stable.kernels_result`):
+    the host copies back ``n_men`` wives and one number."""
+    dev = launch.device
+    grid = Device.grid_for(max(n_women, n_men), block, max_grid=REDUCE_GRID)
+    wife = dev.full(max(n_men, 1), -1, np.int32)
+    partial, total = dev.zeros(grid * block // 32, np.int64), dev.zeros(1, np.int64)
+    with launch.phase("result"):
+        launch(wives_from_held, grid, block, held, slot_ptr, n_women, wife, LOW, EMPTY)
+        launch(proposals_made, grid, block, men_ptr, man_next, n_men, partial)
+        launch(sum_warps, 1, 32, partial, grid * block // 32, total)
+    with launch.phase("copy out"):
+        return dev.to_host(wife)[:n_men], int(dev.to_host(total)[0])
 
 
 def _nonempty(host: np.ndarray) -> np.ndarray:

@@ -9,8 +9,12 @@ whatever the order — and so whatever the schedule.
 
 The GPU version runs in rounds, a thread per queued vertex
 (:func:`~gpusim.algorithms.weighted.kernels_b_suitor.b_suitor_round`); displaced vertices go to the
-next round's queue, once each.  The host builds the result from the suitor sets with
-:func:`~gpusim.algorithms.weighted.result.suitor_pairs`, as the sequential b-Suitor does.
+next round's queue, once each.  The queue's length stays on the device: each round is launched over
+``n`` entries, the queue padded with an idle vertex
+(:func:`~gpusim.algorithms.weighted.kernels_rounds.open_queue`), and the host reads the length once per
+batch of rounds (:func:`~gpusim.algorithms.weighted.assembly.in_batches`; ``stats["reads"]``).
+The partners table, its weight and size are built from the suitor sets on the device
+(:func:`~gpusim.algorithms.weighted.kernels_result.b_partners`), which also checks that every set is mirrored.
 
 References
 ----------
@@ -33,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from gpusim.errors import GpusimInternalError
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
@@ -40,9 +45,11 @@ from gpusim.runtime.registry import register
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_b_suitor
+from .assembly import in_batches, reduce_pairs, upload_weighted_graph
 from .kernels_b_suitor import b_suitor_round
-from .offers import upload_weighted_graph
-from .result import BMatchingResult, WeightedMatching, b_capacities, b_matching_result, suitor_pairs
+from .kernels_result import b_partners
+from .kernels_rounds import open_queue
+from .result import BMatchingResult, WeightedMatching, b_capacities
 
 __all__ = ["b_suitor", "run_b_suitor"]
 
@@ -81,7 +88,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     [[1, -1], [0, 2], [1, 3], [2, -1]]
     """
     round_kernel = kernel_table({"b_suitor_round": b_suitor_round}, kernels)["b_suitor_round"]
-    dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
+    dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     bb = b_capacities(graph, b, max_memory)
     n = graph.n
     caps = np.minimum(bb, np.diff(graph.ptr)).astype(np.int32)
@@ -89,27 +96,35 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     np.cumsum(caps, out=slot_ptr[1:])
     slots = dev.full(max(int(slot_ptr[-1]), 1), -1, np.int32)
     size = max(n, 1)
-    b_dev, slot_ptr_dev = dev.array(caps if n else np.zeros(1, np.int32)), dev.array(slot_ptr)
-    locks, made, in_next = dev.zeros(size, np.int32), dev.zeros(size, np.int32), dev.zeros(size, np.int32)
-    queue = dev.array(np.arange(size, dtype=np.int32))
-    next_queue, next_len = dev.zeros(size, np.int32), dev.zeros(1, np.int32)
+    # vertex n is idle (capacity 0): it pads the queues, so a round is launched over n entries unread
+    b_dev, slot_ptr_dev = dev.array(np.append(caps, np.int32(0))), dev.array(slot_ptr)
+    locks, made, in_next = dev.zeros(size, np.int32), dev.zeros(n + 1, np.int32), dev.zeros(size, np.int32)
+    queue, next_queue = dev.array(np.arange(size, dtype=np.int32)), dev.zeros(size, np.int32)
+    length, next_length, rounds = dev.full(1, n, np.int32), dev.zeros(1, np.int32), dev.zeros(1, np.int32)
     block = 32 if dev.backend == "sim" else 128
-    queued, rounds = n, 0
-    while queued:
-        rounds += 1
+    grid = Device.grid_for(n, block)
+
+    def one_round() -> None:
+        nonlocal queue, next_queue, length, next_length
+        launch(fill, grid, block, in_next, 0, n)
+        launch(open_queue, grid, block, queue, length, next_length, rounds, n)
+        launch(round_kernel, grid, block, ptr, adj, weights, src_dev, b_dev, slot_ptr_dev, slots, locks, made,
+               queue, n, next_queue, next_length, in_next)
+        queue, next_queue, length, next_length = next_queue, queue, next_length, length
+
+    reads = 0
+    if n:
         with launch.phase("rounds"):
-            launch(fill, Device.grid_for(n, block), block, in_next, 0, n)
-            launch(fill, 1, 32, next_len, 0, 1)
-            launch(round_kernel, Device.grid_for(queued, block), block, ptr, adj, weights, src_dev, b_dev,
-                   slot_ptr_dev, slots, locks, made, queue, queued, next_queue, next_len, in_next)
-            queued = launch.flag(next_len)
-        queue, next_queue = next_queue, queue
-    held = dev.to_host(slots)[:int(slot_ptr[-1])].astype(np.int64)
-    suitor = np.where(held >= 0, src[np.maximum(held, 0)] if src.size else -1, -1)  # the suitor in each slot
-    x, v = suitor_pairs(graph, suitor, caps, "GPU b-Suitor")
-    stats = {"algorithm": "b_suitor", "backend": dev.backend, "rounds": rounds, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds)}
-    return b_matching_result(graph, bb, x, v, stats)
+            reads = in_batches(one_round, lambda: launch.flag(length) == 0) + 1
+    width = int(caps.max()) if n else 0
+    partners, faults = dev.full(max(n * width, 1), -1, np.int32), dev.zeros(1, np.int32)
+    weight, pairs = reduce_pairs(launch, b_partners, n, src_dev, weights, slot_ptr_dev, slots, n, width, partners,
+                                 faults)
+    if launch.flag(faults):
+        raise GpusimInternalError(f"GPU b-Suitor ended with asymmetric suitor sets on {graph!r}")
+    stats = {"algorithm": "b_suitor", "size": pairs, "backend": dev.backend, "rounds": launch.flag(rounds),
+             "reads": reads, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    return BMatchingResult(dev.to_host(partners)[:n * width].reshape(n, width), weight, stats)
 
 
 @register("weighted", "bsuitor", backends=("sim", "numba", "cupy", "cpu"), title="b-Suitor",

@@ -1,7 +1,9 @@
 """Locally-Dominant matching on a GPU backend (seed 003, Paper I, Alg. 1–2): exactly the greedy matching.
 
-The kernels are in :mod:`gpusim.algorithms.weighted.kernels_ld`; the host repeats rounds until one
-matches nothing, reading one flag per round.
+The kernels are in :mod:`gpusim.algorithms.weighted.kernels_ld`; rounds repeat until one matches
+nothing, which the device notes (:func:`~gpusim.algorithms.weighted.kernels_rounds.ld_close_round`): the
+host launches rounds in batches and reads the flag once per batch
+(:func:`~gpusim.algorithms.weighted.assembly.in_batches`).
 
 Example
 -------
@@ -13,8 +15,6 @@ Example
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from gpusim.runtime.device import Device
@@ -23,8 +23,10 @@ from gpusim.runtime.registry import register
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_ld
+from .assembly import in_batches, reduce_pairs, upload_weighted_graph
 from .kernels_ld import ld_candidates, ld_match
-from .offers import upload_weighted_graph
+from .kernels_result import pair_weights
+from .kernels_rounds import ld_close_round
 from .result import WeightedMatching, from_reference
 
 __all__ = ["locally_dominant", "run_locally_dominant"]
@@ -36,7 +38,7 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
 
     Each round, every free vertex points at its heaviest free neighbour, and mutual pointers
     match; rounds repeat until none matches.  A thread per vertex; the host reads one flag per
-    round.
+    batch of rounds (``stats["reads"]`` counts the reads back).
 
     Examples
     --------
@@ -45,29 +47,28 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     >>> locally_dominant(g, backend="sim").mate.tolist()
     [-1, 2, 1]
     """
-    dev, launch, _, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
+    dev, launch, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
     n = graph.n
     mate = dev.full(max(n, 1), -1, np.int32)
     candidate = dev.full(max(n, 1), -1, np.int32)
-    matched = dev.zeros(1, np.int32)
-    rounds = 0
+    matched, live, rounds = dev.zeros(1, np.int32), dev.full(1, 1, np.int32), dev.zeros(1, np.int32)
     block = 32 if dev.backend == "sim" else 256
     grid = Device.grid_for(n, block)
-    while n:
-        rounds += 1
+
+    def one_round() -> None:
+        launch(fill, 1, 32, matched, 0, 1)
+        launch(ld_candidates, grid, block, ptr, adj, weights, mate, candidate, n, live)
+        launch(ld_match, grid, block, mate, candidate, n, matched, live)
+        launch(ld_close_round, 1, 32, matched, live, rounds)
+
+    reads = 0
+    if n:
         with launch.phase("rounds"):
-            launch(fill, 1, 32, matched, 0, 1)
-            launch(ld_candidates, grid, block, ptr, adj, weights, mate, candidate, n)
-            launch(ld_match, grid, block, mate, candidate, n, matched)
-            if not launch.flag(matched):
-                break
-    stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
-    found = dev.to_host(mate)[:n].astype(np.int32)
-    first = np.flatnonzero(found > np.arange(n))
-    # the CSR is sorted by (row, column): find each matched edge's weight by one search
-    entries = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.ptr)) * n + graph.adj
-    weight = math.fsum(graph.weights[np.searchsorted(entries, first * n + found[first])].tolist())
-    return WeightedMatching(found, weight, "ld", dev.backend, stats, graph)
+            reads = in_batches(one_round, lambda: not launch.flag(live)) + 1
+    stats = {"rounds": launch.flag(rounds), "reads": reads}
+    weight, pairs = reduce_pairs(launch, pair_weights, n, ptr, adj, weights, mate, n)
+    stats.update(launches=dict(launch.launches), seconds=dict(launch.seconds))
+    return WeightedMatching(dev.to_host(mate)[:n], weight, "ld", dev.backend, stats, graph, pairs=pairs)
 
 
 @register("weighted", "ld", backends=("sim", "numba", "cupy", "cpu"), title="Locally-Dominant",

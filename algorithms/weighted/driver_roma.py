@@ -118,6 +118,9 @@ def roma(weights, mate="i,i+1", *, backend: str = "auto", variant: str = "block"
     mate_dev = dev.array(start if size else np.full(1, -1, np.int32))
     locks = dev.full(max(size, 1), -1, np.int32)
     flips = dev.zeros(1, np.int32)
+    # CuPy copies host arrays asynchronously: without this wait the first phase's time would include the
+    # tail of the matrix's copy (8 GiB at n = 32768, issue 18), which numba's synchronous copy does not
+    dev.synchronize()
     weights_after = [_weight(w, start)]
     flips_per_phase: list[int] = []
     while size and (max_phases is None or len(flips_per_phase) < max_phases):

@@ -24,7 +24,6 @@ Example
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -38,24 +37,15 @@ from gpusim.types.arguments import check_int
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_suitor
+from .assembly import reduce_pairs, upload_weighted_graph
+from .kernels_result import mate_from_offers
 from .kernels_suitor import GPU_SUITOR, SUITOR_VARIANTS, gpu_suitor, suitor_thread_per_vertex
-from .offers import upload_weighted_graph
 from .result import WeightedMatching, from_reference
 
 __all__ = ["SUITOR_MAX_BLOCK", "run_suitor", "suitor"]
 
 #: The most threads per block :func:`gpu_suitor`'s shared queues hold (8 warps).
 SUITOR_MAX_BLOCK = 256
-
-
-def from_offers(graph: WeightedGraph, held: np.ndarray, src: np.ndarray, algorithm: str, backend: str,
-                 stats: dict) -> WeightedMatching:
-    """The matching from the offers each vertex holds: ``held[v]`` is the entry ``j`` of its suitor's
-    list along which the offer came (-1: none), so the suitor is ``src[j]`` and the weight ``weights[j]``."""
-    held = np.asarray(held[:graph.n], np.int64)
-    mate = np.where(held >= 0, src[np.maximum(held, 0)] if src.size else -1, -1).astype(np.int32)
-    first = np.flatnonzero(mate > np.arange(graph.n))
-    return WeightedMatching(mate, math.fsum(graph.weights[held[first]].tolist()), algorithm, backend, stats, graph)
 
 
 def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp", variant: str = "nosync",
@@ -117,7 +107,7 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
         raise InvalidArgument(f"block={block!r} must be a multiple of 32 (whole warps)")
     paper_kernel = suitor_thread_per_vertex if layout == "thread" else GPU_SUITOR[variant]
     launched = with_devices(paper_kernel, kernels or {})
-    dev, launch, src, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
+    dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     n = graph.n
     ws = dev.full(max(n, 1), -1, np.int32)
     block = block or (64 if dev.backend == "sim" else 128)
@@ -129,9 +119,11 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
                 chunks = -(-n // vertices_per_warp)
                 launch(launched, Device.grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
                        vertices_per_warp, balance_rounds)
+    mate = dev.full(max(n, 1), -1, np.int32)
+    weight, pairs = reduce_pairs(launch, mate_from_offers, n, ws, src_dev, weights, n, mate)
     stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
              "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
-    return from_offers(graph, dev.to_host(ws), src, "suitor", dev.backend, stats)
+    return WeightedMatching(dev.to_host(mate)[:n], weight, "suitor", dev.backend, stats, graph, pairs=pairs)
 
 
 @register("weighted", "suitor", backends=("sim", "numba", "cupy", "cpu"),

@@ -56,7 +56,7 @@ class WeightedMatching(CheckedResult):
     partners, b:
         For a b-matching: row ``v`` lists the partners of ``v`` (-1 padded), at most ``b``.
     size:
-        Matched pairs.
+        Matched pairs (counted on the device by the GPU algorithms, given as ``pairs``).
     valid, problem:
         Every pair an edge of ``graph``, each vertex matched at most once (``b`` times), and
         ``weight`` the sum of the input's weights of the pairs: checked, on first access, by
@@ -75,7 +75,8 @@ class WeightedMatching(CheckedResult):
     """
 
     def __init__(self, mate: np.ndarray, weight: float, algorithm: str, backend: str, stats: dict,
-                 graph: WeightedGraph | np.ndarray, partners: np.ndarray | None = None, b=None):
+                 graph: WeightedGraph | np.ndarray, partners: np.ndarray | None = None, b=None,
+                 pairs: int | None = None):
         self.mate = np.asarray(mate, np.int32)
         self.weight = weight
         self.algorithm = algorithm
@@ -84,9 +85,12 @@ class WeightedMatching(CheckedResult):
         self.graph = graph
         self.partners = None if partners is None else np.asarray(partners, np.int32)
         self.b = b
+        self.pairs = pairs
 
     @property
     def size(self) -> int:
+        if self.pairs is not None:
+            return self.pairs
         if self.partners is not None:
             return int(np.count_nonzero(self.partners >= 0)) // 2
         return int(np.count_nonzero(self.mate >= 0)) // 2

@@ -1,0 +1,95 @@
+"""The host side the weighted GPU algorithms share: the graph onto the device, and totals back from it.
+
+:func:`upload_weighted_graph` copies the CSR and its weights to the device and builds each entry's
+owner ``src`` there (:func:`~gpusim.algorithms.weighted.kernels_result.entry_owners`; an offer along
+entry ``j`` is made by ``src[j]``, :mod:`gpusim.algorithms.weighted.offers`).  :func:`reduce_pairs` runs
+a result kernel of :mod:`~gpusim.algorithms.weighted.kernels_result` and reads back only its two
+totals: the host does O(1) work per launch.
+
+Example
+-------
+>>> from gpusim.types.graphs import WeightedGraph
+>>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
+>>> dev, launch, ptr, adj, weights, src = upload_weighted_graph(g, "sim", None)
+>>> dev.to_host(src).tolist(), dev.to_host(adj).tolist()
+([0, 1, 1, 2], [1, 0, 2, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from gpusim.errors import InvalidArgumentType
+from gpusim.runtime.device import Device
+from gpusim.runtime.device_graphs import weighted_bytes
+from gpusim.runtime.launcher import Launcher
+from gpusim.types.graphs import WeightedGraph
+
+from .kernels_result import entry_owners, sum_partials
+
+__all__ = ["MAX_BATCH", "REDUCE_GRID", "in_batches", "reduce_pairs", "upload_weighted_graph"]
+
+#: The most blocks a result kernel runs (grid-stride): its warps' partial sums are added by one warp.
+REDUCE_GRID = 1024
+#: The most rounds launched between two reads of whether the rounds are over (:func:`in_batches`).
+MAX_BATCH = 16
+
+
+def upload_weighted_graph(graph: WeightedGraph, backend: str, device: Device | None) -> tuple:
+    """Check the arguments; copy the CSR and its weights to the device and build each entry's owner
+    (``src``) there.  Returns ``(device, launcher, ptr, adj, weights, src)``, the arrays on the device."""
+    if not isinstance(graph, WeightedGraph):
+        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
+    if device is not None and not isinstance(device, Device):
+        raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
+    dev = device if device is not None else Device(backend)
+    dev.check_fits(weighted_bytes(graph, 4), "weighted matching", 'backend="cpu" (the sequential reference)')
+    launch = Launcher(dev)
+    empty = graph.adj.size == 0
+    ptr = dev.array(graph.ptr)
+    adj, weights = (dev.array(np.zeros(1, a.dtype) if empty else a) for a in (graph.adj, graph.weights))
+    src = dev.zeros(max(graph.adj.size, 1), np.int32)
+    dev.synchronize()  # CuPy copies host arrays asynchronously: the copies are not the kernels' time
+    if graph.n and not empty:
+        block = 32 if dev.backend == "sim" else 256
+        with launch.phase("owners"):
+            launch(entry_owners, Device.grid_for(32 * graph.n, block), block, ptr, src, graph.n)
+    return dev, launch, ptr, adj, weights, src
+
+
+def reduce_pairs(launch: Launcher, result_kernel, n: int, *args) -> tuple[float, int]:
+    """Launch ``result_kernel(*args, partial_w, partial_c)`` over ``n`` vertices (each warp stores its sums),
+    add the warps' sums on the device (:func:`~gpusim.algorithms.weighted.kernels_result.sum_partials`) and
+    read back only ``(weight, pairs)``."""
+    dev = launch.device
+    block = 32 if dev.backend == "sim" else 256
+    grid = Device.grid_for(n, block, max_grid=REDUCE_GRID)
+    warps = grid * block // 32
+    partial_w, partial_c = dev.zeros(warps, np.float64), dev.zeros(warps, np.int32)
+    totals = dev.zeros(2, np.float64)
+    with launch.phase("result"):
+        launch(result_kernel, grid, block, *args, partial_w, partial_c)
+        launch(sum_partials, 1, 32, partial_w, partial_c, warps, totals)
+    weight, pairs = dev.to_host(totals)
+    return float(weight), int(pairs)
+
+
+def in_batches(one_round: Callable[[], None], over: Callable[[], bool]) -> int:
+    """Launch ``one_round()`` in batches of 1, 2, 4, ... :data:`MAX_BATCH` rounds, asking ``over()`` (a read back
+    of a device flag) after each batch, until it is true; the rounds after the last one that did work must
+    do nothing.  Returns how many times it asked.
+
+    >>> done = []
+    >>> in_batches(lambda: done.append(1), lambda: len(done) >= 5), len(done)
+    (3, 7)
+    """
+    batch, reads = 1, 0
+    while True:
+        for _ in range(batch):
+            one_round()
+        reads += 1
+        if over():
+            return reads
+        batch = min(2 * batch, MAX_BATCH)
