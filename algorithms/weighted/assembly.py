@@ -8,7 +8,8 @@ totals: the host does O(1) work per launch.
 
 Example
 -------
->>> from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.types.device_graphs import DeviceWeightedGraph
+from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
 >>> dev, launch, ptr, adj, weights, src = upload_weighted_graph(g, "sim", None)
 >>> dev.to_host(src).tolist(), dev.to_host(adj).tolist()
@@ -23,8 +24,9 @@ import numpy as np
 
 from gpusim.errors import InvalidArgumentType
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import weighted_bytes
+from gpusim.runtime.device_graphs import device_backend, resident, weighted_bytes
 from gpusim.runtime.launcher import Launcher
+from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
 from .kernels_result import entry_owners, sum_partials
@@ -37,22 +39,31 @@ REDUCE_GRID = 1024
 MAX_BATCH = 16
 
 
-def upload_weighted_graph(graph: WeightedGraph, backend: str, device: Device | None) -> tuple:
-    """Check the arguments; copy the CSR and its weights to the device and build each entry's owner
-    (``src``) there.  Returns ``(device, launcher, ptr, adj, weights, src)``, the arrays on the device."""
-    if not isinstance(graph, WeightedGraph):
+def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: str, device: Device | None) -> tuple:
+    """Check the arguments; copy the CSR and its weights to the device (a
+    :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` is used where it lies, checked there once) and
+    build each entry's owner (``src``) there.  Returns ``(device, launcher, ptr, adj, weights, src)``, the
+    arrays on the device."""
+    if not isinstance(graph, (WeightedGraph, DeviceWeightedGraph)):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
-    dev = device if device is not None else Device(backend)
+    on_device = isinstance(graph, DeviceWeightedGraph)
+    dev = device if device is not None else Device(device_backend(graph, backend) if on_device else backend)
     dev.check_fits(weighted_bytes(graph, 4), "weighted matching", 'backend="cpu" (the sequential reference)')
     launch = Launcher(dev)
-    empty = graph.adj.size == 0
-    ptr = dev.array(graph.ptr)
-    adj, weights = (dev.array(np.zeros(1, a.dtype) if empty else a) for a in (graph.adj, graph.weights))
-    src = dev.zeros(max(graph.adj.size, 1), np.int32)
+    entries = 2 * graph.n_edges
+    if on_device:
+        adopted = resident(dev, graph)
+        ptr, adj, weights = adopted.ptr, adopted.adj, adopted.weights
+        if not entries:
+            adj, weights = dev.zeros(1, np.int32), dev.zeros(1, np.float64)
+    else:
+        ptr = dev.array(graph.ptr)
+        adj, weights = (dev.array(np.zeros(1, a.dtype) if not entries else a) for a in (graph.adj, graph.weights))
+    src = dev.zeros(max(entries, 1), np.int32)
     dev.synchronize()  # CuPy copies host arrays asynchronously: the copies are not the kernels' time
-    if graph.n and not empty:
+    if graph.n and entries:
         block = 32 if dev.backend == "sim" else 256
         with launch.phase("owners"):
             launch(entry_owners, Device.grid_for(32 * graph.n, block), block, ptr, src, graph.n)

@@ -24,7 +24,8 @@ P. Dubey, "Efficient approximation algorithms for weighted b-matching", SIAM J. 
 
 Example
 -------
->>> from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.types.device_graphs import DeviceWeightedGraph
+from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
 >>> b_suitor(g, 2, backend="sim").partners.tolist()
 [[1, 2], [0, 2], [0, 1], [-1, -1]]
@@ -42,6 +43,7 @@ from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_b_suitor
@@ -82,16 +84,19 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
 
     Examples
     --------
-    >>> from gpusim.types.graphs import WeightedGraph
+    >>> from gpusim.types.device_graphs import DeviceWeightedGraph
+from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
     [[1, -1], [0, 2], [1, 3], [2, -1]]
     """
     round_kernel = kernel_table({"b_suitor_round": b_suitor_round}, kernels)["b_suitor_round"]
     dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
-    bb = b_capacities(graph, b, max_memory)
+    # the degrees on the host (O(n), the offsets of a device-resident graph copied back)
+    degrees = np.diff(dev.to_host(ptr)[:graph.n + 1] if isinstance(graph, DeviceWeightedGraph) else graph.ptr)
+    bb = b_capacities(graph, b, max_memory, degrees)
     n = graph.n
-    caps = np.minimum(bb, np.diff(graph.ptr)).astype(np.int32)
+    caps = np.minimum(bb, degrees).astype(np.int32)
     slot_ptr = np.zeros(n + 1, np.int32)
     np.cumsum(caps, out=slot_ptr[1:])
     slots = dev.full(max(int(slot_ptr[-1]), 1), -1, np.int32)

@@ -30,6 +30,7 @@ import numpy as np
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.types.check import check_b_matching, check_weighted_matching, checked_output, undominated_edges
 from gpusim.types.complete_graphs import check_memory
+from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 from gpusim.types.results import CheckedResult
 
@@ -95,11 +96,20 @@ class WeightedMatching(CheckedResult):
             return int(np.count_nonzero(self.partners >= 0)) // 2
         return int(np.count_nonzero(self.mate >= 0)) // 2
 
+    @cached_property
+    def input_graph(self) -> WeightedGraph | np.ndarray:
+        """The input on the host, for the checks: a device-resident graph is copied back here, once, on demand."""
+        if isinstance(self.graph, DeviceWeightedGraph):
+            from gpusim.runtime.device import Device
+
+            return self.graph.to_host(Device(self.backend).to_host)
+        return self.graph
+
     def _check(self) -> float:
         if self.partners is not None:
-            weight = check_b_matching(self.graph, self.partners, self.b)
+            weight = check_b_matching(self.input_graph, self.partners, self.b)
         else:
-            weight = check_weighted_matching(self.graph, self.mate)
+            weight = check_weighted_matching(self.input_graph, self.mate)
         if not math.isclose(weight, self.weight, rel_tol=1e-9, abs_tol=1e-12):
             raise InvalidArgument(f"the weight is reported as {self.weight!r} but the pairs weigh {weight!r} "
                                   "in the input")
@@ -109,7 +119,7 @@ class WeightedMatching(CheckedResult):
         """The edges no matched edge at either end dominates (:func:`gpusim.types.check.undominated_edges`):
         none for a locally dominant matching (Suitor, Locally-Dominant, greedy, b-Suitor), which proves
         it weighs at least half the maximum."""
-        return undominated_edges(self.graph, mate=self.mate if self.partners is None else None,
+        return undominated_edges(self.input_graph, mate=self.mate if self.partners is None else None,
                                  partners=self.partners, b=self.b)
 
     @cached_property
@@ -169,12 +179,15 @@ class BMatchingResult(NamedTuple):
     stats: dict
 
 
-def b_capacities(graph: WeightedGraph, b: Any, max_memory: int | None = None) -> np.ndarray:
+def b_capacities(graph: WeightedGraph, b: Any, max_memory: int | None = None, degrees: np.ndarray | None = None
+                 ) -> np.ndarray:
     """``b`` as an int64 array of length n: a non-negative integer, or one per vertex; refused when the
-    partners table (a row of ``max(min(b, degree))`` entries per vertex) would pass ``max_memory``."""
+    partners table (a row of ``max(min(b, degree))`` entries per vertex) would pass ``max_memory``.
+    ``degrees`` (default: from ``graph.ptr``) for a graph whose offsets live on a device."""
     bb = _b_values(graph, b)
     n = graph.n
-    width = int(np.max(np.minimum(bb, np.diff(graph.ptr)))) if n else 0
+    degrees = np.diff(graph.ptr) if degrees is None else degrees
+    width = int(np.max(np.minimum(bb, degrees))) if n else 0
     check_memory(8 * n * width, max_memory, f"the partners table of a b-matching ({n} vertices x {width} partners)",
                  "choose a smaller b (a row per vertex holds min(b, degree) partners)")
     return bb
