@@ -8,8 +8,7 @@ totals: the host does O(1) work per launch.
 
 Example
 -------
->>> from gpusim.types.device_graphs import DeviceWeightedGraph
-from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 3.0])
 >>> dev, launch, ptr, adj, weights, src = upload_weighted_graph(g, "sim", None)
 >>> dev.to_host(src).tolist(), dev.to_host(adj).tolist()

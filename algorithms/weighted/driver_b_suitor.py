@@ -24,8 +24,7 @@ P. Dubey, "Efficient approximation algorithms for weighted b-matching", SIAM J. 
 
 Example
 -------
->>> from gpusim.types.device_graphs import DeviceWeightedGraph
-from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
 >>> b_suitor(g, 2, backend="sim").partners.tolist()
 [[1, 2], [0, 2], [0, 1], [-1, -1]]
@@ -84,8 +83,7 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
 
     Examples
     --------
-    >>> from gpusim.types.device_graphs import DeviceWeightedGraph
-from gpusim.types.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
     [[1, -1], [0, 2], [1, 3], [2, -1]]
