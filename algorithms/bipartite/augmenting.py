@@ -27,7 +27,7 @@ from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
-from .host import CT_SHAPE, MT_BLOCK, check_choice, nonempty, prepare, violation
+from .host import CT_SHAPE, MT_BLOCK, check_choice, device_start, nonempty, prepare, violation
 from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
 
 __all__ = ["apfb", "apsb"]
@@ -42,7 +42,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     check_choice("layout", layout, ("ct", "mt"))
     name = "apsb" if shortest else "apfb"
     kernels = kernel_table(KERNELS, kernels)
-    dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, name)
+    dev, launch, start = prepare(graph, backend, device, initial, progress, name)
     nr, nc = graph.n_rows, graph.n_cols
     start_level = 2
     mark_end = 1 if (shortest and bfs == "wr") else 0
@@ -55,7 +55,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
-    cmatch, rmatch = dev.array(nonempty(col_match)), dev.array(nonempty(row_match))
+    rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     bfs_array = dev.zeros(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
     root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
     predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
@@ -116,7 +116,10 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         ``"ct"``: a constant grid (256 × 256 on a GPU), each thread striding over vertices;
         ``"mt"``: a thread per vertex.  CT was faster in every configuration of Table 1.
     initial:
-        ``"cheap"`` (default: the greedy cheap matching), ``"empty"``, or ``(row_match, col_match)``.
+        ``"cheap"`` (default: the cheap matching made on the device by one launch of
+        :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`, a maximal matching that may differ
+        from the seeds' sequential one), ``"cheap-host"`` (the seeds' sequential greedy, made on the host),
+        ``"empty"``, or ``(row_match, col_match)``.
     device:
         A :class:`~gpusim.Device` to run on (say, a simulator with a chosen policy).
     check_invariants:

@@ -25,13 +25,14 @@ from gpusim.types.arguments import check_int
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
-from .host import COMPACT_BLOCK, MT_BLOCK, SHRINK_THRESHOLD, check_choice, nonempty, prepare, violation
+from .host import COMPACT_BLOCK, MT_BLOCK, SHRINK_THRESHOLD, check_choice, device_start, nonempty, prepare, violation
 from .kernels_bfs import fix_columns
 from .kernels_push_relabel import (
     compact_active,
     global_relabel_level,
     init_active,
     init_relabel,
+    list_free_columns,
     push_active,
     push_relabel_all,
 )
@@ -39,8 +40,8 @@ from .kernels_push_relabel import (
 __all__ = ["gpr"]
 
 #: The kernels G-PR launches, by name; ``kernels=`` replaces any of them.
-KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, init_active, push_active,
-                               compact_active, fix_columns)}
+KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, list_free_columns, init_active,
+                               push_active, compact_active, fix_columns)}
 
 
 @register("bipartite", "gpr", backends=("sim", "numba", "cupy"), on_cpu="pr",
@@ -69,7 +70,10 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         the paper's best with shrinking; 0.3 the other good value); ``("fixed", k)``: every
         ``k`` loops.
     backend, initial, device, progress:
-        As :func:`apfb`.
+        As :func:`apfb`; the default start is the cheap matching made on the device
+        (:func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`), and the initial active lists (the
+        free columns, Alg. 7 and §III-C) are listed there too
+        (:func:`~gpusim.algorithms.bipartite.kernels_push_relabel.list_free_columns`): no copy from the host.
     check_invariants:
         After every INITKRNL (and compaction), copy the active list back and check no column is
         listed twice — the duplicate the ``iA`` guard exists to prevent; raise
@@ -100,7 +104,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         raise InvalidArgument(f"relabel must be ('adaptive', k) or ('fixed', k) with k > 0, got {relabel!r}")
     check_int("shrink_at", shrink_at, 1, None)
     kernels = kernel_table(KERNELS, kernels)
-    dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, "gpr")
+    dev, launch, start = prepare(graph, backend, device, initial, progress, "gpr")
     nr, nc = graph.n_rows, graph.n_cols
     infinity = nr + nc
     block = MT_BLOCK[dev.backend]
@@ -109,7 +113,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     # that cannot reach a free row.  psi_r, psi_c: the labels ψ.
     row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
-    rmatch, cmatch = dev.array(nonempty(row_match)), dev.array(nonempty(col_match))
+    rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     psi_r, psi_c = dev.zeros(max(nr, 1), np.int32), dev.zeros(max(nc, 1), np.int32)
     flag = dev.zeros(1, np.int32)
 
@@ -129,13 +133,15 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         return loop + max(1, int(k * max_level if kind == "adaptive" else k))
 
     loop, relabels, next_gr = 0, 0, 0
-    free_columns = np.flatnonzero(col_match == -1).astype(np.int32)
-    n_active = int(free_columns.size)
-    if variant == "active" and n_active:
-        # a_c, a_p: the current and previous active-column lists (Alg. 7); i_a[v] = loop when v is active.
-        a_c, a_p = dev.array(free_columns), dev.array(free_columns)
-        i_a = dev.full(nc, -1, np.int32)
+    n_active = 0
+    if variant == "active" and nr > 0 and nc > 0:
+        # a_c, a_p: the current and previous active-column lists (Alg. 7), both the free columns at first
+        # (§III-C), listed on the device; i_a[v] = loop when v is active.
+        a_c, a_p = dev.zeros(nc, np.int32), dev.zeros(nc, np.int32)
         new_length = dev.zeros(1, np.int32)
+        launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
+        n_active = launch.flag(new_length)
+        i_a = dev.full(nc, -1, np.int32)
     shrink_now = False
     while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
         if loop == next_gr:

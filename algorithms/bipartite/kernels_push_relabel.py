@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-__all__ = ["compact_active", "global_relabel_level", "init_active", "init_relabel", "mate_not_active",
-           "push_active", "push_relabel_all"]
+__all__ = ["block_offset", "compact_active", "global_relabel_level", "init_active", "init_relabel",
+           "list_free_columns", "mate_not_active", "push_active", "push_relabel_all"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -203,25 +203,13 @@ def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, 
         i += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _I, _A))
-def compact_active(source, target, n, new_length):
-    """G-PR-SHRKRNL's compaction (seed 001, Alg. 7 lines 11–13, §III-C2): one block packs the active
-    columns by prefix sum.
-
-    Each thread counts the active entries of its own contiguous chunk, a block-wide
-    Hillis-Steele scan in shared memory turns the counts into private write offsets, and each
-    thread copies its entries, in order, to ``target``.  ``new_length[0]`` gets the total.
-    """
-    counts = T.shared_array(1024, T.i32)
+@device
+def block_offset(counts, mine):
+    """The block's exclusive prefix sum at this thread (seed 001, §III-C2: "each thread has a private write
+    region"): ``counts[tid] = mine``, a Hillis-Steele scan in shared memory, then ``counts[tid]`` holds the
+    inclusive sum (the last thread's is the total) and the return value the exclusive one."""
     tid = T.thread_id()
     threads = T.block_size()
-    chunk = (n + threads - 1) // threads
-    low = tid * chunk
-    high = min(low + chunk, n)
-    mine = 0
-    for i in range(low, high):
-        if source[i] != -1:
-            mine += 1
     counts[tid] = mine
     T.syncthreads()
     offset = 1
@@ -233,10 +221,58 @@ def compact_active(source, target, n, new_length):
         counts[tid] = counts[tid] + before
         T.syncthreads()
         offset *= 2
-    write = counts[tid] - mine
+    return counts[tid] - mine
+
+
+@kernel(signature=_sig(_A, _A, _I, _A))
+def compact_active(source, target, n, new_length):
+    """G-PR-SHRKRNL's compaction (seed 001, Alg. 7 lines 11–13, §III-C2): one block packs the active
+    columns by prefix sum.
+
+    Each thread counts the active entries of its own contiguous chunk, a block-wide
+    Hillis-Steele scan in shared memory (:func:`block_offset`) turns the counts into private write
+    offsets, and each thread copies its entries, in order, to ``target``.  ``new_length[0]`` gets the total.
+    """
+    counts = T.shared_array(1024, T.i32)
+    tid = T.thread_id()
+    threads = T.block_size()
+    chunk = (n + threads - 1) // threads
+    low = tid * chunk
+    high = min(low + chunk, n)
+    mine = 0
+    for i in range(low, high):
+        if source[i] != -1:
+            mine += 1
+    write = block_offset(counts, mine)
     for i in range(low, high):
         if source[i] != -1:
             target[write] = source[i]
             write += 1
     if tid == threads - 1:
         new_length[0] = counts[tid]
+
+
+@kernel(signature=_sig(_A, _A, _A, _I, _A))
+def list_free_columns(cmatch, a_c, a_p, nc, length):
+    """The initial active lists (seed 001, §III-C: "Initially, both arrays contain the unmatched column
+    indices"), built on the device from the starting matching: one block writes the free columns, in id
+    order, to ``a_c`` and ``a_p`` by the prefix sum of :func:`compact_active`; ``length[0]`` gets their number.
+    """
+    counts = T.shared_array(1024, T.i32)
+    tid = T.thread_id()
+    threads = T.block_size()
+    chunk = (nc + threads - 1) // threads
+    low = tid * chunk
+    high = min(low + chunk, nc)
+    mine = 0
+    for v in range(low, high):
+        if cmatch[v] == -1:
+            mine += 1
+    write = block_offset(counts, mine)
+    for v in range(low, high):
+        if cmatch[v] == -1:
+            a_c[write] = v
+            a_p[write] = v
+            write += 1
+    if tid == threads - 1:
+        length[0] = counts[tid]
