@@ -23,24 +23,58 @@ from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.types.arguments import check_int
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
-from .host import CT_SHAPE, MT_BLOCK, check_choice, device_start, nonempty, prepare, violation
+from .host import (
+    CT_SHAPE,
+    LEVELS_PER_READ,
+    MAX_LEVELS_PER_READ,
+    MT_BLOCK,
+    check_choice,
+    device_start,
+    nonempty,
+    prepare,
+    violation,
+)
 from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
 
-__all__ = ["apfb", "apsb"]
+__all__ = ["apfb", "apsb", "levels_run"]
 
 #: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
 KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, alternate, fix_rows, fix_columns)}
 
 
+def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tuple[int, bool, bool]:
+    """What a batch of ``batch`` BFS levels did, from its flags read back (``flags[2 s]``: level ``s`` inserted a
+    column, ``flags[2 s + 1]``: it found a path): how many levels ran, whether the phase found a path so far
+    (``found`` before the batch), and whether the search is over (seed 000, Alg. 1 line 6; lines 9–10 when
+    ``shortest``).  The levels after the one that ended it returned at once.
+
+    >>> levels_run(np.array([1, 0, 1, 1, 0, 0, 0, 0]), 4, False, False)
+    (3, True, True)
+    >>> levels_run(np.array([1, 0, 1, 1, 0, 0, 0, 0]), 4, True, False)
+    (2, True, True)
+    >>> levels_run(np.array([1, 0, 1, 0]), 2, True, False)
+    (2, False, False)
+    """
+    for slot in range(batch):
+        found = found or bool(flags[2 * slot + 1])
+        if (shortest and found) or not flags[2 * slot]:
+            return slot + 1, found, True
+    return batch, found, False
+
+
 def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
-                      device: Device | None, check_invariants: bool, progress: bool, kernels) -> BipartiteMatching:
+                      device: Device | None, check_invariants: bool, progress: bool, kernels,
+                      levels_per_read: int) -> BipartiteMatching:
     check_choice("bfs", bfs, ("wr", "plain"))
     check_choice("layout", layout, ("ct", "mt"))
+    check_int("levels_per_read", levels_per_read, 1, MAX_LEVELS_PER_READ)
     name = "apsb" if shortest else "apfb"
+    stop_on_found = 1 if shortest else 0
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, name)
     nr, nc = graph.n_rows, graph.n_cols
@@ -59,27 +93,31 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     bfs_array = dev.zeros(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
     root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
     predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
-    flags = dev.zeros(2, np.int32)                  # vertex_inserted, augmenting_path_found
-    phases = levels = 0
+    # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over)
+    flags = dev.zeros(2 * levels_per_read, np.int32)
+    phases = levels = reads = 0
     while nc > 0 and nr > 0:
         phases += 1
         with launch.phase("bfs"):
             launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
-            launch(fill, 1, 32, flags, 0, 2)
-            bfs_level = start_level
+            bfs_level, batch, found = start_level, 1, False
             while True:
-                launch(fill, 1, 32, flags, 0, 1)
-                levels += 1
-                if bfs == "wr":
-                    launch(kernels["gpubfs_wr"], col_grid, block, bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch,
-                           predecessor, root, flags, start_level, mark_end)
-                else:
-                    launch(kernels["gpubfs"], col_grid, block, bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch,
-                           predecessor, flags, start_level)
-                inserted, found = dev.to_host(flags).tolist()
-                if (shortest and found) or not inserted:
+                # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
+                launch(fill, 1, 32, flags, 0, 2 * batch)
+                for slot in range(batch):
+                    if bfs == "wr":
+                        launch(kernels["gpubfs_wr"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj,
+                               nc, rmatch, predecessor, root, flags, start_level, mark_end, slot, stop_on_found)
+                    else:
+                        launch(kernels["gpubfs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj, nc,
+                               rmatch, predecessor, flags, start_level, slot, stop_on_found)
+                reads += 1
+                ran, found, over = levels_run(dev.to_host(flags), batch, shortest, found)
+                levels += ran
+                if over:
                     break
-                bfs_level += 1
+                bfs_level += batch
+                batch = min(2 * batch, levels_per_read)
         if not found:
             break
         with launch.phase("alternate"):
@@ -90,8 +128,9 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
             _check_consistent(dev, graph, rmatch, cmatch, f"after phase {phases} (ALTERNATE and FIXMATCHING)")
         launch.tick(bfs_levels=levels)
     launch.close()
-    stats = {"phases": phases, "bfs_levels": levels, "launches": dict(launch.launches),
+    stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout}
+    stats["reads_back"] += 2  # the matching itself
     return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], name, dev.backend, stats)
 
 
@@ -101,7 +140,8 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
           guarantees="maximum", kernels=tuple(KERNELS.values()))
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
-         progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+         progress: bool = False, kernels: dict | None = None,
+         levels_per_read: int = LEVELS_PER_READ) -> BipartiteMatching:
     """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -131,11 +171,18 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     kernels:
         Kernels to launch in the place of the paper's, by name (``{"alternate": twin}``): the seam
         the bug zoo passes its broken twins through (:func:`gpusim.language.variants.kernel_table`).
+    levels_per_read:
+        The most BFS levels launched before the host reads their flags back (default 16): each phase
+        launches batches of 1, 2, 4, ... levels up to this, and a level after the one that ended the
+        search (Alg. 1 line 6, or lines 9–10 for APsB) returns at once
+        (:func:`~gpusim.algorithms.bipartite.kernels_bfs.search_over`), so the levels run and the
+        matching are those of the one-level-at-a-time loop (``levels_per_read=1``), with fewer
+        synchronising copies (``stats["reads_back"]``: the flag reads and the two copies of the result).
 
     Returns
     -------
     BipartiteMatching
-        With its König cover certificate and statistics (phases, BFS levels, launches).
+        With its König cover certificate and statistics (phases, BFS levels run, reads back, launches).
 
     Notes
     -----
@@ -150,7 +197,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     [0, 1]
     """
     return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels)
+                             kernels, levels_per_read)
 
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -159,7 +206,8 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
           kernels=tuple(KERNELS.values()))
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
-         progress: bool = False, kernels: dict | None = None) -> BipartiteMatching:
+         progress: bool = False, kernels: dict | None = None,
+         levels_per_read: int = LEVELS_PER_READ) -> BipartiteMatching:
     """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
@@ -172,7 +220,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     2
     """
     return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels)
+                             kernels, levels_per_read)
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str) -> None:

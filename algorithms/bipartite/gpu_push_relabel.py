@@ -25,7 +25,18 @@ from gpusim.types.arguments import check_int
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
-from .host import COMPACT_BLOCK, MT_BLOCK, SHRINK_THRESHOLD, check_choice, device_start, nonempty, prepare, violation
+from .host import (
+    COMPACT_BLOCK,
+    LEVELS_PER_READ,
+    MAX_LEVELS_PER_READ,
+    MT_BLOCK,
+    SHRINK_THRESHOLD,
+    check_choice,
+    device_start,
+    nonempty,
+    prepare,
+    violation,
+)
 from .kernels_bfs import fix_columns
 from .kernels_push_relabel import (
     compact_active,
@@ -51,7 +62,7 @@ KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
         check_invariants: bool = False, progress: bool = False, kernels: dict | None = None,
-        shrink_at: int = SHRINK_THRESHOLD) -> BipartiteMatching:
+        shrink_at: int = SHRINK_THRESHOLD, levels_per_read: int = LEVELS_PER_READ) -> BipartiteMatching:
     """G-PR (seed 001, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
 
     Parameters
@@ -81,6 +92,11 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     kernels:
         Kernels to launch in the place of the paper's, by name (``{"push_active": twin}``), as
         :func:`~gpusim.algorithms.bipartite.augmenting.apfb`.
+    levels_per_read:
+        The most G-GR levels (Alg. 4 lines 4–8) launched before the host reads their *uAdded* flags back
+        (default 16; batches of 1, 2, 4, ...): a level after one that labelled no row returns at once, so
+        the labels and ``maxLevel`` are those of the one-level-at-a-time loop (``levels_per_read=1``).
+        ``stats["reads_back"]`` counts the synchronising copies (flags, list lengths, the result).
 
     Notes
     -----
@@ -103,6 +119,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
             or isinstance(relabel[1], bool) or not isinstance(relabel[1], (int, float)) or not relabel[1] > 0):
         raise InvalidArgument(f"relabel must be ('adaptive', k) or ('fixed', k) with k > 0, got {relabel!r}")
     check_int("shrink_at", shrink_at, 1, None)
+    check_int("levels_per_read", levels_per_read, 1, MAX_LEVELS_PER_READ)
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, "gpr")
     nr, nc = graph.n_rows, graph.n_cols
@@ -117,16 +134,30 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     psi_r, psi_c = dev.zeros(max(nr, 1), np.int32), dev.zeros(max(nc, 1), np.int32)
     flag = dev.zeros(1, np.int32)
 
+    added = dev.zeros(levels_per_read, np.int32)   # uAdded of each level of a batch (Alg. 4 lines 4-6)
+    reads = 0
+
+    def read_flag(array) -> int:
+        nonlocal reads
+        reads += 1
+        return launch.flag(array)
+
     def global_relabel() -> int:
+        nonlocal reads
         launch(kernels["init_relabel"], max(row_grid, col_grid), block, rmatch, psi_r, psi_c, nr, nc, infinity)
-        level = 0
+        level, batch = 0, 1
         while True:
-            launch(fill, 1, 32, flag, 0, 1)
-            launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr,
-                   level, infinity, flag)
-            level += 2
-            if not launch.flag(flag):
-                return level
+            # Alg. 4 lines 4-8, `batch` levels at a time: a level after one that added no row returns at once
+            launch(fill, 1, 32, added, 0, batch)
+            for slot in range(batch):
+                launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch,
+                       cmatch, nr, level + 2 * slot, infinity, added, slot)
+            reads += 1
+            flags = dev.to_host(added)[:batch]
+            if not flags.all():
+                return level + 2 * (int(np.argmin(flags)) + 1)
+            level += 2 * batch
+            batch = min(2 * batch, levels_per_read)
 
     def next_relabel(max_level: int, loop: int) -> int:
         kind, k = relabel
@@ -140,7 +171,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         a_c, a_p = dev.zeros(nc, np.int32), dev.zeros(nc, np.int32)
         new_length = dev.zeros(1, np.int32)
         launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
-        n_active = launch.flag(new_length)
+        n_active = read_flag(new_length)
         i_a = dev.full(nc, -1, np.int32)
     shrink_now = False
     while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
@@ -154,16 +185,16 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
             if variant == "first":
                 launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc,
                        infinity, flag)
-                active = launch.flag(flag)
+                active = read_flag(flag)
             else:
                 grid = Device.grid_for(n_active, block)
                 launch(kernels["init_active"], grid, block, cmatch, rmatch, loop, a_c, a_p, i_a, n_active, flag)
-                active = launch.flag(flag)
+                active = read_flag(flag)
                 if active and shrink and shrink_now and n_active >= shrink_at:
                     with launch.phase("shrink"):
                         launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active, new_length)
                         a_c, a_p = a_p, a_c
-                        n_active = launch.flag(new_length)
+                        n_active = read_flag(new_length)
                         grid = Device.grid_for(n_active, block)
                     shrink_now = False
                 if active and check_invariants:
@@ -178,7 +209,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
             break
     launch.close()
     launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
-    stats = {"loops": loop, "global_relabels": relabels, "launches": dict(launch.launches),
+    stats = {"loops": loop, "global_relabels": relabels, "reads_back": reads + 2, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
     return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], "gpr", dev.backend, stats)
 

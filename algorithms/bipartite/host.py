@@ -25,8 +25,8 @@ from gpusim.types.graphs import BipartiteGraph
 from .cheap import cheap_matching
 from .kernels_cheap import cheap_claim
 
-__all__ = ["COMPACT_BLOCK", "CT_SHAPE", "MT_BLOCK", "SHRINK_THRESHOLD", "STARTS", "check_choice", "device_start",
-           "initial_matching", "nonempty", "prepare", "violation"]
+__all__ = ["COMPACT_BLOCK", "CT_SHAPE", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK", "SHRINK_THRESHOLD",
+           "STARTS", "check_choice", "device_start", "initial_matching", "nonempty", "prepare", "violation"]
 
 #: Threads per block for one-thread-per-vertex (MT) launches, per backend.
 MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
@@ -36,6 +36,11 @@ CT_SHAPE = {"sim": (2, 32), "numba": (256, 256), "cupy": (256, 256)}
 COMPACT_BLOCK = {"sim": 64, "numba": 1024, "cupy": 1024}
 #: G-PR shrinks its active lists only when at least this many columns are listed (seed 001, Alg. 7 line 11).
 SHRINK_THRESHOLD = 512
+#: The most BFS levels (APFB, APsB, G-GR) launched before their flags are read back (``levels_per_read=``'s
+#: default): each search launches batches of 1, 2, 4, ... levels up to this, each read back once.
+LEVELS_PER_READ = 16
+#: The largest ``levels_per_read=`` accepted.
+MAX_LEVELS_PER_READ = 1024
 #: The named starts ``initial=`` takes: the cheap matching made on the device (the default,
 #: :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`), the seeds' sequential greedy made on the
 #: host, and no matching.

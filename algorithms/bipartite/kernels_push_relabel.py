@@ -61,16 +61,21 @@ def init_relabel(rmatch, psi_r, psi_c, nr, nc, infinity):
         i += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A), intended_races={
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A, _I), intended_races={
     "psi_c": "several rows label one column, always level + 1 (seed 001, Alg. 5)",
     "psi_r": "several columns label one mate, always level + 2",
     "added": "a flag: every writer writes 1"})
-def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, level, infinity, added):
+def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, level, infinity, added, slot):
     """G-GR-KRNL (seed 001, Alg. 5 lines 1–8): one BFS level from the rows labelled ``level``.
 
     Unvisited columns get ``level + 1`` and their (consistent) mates ``level + 2``.  Several
-    threads may write one label, always the same value: an intended, benign race.
+    threads may write one label, always the same value: an intended, benign race.  ``added[slot]``
+    says a row was labelled (*uAdded*, Alg. 4 lines 4–6); the host launches several levels and reads ``added``
+    once, and a level whose previous one added nothing returns at once (nothing is labelled ``level``).
     """
+    if slot > 0:
+        if added[slot - 1] == 0:
+            return
     u = T.gtid()
     while u < nr:
         if psi_r[u] == level:
@@ -82,7 +87,7 @@ def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, lev
                     if w > -1:
                         if rmatch[w] == v:
                             psi_r[w] = level + 2
-                            added[0] = 1
+                            added[slot] = 1
         u += T.num_threads()
 
 
