@@ -1,7 +1,10 @@
-"""BFS levels in batches (APFB, APsB, G-PR's global relabel): the flags read back once per batch, a level after
-the end returning at once on the device; the same levels, labels and matching as one level at a time."""
+"""BFS levels and G-PR loops in batches (APFB, APsB, G-PR): the flags read back once per batch, a level (loop)
+after the end returning at once on the device; the same levels, loops, labels and matching as one at a time."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,22 @@ from gpusim.types.generators import uniform_random
 from gpusim.types.graphs import BipartiteGraph
 
 COUNTS = ("phases", "bfs_levels", "loops", "global_relabels")
+#: What the one-level-at-a-time host loops gave (commit 827df24; tests/data/README.md).
+RECORDED = Path(__file__).resolve().parent / "data" / "bipartite_sequential_matchings.json"
+RECORDED_CASES = [("gpr", {}), ("gpr", {"variant": "first"}), ("gpr", {"shrink_at": 1}),
+                  ("gpr", {"relabel": ("fixed", 2), "shrink": False}), ("apfb", {}), ("apsb", {}),
+                  ("apfb", {"bfs": "plain", "layout": "mt"}), ("apsb", {"bfs": "plain", "layout": "mt"})]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize(("name", "options"), RECORDED_CASES, ids=[f"{n}-{o}" for n, o in RECORDED_CASES])
+def test_the_matching_the_unbatched_code_gave(seed, name, options):
+    recorded = json.loads(RECORDED.read_text())[f"{seed}-{name}-{options}"]
+    graph = uniform_random(150, 150, 420, seed=seed)
+    result = getattr(bipartite, name)(graph, device=Device("sim", policy="sequential", trace=False), initial="empty",
+                                      **options)
+    assert result.row_match.tolist() == recorded[0]
+    assert {k: result.stats.get(k) for k in COUNTS} == recorded[1]
 
 
 def one_level_at_a_time_and_batched(variant, graph, policy="sequential", **extra):

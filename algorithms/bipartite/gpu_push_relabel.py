@@ -132,7 +132,6 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
     rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     psi_r, psi_c = dev.zeros(max(nr, 1), np.int32), dev.zeros(max(nc, 1), np.int32)
-    flag = dev.zeros(1, np.int32)
 
     added = dev.zeros(levels_per_read, np.int32)   # uAdded of each level of a batch (Alg. 4 lines 4-6)
     reads = 0
@@ -141,6 +140,11 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         nonlocal reads
         reads += 1
         return launch.flag(array)
+
+    def read_flags(array, n: int) -> np.ndarray:
+        nonlocal reads
+        reads += 1
+        return dev.to_host(array)[:n]
 
     def global_relabel() -> int:
         nonlocal reads
@@ -152,8 +156,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
             for slot in range(batch):
                 launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch,
                        cmatch, nr, level + 2 * slot, infinity, added, slot)
-            reads += 1
-            flags = dev.to_host(added)[:batch]
+            flags = read_flags(added, batch)
             if not flags.all():
                 return level + 2 * (int(np.argmin(flags)) + 1)
             level += 2 * batch
@@ -173,45 +176,73 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
         n_active = read_flag(new_length)
         i_a = dev.full(nc, -1, np.int32)
-    shrink_now = False
+    flags = dev.zeros(levels_per_read, np.int32)   # actExists of each loop of a batch (Alg. 7 lines 5, 10)
+    shrink_now, batch = False, 1
     while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
         if loop == next_gr:
             with launch.phase("global_relabel"):
                 next_gr = next_relabel(global_relabel(), loop)
             relabels += 1
             shrink_now = True
+        # Alg. 7 lines 10-22: one loop at a time where the host decides within it (SHRKRNL may run, or the
+        # list is checked), else a batch up to the next global relabel, read back once (loop_over)
+        may_shrink = variant == "active" and shrink and shrink_now and n_active >= shrink_at
+        loops = 1 if (may_shrink or check_invariants) else min(batch, next_gr - loop)
         with launch.phase("push_relabel"):
-            launch(fill, 1, 32, flag, 0, 1)
-            if variant == "first":
-                launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc,
-                       infinity, flag)
-                active = read_flag(flag)
-            else:
+            launch(fill, 1, 32, flags, 0, loops)
+            known = None   # actExists, when the host read it within the loop
+            for slot in range(loops):
+                if variant == "first":
+                    launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r,
+                           psi_c, nc, infinity, flags, slot)
+                    continue
                 grid = Device.grid_for(n_active, block)
-                launch(kernels["init_active"], grid, block, cmatch, rmatch, loop, a_c, a_p, i_a, n_active, flag)
-                active = read_flag(flag)
-                if active and shrink and shrink_now and n_active >= shrink_at:
-                    with launch.phase("shrink"):
-                        launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active, new_length)
-                        a_c, a_p = a_p, a_c
-                        n_active = read_flag(new_length)
-                        grid = Device.grid_for(n_active, block)
-                    shrink_now = False
-                if active and check_invariants:
-                    _check_distinct(dev, a_c, n_active, loop)
-                if active:
-                    launch(kernels["push_active"], grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop,
-                           a_c, a_p, i_a, n_active, infinity)
+                launch(kernels["init_active"], grid, block, cmatch, rmatch, loop + slot, a_c, a_p, i_a, n_active, flags,
+                       slot)
+                if loops == 1 and (may_shrink or check_invariants):
+                    known = read_flag(flags)
+                if known:
+                    if may_shrink:
+                        with launch.phase("shrink"):
+                            launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active,
+                                   new_length)
+                            a_c, a_p = a_p, a_c
+                            n_active = read_flag(new_length)
+                            grid = Device.grid_for(n_active, block)
+                        shrink_now = False
+                    if check_invariants:
+                        _check_distinct(dev, a_c, n_active, loop)
+                if known != 0:
+                    launch(kernels["push_active"], grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c,
+                           loop + slot, a_c, a_p, i_a, n_active, infinity, flags, slot)
                 a_c, a_p = a_p, a_c
-        loop += 1
-        launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
+            ran, active = (1, bool(known)) if known is not None else loops_run(read_flags(flags, loops))
+            if variant == "active" and (loops - ran) % 2:
+                a_c, a_p = a_p, a_c   # Alg. 7 line 21 swaps once per loop run, not per loop launched
+        for _ in range(ran):
+            launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
+        loop += ran
         if not active:
             break
+        batch = min(2 * batch, levels_per_read)
     launch.close()
     launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
     stats = {"loops": loop, "global_relabels": relabels, "reads_back": reads + 2, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
     return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], "gpr", dev.backend, stats)
+
+
+def loops_run(flags: np.ndarray) -> tuple[int, bool]:
+    """How many loops of a batch ran, from their *actExists* flags read back, and whether the last one found
+    an active column (Alg. 7 line 5): the loops up to the first without one, that one included.
+
+    >>> loops_run(np.array([1, 1, 0, 0])), loops_run(np.array([1, 1]))
+    ((3, False), (2, True))
+    """
+    stopped = np.flatnonzero(flags == 0)
+    if stopped.size:
+        return int(stopped[0]) + 1, False
+    return int(flags.size), True
 
 
 def _check_distinct(dev: Device, a_c, n_active: int, loop: int) -> None:

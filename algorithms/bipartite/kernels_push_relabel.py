@@ -26,7 +26,7 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 
 __all__ = ["block_offset", "compact_active", "global_relabel_level", "init_active", "init_relabel",
-           "list_free_columns", "mate_not_active", "push_active", "push_relabel_all"]
+           "list_free_columns", "loop_over", "mate_not_active", "push_active", "push_relabel_all"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -91,16 +91,19 @@ def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, lev
         u += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A),
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A, _I),
         intended_races={**_PUSH_RACES, "active": "a flag: every writer writes 1"})
-def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinity, active):
+def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinity, active, slot):
     """G-PR-KRNL (seed 001, Alg. 6 lines 1–19): a thread per column; each active column pushes once.
 
     A column is active when free (-1) or when its row moved on (line 3: ``rmatch[cmatch[v]] != v``).
     It takes the row of minimum ψ (lines 5–12, stopping early at ψ(v) - 1), matches it (single or
     double push, lines 14–15) and relabels both (lines 16–17), or becomes unreachable (-2, line 19).
-    Concurrent pushes on one row leave one winner; the losers stay active (§III-B).
+    Concurrent pushes on one row leave one winner; the losers stay active (§III-B).  ``active[slot]`` is
+    this loop's *actExists*; a loop after one with no active column returns at once (:func:`loop_over`).
     """
+    if loop_over(active, slot) == 1:
+        return
     v = T.gtid()
     while v < nc:
         mate = cmatch[v]
@@ -111,7 +114,7 @@ def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinit
             if rmatch[mate] != v:
                 is_active = 1
         if is_active == 1:
-            active[0] = 1
+            active[slot] = 1
             psi_min = infinity
             u = -1
             for j in range(col_ptr[v], col_ptr[v + 1]):
@@ -131,14 +134,33 @@ def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinit
         v += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A), intended_races={"active": "a flag: every writer writes 1"})
-def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
+@device
+def loop_over(active, slot):
+    """The host's loop test (seed 001, Alg. 7 line 5, *actExists*), read on the device: 1 when the loop of
+    the slot before ``slot`` found no active column, else 0 (always 0 for a batch's first slot).
+
+    ``active[s]`` is *actExists* of the batch's loop ``s``: the host launches several loops and reads
+    ``active`` back once, and a loop after the last returns at once, as the one-loop-at-a-time host does.
+    """
+    over = 0
+    if slot > 0:
+        if active[slot - 1] == 0:
+            over = 1
+    return over
+
+
+@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A, _I),
+        intended_races={"active": "a flag: every writer writes 1"})
+def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active, slot):
     """G-PR-INITKRNL (seed 001, Alg. 8 lines 1–11): fix the active list, rolling back pushes that lost a race.
 
     ``a_p[i]`` is the column processed at slot ``i`` last loop and ``a_c[i]`` the column its push
     freed.  If the processed column is still unmatched, its push lost: process it again (lines
-    5–6).  Every column processed this loop gets ``i_a[v] = loop`` (line 10).
+    5–6).  Every column processed this loop gets ``i_a[v] = loop`` (line 10) and sets ``active[slot]``;
+    it returns at once after a loop with no active column (:func:`loop_over`).
     """
+    if loop_over(active, slot) == 1:
+        return
     i = T.gtid()
     while i < n_active:
         v = a_p[i]
@@ -156,7 +178,7 @@ def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
                 v = a_c[i]
         if v != -1:
             i_a[v] = loop
-            active[0] = 1
+            active[slot] = 1
         i += T.num_threads()
 
 
@@ -170,14 +192,18 @@ def mate_not_active(i_a, w, loop):
     return allowed
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I), intended_races=_PUSH_RACES)
-def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity):
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I, _A, _I), intended_races=_PUSH_RACES)
+def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity, active,
+                slot):
     """G-PR-PUSHKRNL (seed 001, Alg. 9 lines 1–24): push-relabel on the listed active columns only.
 
     The ``i_a`` guard (line 13, :func:`mate_not_active`) refuses a row whose mate is itself active
     this loop: pushing there would put that column in the list a second time, and after a
     roll-back two threads would process it.  ``a_p[i]`` receives the column the push freed (line 18; -1 for none).
+    Alg. 7 line 18: it returns at once when INITKRNL listed no active column (``active[slot] == 0``).
     """
+    if active[slot] == 0:
+        return
     i = T.gtid()
     while i < n_active:
         v = a_c[i]
