@@ -360,6 +360,8 @@ CASES = {
     "apfb-plain-bfs-mt": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt",
                                          initial="cheap-host"),
     "apsb": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs_wr", initial="cheap-host"),
+    "apfb-warp-bfs": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr_warp", initial="cheap-host",
+                                     warp_degree=2),
     "apsb-plain-bfs-mt": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt",
                                          initial="cheap-host"),
     "gpr": _bipartite_case(bipartite.gpr, BIPARTITE, "cheap_claim list_free_columns fill init_relabel "

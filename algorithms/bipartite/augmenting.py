@@ -40,11 +40,12 @@ from .host import (
     violation,
 )
 from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
+from .kernels_bfs_warp import gpubfs_wr_warp
 
 __all__ = ["apfb", "apsb", "levels_run"]
 
 #: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
-KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, alternate, fix_rows, fix_columns)}
+KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, gpubfs_wr_warp, alternate, fix_rows, fix_columns)}
 
 
 def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tuple[int, bool, bool]:
@@ -69,8 +70,12 @@ def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tu
 
 def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
                       device: Device | None, check_invariants: bool, progress: bool, kernels,
-                      levels_per_read: int) -> BipartiteMatching:
+                      levels_per_read: int, warp_degree: int | None) -> BipartiteMatching:
     check_choice("bfs", bfs, ("wr", "plain"))
+    if warp_degree is not None:
+        check_int("warp_degree", warp_degree, 1, None)
+        if bfs != "wr":
+            raise InvalidArgument(f"warp_degree={warp_degree} needs bfs='wr' (GPUBFS-WR), got bfs={bfs!r}")
     check_choice("layout", layout, ("ct", "mt"))
     check_int("levels_per_read", levels_per_read, 1, MAX_LEVELS_PER_READ)
     name = "apsb" if shortest else "apfb"
@@ -105,7 +110,11 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
                 # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
                 launch(fill, 1, 32, flags, 0, 2 * batch)
                 for slot in range(batch):
-                    if bfs == "wr":
+                    if warp_degree is not None:
+                        launch(kernels["gpubfs_wr_warp"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                               col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end, slot,
+                               stop_on_found, warp_degree)
+                    elif bfs == "wr":
                         launch(kernels["gpubfs_wr"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj,
                                nc, rmatch, predecessor, root, flags, start_level, mark_end, slot, stop_on_found)
                     else:
@@ -129,7 +138,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
         launch.tick(bfs_levels=levels)
     launch.close()
     stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout}
+             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": warp_degree}
     stats["reads_back"] += 2  # the matching itself
     return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], name, dev.backend, stats)
 
@@ -141,7 +150,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
-         levels_per_read: int = LEVELS_PER_READ) -> BipartiteMatching:
+         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None) -> BipartiteMatching:
     """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -178,6 +187,11 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         (:func:`~gpusim.algorithms.bipartite.kernels_bfs.search_over`), so the levels run and the
         matching are those of the one-level-at-a-time loop (``levels_per_read=1``), with fewer
         synchronising copies (``stats["reads_back"]``: the flag reads and the two copies of the result).
+    warp_degree:
+        ``None`` (default): a thread scans each column, as the paper's GPUBFS-WR.  An int ``d`` (with
+        ``bfs="wr"``): columns of degree ≥ ``d`` are scanned by their whole warp
+        (:func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`, ECL-MM's thread/warp
+        granularity by degree); 32 is a natural choice on a GPU.
 
     Returns
     -------
@@ -197,7 +211,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     [0, 1]
     """
     return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read)
+                             kernels, levels_per_read, warp_degree)
 
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -207,7 +221,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
-         levels_per_read: int = LEVELS_PER_READ) -> BipartiteMatching:
+         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None) -> BipartiteMatching:
     """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
@@ -220,7 +234,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     2
     """
     return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read)
+                             kernels, levels_per_read, warp_degree)
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str) -> None:
