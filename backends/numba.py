@@ -178,14 +178,16 @@ class NumbaBackend(GpuBackend):
 class NumbaLaunch:
     """A kernel compiled for one signature, launched without the dispatcher's per-launch work.
 
-    ``dispatcher[grid, block](*args)`` builds a launch configuration, then the dispatcher types every
-    argument to pick its overload, each launch.  ``numba.cuda.jit(signature)`` compiles exactly one
-    overload (``dispatcher.overloads``, one ``_Kernel``), so here it is taken once, with the stream of a
-    configuration made once, and each launch calls that kernel's ``launch(args, griddim, blockdim,
-    stream, sharedmem)`` — what ``CUDADispatcher.call`` ends with, for a kernel that is neither
-    specialised by launch configuration nor has pre-launch callbacks (gpusim's never are).  Should a
-    dispatcher hold other than one overload, the ordinary ``dispatcher[grid, block](*args)`` runs.
-    Arguments are converted as before (``_Kernel._prepare_args``), so results do not change.
+    ``dispatcher[grid, block](*args)`` makes a launch configuration each launch (dimensions normalised, a
+    stream object, an occupancy check that warns below 128 blocks), then ``CUDADispatcher.call`` records the
+    arguments for launch-configuration-sensitive compilation, picks the dispatcher for the configuration and
+    its overload, and runs the pre-launch callbacks.  ``numba.cuda.jit(signature)`` compiles exactly one
+    overload (``dispatcher.overloads``, one ``_Kernel``) and no gpusim kernel is configuration-sensitive or
+    has callbacks, so here that kernel and the stream of one configuration are taken once, and each launch
+    is the kernel's ``launch(args, griddim, blockdim, stream, sharedmem)``, the call ``CUDADispatcher.call``
+    ends with.  Arguments are converted by numba as before (``_Kernel._prepare_args``): results do not
+    change.  Should a dispatcher hold other than one overload, the ordinary ``dispatcher[grid, block](*args)``
+    runs.
     """
 
     __slots__ = ("dispatcher", "kernel", "stream")
