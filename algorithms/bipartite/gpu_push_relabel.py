@@ -93,9 +93,13 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         Kernels to launch in the place of the paper's, by name (``{"push_active": twin}``), as
         :func:`~gpusim.algorithms.bipartite.augmenting.apfb`.
     levels_per_read:
-        The most G-GR levels (Alg. 4 lines 4–8) launched before the host reads their *uAdded* flags back
-        (default 16; batches of 1, 2, 4, ...): a level after one that labelled no row returns at once, so
-        the labels and ``maxLevel`` are those of the one-level-at-a-time loop (``levels_per_read=1``).
+        The most G-GR levels (Alg. 4 lines 4–8), and the most push-relabel loops (Alg. 7 lines 10–22, up
+        to the next global relabel), launched before the host reads their flags (*uAdded*, *actExists*)
+        back; default 16, batches of 1, 2, 4, ...  A level after one that labelled no row, or a loop after
+        one with no active column, returns at once
+        (:func:`~gpusim.algorithms.bipartite.kernels_push_relabel.loop_over`), so labels, ``maxLevel``,
+        loops and matching are those of the one-at-a-time host (``levels_per_read=1``).  A loop where
+        SHRKRNL may run, or with ``check_invariants``, runs alone (the host decides within it).
         ``stats["reads_back"]`` counts the synchronising copies (flags, list lengths, the result).
 
     Notes
