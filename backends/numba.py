@@ -37,7 +37,7 @@ import numpy as np
 from gpusim.backends.gpu import GpuBackend
 from gpusim.errors import BackendUnavailable, InvalidArgument, KernelSyntaxError
 
-__all__ = ["NumbaBackend", "availability", "create_backend", "numba_signature"]
+__all__ = ["NumbaBackend", "NumbaLaunch", "availability", "create_backend", "numba_signature"]
 
 _INSTALL = "pip install 'gpusim[cuda]'"
 _NEEDS = f"Device('numba') needs an NVIDIA GPU, its driver, and {_INSTALL}"
@@ -203,16 +203,51 @@ class NumbaBackend(GpuBackend):
         """``((dtype, is_array), ...)`` of the launch's arguments."""
         return tuple((a.dtype, isinstance(a, self._device_array)) for a in args)
 
-    def compile(self, kernel, signature: tuple):
+    def compile(self, kernel, signature: tuple) -> NumbaLaunch:
         clone = bind_kernel(kernel)
         try:
-            return self._cuda.jit(numba_signature(signature))(clone)
+            dispatcher = self._cuda.jit(numba_signature(signature))(clone)
         except Exception as exc:
             described = ", ".join(f"{d.name}[:]" if a else d.name for d, a in signature)
             raise KernelSyntaxError(
                 f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) does not compile for numba "
                 f"with argument types ({described}):\n{exc}"
             ) from exc
+        return NumbaLaunch(dispatcher)
 
-    def run(self, compiled, grid: int, block: int, args: tuple) -> None:
-        compiled[grid, block](*args)
+    def run(self, compiled: NumbaLaunch, grid: int, block: int, args: tuple) -> None:
+        compiled(grid, block, args)
+
+
+class NumbaLaunch:
+    """A kernel compiled for one signature, launched without the dispatcher's per-launch work.
+
+    ``dispatcher[grid, block](*args)`` makes a launch configuration each launch (dimensions normalised, a
+    stream object, an occupancy check that warns below 128 blocks), then ``CUDADispatcher.call`` records the
+    arguments for launch-configuration-sensitive compilation, picks the dispatcher for the configuration and
+    its overload, and runs the pre-launch callbacks.  ``numba.cuda.jit(signature)`` compiles exactly one
+    overload (``dispatcher.overloads``, one ``_Kernel``) and no gpusim kernel is configuration-sensitive or
+    has callbacks, so here that kernel and the stream of one configuration are taken once, and each launch
+    is the kernel's ``launch(args, griddim, blockdim, stream, sharedmem)``, the call ``CUDADispatcher.call``
+    ends with.  Arguments are converted by numba as before (``_Kernel._prepare_args``): results do not
+    change.  Should a dispatcher hold other than one overload, the ordinary ``dispatcher[grid, block](*args)``
+    runs.
+    """
+
+    __slots__ = ("dispatcher", "kernel", "stream")
+
+    def __init__(self, dispatcher: Any):
+        self.dispatcher = dispatcher
+        overloads = list(getattr(dispatcher, "overloads", {}).values())
+        self.kernel = overloads[0] if len(overloads) == 1 and hasattr(overloads[0], "launch") else None
+        self.stream = dispatcher.configure(1, 1).stream if self.kernel is not None else None
+
+    def __getitem__(self, configuration: tuple) -> Any:
+        """``launch[grid, block](*args)``: numba's own configured launch, through the dispatcher."""
+        return self.dispatcher[configuration]
+
+    def __call__(self, grid: int, block: int, args: tuple) -> None:
+        if self.kernel is None:
+            self.dispatcher[grid, block](*args)
+        else:
+            self.kernel.launch(args, (grid, 1, 1), (block, 1, 1), self.stream, 0)

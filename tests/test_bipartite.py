@@ -126,10 +126,14 @@ def test_bundled_matrices(variant, path, backend):
 
 def test_statistics_are_reported():
     graph = SHAPES["singular"]
-    apfb = bipartite.apfb(graph, backend="sim", initial="empty")
+    apfb = bipartite.apfb(graph, backend="sim", initial="empty", levels_per_read=1)
     assert apfb.stats["phases"] >= 1 and apfb.stats["bfs_levels"] >= 1
     assert apfb.stats["launches"]["gpubfs_wr"] == apfb.stats["bfs_levels"]
+    assert apfb.stats["reads_back"] == apfb.stats["bfs_levels"] + 2  # a flag read per level, then the matching
     assert set(apfb.stats["seconds"]) == {"bfs", "alternate"}
+    # batches of levels: a level after the end returns at once, so launches may exceed the levels run
+    batched = bipartite.apfb(graph, backend="sim", initial="empty")
+    assert batched.stats["launches"]["gpubfs_wr"] >= batched.stats["bfs_levels"] == apfb.stats["bfs_levels"]
     gpr = bipartite.gpr(graph, backend="sim", initial="empty")
     assert gpr.stats["global_relabels"] >= 1 and gpr.stats["loops"] >= 1
     assert gpr.stats["launches"]["push_active"] >= 1

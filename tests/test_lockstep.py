@@ -389,12 +389,17 @@ def _exercise_case(exercise) -> Case:
 
 _BFS = "fill init_bfs_array alternate fix_rows fix_columns "
 CASES = {
-    "apfb": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr"),
-    "apfb-plain-bfs-mt": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt"),
-    "apsb": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs_wr"),
-    "apsb-plain-bfs-mt": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt"),
-    "gpr": _bipartite_case(bipartite.gpr, BIPARTITE,
-                           "fill init_relabel global_relabel_level init_active push_active fix_columns"),
+    # the sequential cheap start leaves augmenting paths on BIPARTITE (the device's may not): ALTERNATE runs
+    "apfb": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr", initial="cheap-host"),
+    "apfb-plain-bfs-mt": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt",
+                                         initial="cheap-host"),
+    "apsb": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs_wr", initial="cheap-host"),
+    "apfb-warp-bfs": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr_warp", initial="cheap-host",
+                                     warp_degree=2),
+    "apsb-plain-bfs-mt": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt",
+                                         initial="cheap-host"),
+    "gpr": _bipartite_case(bipartite.gpr, BIPARTITE, "cheap_claim list_free_columns fill init_relabel "
+                           "global_relabel_level init_active push_active fix_columns"),
     "gpr-first": _bipartite_case(bipartite.gpr, BIPARTITE, "fill init_relabel global_relabel_level push_relabel_all "
                                  "fix_columns", variant="first"),
     "gpr-shrink": _bipartite_case(bipartite.gpr, EVERY_COLUMN_FREE, "init_active compact_active push_active",

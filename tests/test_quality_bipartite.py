@@ -59,7 +59,8 @@ def test_push_without_ia_guard_lists_a_column_twice():
     twin = push_active_without_ia_guard
     bug = explore(push_run, kernels=twin)
     assert isinstance(bug, InvariantViolation)
-    assert "holds column(s) [1] twice" in str(bug)
+    # either column, by the graph's symmetry (which one depends on the schedules drawn, hence on the launches)
+    assert "holds column(s) [0] twice" in str(bug) or "holds column(s) [1] twice" in str(bug)
     # the token replays the failing launches exactly
     replay = Device("sim", schedule=bug.token, max_steps=50_000)
     with pytest.raises(InvariantViolation):

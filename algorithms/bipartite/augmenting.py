@@ -25,27 +25,65 @@ from gpusim.runtime.device_checks import matching_problem
 from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, is_device_graph, resident
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.types.arguments import check_int
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
-from .host import CT_SHAPE, MT_BLOCK, check_choice, nonempty, prepare, violation
+from .host import (
+    CT_SHAPE,
+    LEVELS_PER_READ,
+    MAX_LEVELS_PER_READ,
+    MT_BLOCK,
+    check_choice,
+    device_start,
+    nonempty,
+    prepare,
+    violation,
+)
 from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
+from .kernels_bfs_warp import gpubfs_wr_warp
 
-__all__ = ["apfb", "apsb"]
+__all__ = ["apfb", "apsb", "levels_run"]
 
 #: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
-KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, alternate, fix_rows, fix_columns)}
+KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, gpubfs_wr_warp, alternate, fix_rows, fix_columns)}
+
+
+def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tuple[int, bool, bool]:
+    """What a batch of ``batch`` BFS levels did, from its flags read back (``flags[2 s]``: level ``s`` inserted a
+    column, ``flags[2 s + 1]``: it found a path): how many levels ran, whether the phase found a path so far
+    (``found`` before the batch), and whether the search is over (seed 000, Alg. 1 line 6; lines 9–10 when
+    ``shortest``).  The levels after the one that ended it returned at once.
+
+    >>> levels_run(np.array([1, 0, 1, 1, 0, 0, 0, 0]), 4, False, False)
+    (3, True, True)
+    >>> levels_run(np.array([1, 0, 1, 1, 0, 0, 0, 0]), 4, True, False)
+    (2, True, True)
+    >>> levels_run(np.array([1, 0, 1, 0]), 2, True, False)
+    (2, False, False)
+    """
+    for slot in range(batch):
+        found = found or bool(flags[2 * slot + 1])
+        if (shortest and found) or not flags[2 * slot]:
+            return slot + 1, found, True
+    return batch, found, False
 
 
 def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
                       device: Device | None, check_invariants: bool, progress: bool, kernels,
-                      output: str = "host") -> BipartiteMatching:
+                      levels_per_read: int, warp_degree: int | None, output: str = "host") -> BipartiteMatching:
     check_choice("bfs", bfs, ("wr", "plain"))
+    if warp_degree is not None:
+        check_int("warp_degree", warp_degree, 1, None)
+        if bfs != "wr":
+            raise InvalidArgument(f"warp_degree={warp_degree} needs bfs='wr' (GPUBFS-WR), got bfs={bfs!r}")
     check_choice("layout", layout, ("ct", "mt"))
+    check_int("levels_per_read", levels_per_read, 1, MAX_LEVELS_PER_READ)
     name = "apsb" if shortest else "apfb"
+    stop_on_found = 1 if shortest else 0
     kernels = kernel_table(KERNELS, kernels)
-    dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, name)
+    dev, launch, start = prepare(graph, backend, device, initial, progress, name)
     check_output(output)
     dev.check_fits(bipartite_bytes(graph, ("col",), 3), name, f'backend="cpu" (the sequential hk) for {name}')
     graph = resident(dev, graph)
@@ -61,31 +99,39 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
-    cmatch, rmatch = dev.array(nonempty(col_match)), dev.array(nonempty(row_match))
+    rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     bfs_array = dev.zeros(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
     root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
     predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
-    flags = dev.zeros(2, np.int32)                  # vertex_inserted, augmenting_path_found
-    phases = levels = 0
+    # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over)
+    flags = dev.zeros(2 * levels_per_read, np.int32)
+    phases = levels = reads = 0
     while nc > 0 and nr > 0:
         phases += 1
         with launch.phase("bfs"):
             launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
-            launch(fill, 1, 32, flags, 0, 2)
-            bfs_level = start_level
+            bfs_level, batch, found = start_level, 1, False
             while True:
-                launch(fill, 1, 32, flags, 0, 1)
-                levels += 1
-                if bfs == "wr":
-                    launch(kernels["gpubfs_wr"], col_grid, block, bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch,
-                           predecessor, root, flags, start_level, mark_end)
-                else:
-                    launch(kernels["gpubfs"], col_grid, block, bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch,
-                           predecessor, flags, start_level)
-                inserted, found = dev.to_host(flags).tolist()
-                if (shortest and found) or not inserted:
+                # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
+                launch(fill, 1, 32, flags, 0, 2 * batch)
+                for slot in range(batch):
+                    if warp_degree is not None:
+                        launch(kernels["gpubfs_wr_warp"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                               col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end, slot,
+                               stop_on_found, warp_degree)
+                    elif bfs == "wr":
+                        launch(kernels["gpubfs_wr"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj,
+                               nc, rmatch, predecessor, root, flags, start_level, mark_end, slot, stop_on_found)
+                    else:
+                        launch(kernels["gpubfs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj, nc,
+                               rmatch, predecessor, flags, start_level, slot, stop_on_found)
+                reads += 1
+                ran, found, over = levels_run(dev.to_host(flags), batch, shortest, found)
+                levels += ran
+                if over:
                     break
-                bfs_level += 1
+                bfs_level += batch
+                batch = min(2 * batch, levels_per_read)
         if not found:
             break
         with launch.phase("alternate"):
@@ -97,8 +143,9 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
                               (col_ptr, col_adj))
         launch.tick(bfs_levels=levels)
     launch.close()
-    stats = {"phases": phases, "bfs_levels": levels, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout}
+    stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
+             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": warp_degree}
+    stats["reads_back"] += 2  # the matching itself
     return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output)
 
 
@@ -108,7 +155,9 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
           guarantees="maximum", kernels=tuple(KERNELS.values()))
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
-         progress: bool = False, kernels: dict | None = None, output: str = "host") -> BipartiteMatching:
+         progress: bool = False, kernels: dict | None = None,
+         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None,
+         output: str = "host") -> BipartiteMatching:
     """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -123,7 +172,10 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         ``"ct"``: a constant grid (256 × 256 on a GPU), each thread striding over vertices;
         ``"mt"``: a thread per vertex.  CT was faster in every configuration of Table 1.
     initial:
-        ``"cheap"`` (default: the greedy cheap matching), ``"empty"``, or ``(row_match, col_match)``.
+        ``"cheap"`` (default: the cheap matching made on the device by one launch of
+        :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`, a maximal matching that may differ
+        from the seeds' sequential one), ``"cheap-host"`` (the seeds' sequential greedy, made on the host),
+        ``"empty"``, or ``(row_match, col_match)``.
     device:
         A :class:`~gpusim.Device` to run on (say, a simulator with a chosen policy).
     check_invariants:
@@ -135,16 +187,29 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     kernels:
         Kernels to launch in the place of the paper's, by name (``{"alternate": twin}``): the seam
         the bug zoo passes its broken twins through (:func:`gpusim.language.variants.kernel_table`).
+    levels_per_read:
+        The most BFS levels launched before the host reads their flags back (default 16): each phase
+        launches batches of 1, 2, 4, ... levels up to this, and a level after the one that ended the
+        search (Alg. 1 line 6, or lines 9–10 for APsB) returns at once
+        (:func:`~gpusim.algorithms.bipartite.kernels_bfs.search_over`), so the levels run and the
+        matching are those of the one-level-at-a-time loop (``levels_per_read=1``), with fewer
+        synchronising copies (``stats["reads_back"]``: the flag reads and the two copies of the result).
+    warp_degree:
+        ``None`` (default): a thread scans each column, as the paper's GPUBFS-WR.  An int ``d`` (with
+        ``bfs="wr"``): columns of degree ≥ ``d`` are scanned by their whole warp
+        (:func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`, ECL-MM's thread/warp
+        granularity by degree); 32 is a natural choice on a GPU.
     output:
         ``"host"`` (default): the mates copied back; ``"device"``: a
         :class:`~gpusim.types.device_results.DeviceBipartiteMatching` whose mates stay on the device,
         validated there.  ``graph`` may be device-resident
-        (:class:`~gpusim.types.device_graphs.DeviceBipartiteGraph`: no copy in; the matching starts empty).
+        (:class:`~gpusim.types.device_graphs.DeviceBipartiteGraph`: no copy in; the cheap matching is made
+        on the device).
 
     Returns
     -------
     BipartiteMatching
-        With its König cover certificate and statistics (phases, BFS levels, launches).
+        With its König cover certificate and statistics (phases, BFS levels run, reads back, launches).
 
     Notes
     -----
@@ -159,7 +224,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     [0, 1]
     """
     return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, output)
+                             kernels, levels_per_read, warp_degree, output)
 
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -168,7 +233,9 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
           kernels=tuple(KERNELS.values()))
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
-         progress: bool = False, kernels: dict | None = None, output: str = "host") -> BipartiteMatching:
+         progress: bool = False, kernels: dict | None = None,
+         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None,
+         output: str = "host") -> BipartiteMatching:
     """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
@@ -181,7 +248,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     2
     """
     return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, output)
+                             kernels, levels_per_read, warp_degree, output)
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str, col_csr: tuple = ()) -> None:

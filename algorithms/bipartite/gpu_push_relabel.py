@@ -19,20 +19,32 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, is_device_graph, resident
+from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, resident
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
 from gpusim.types.arguments import check_int
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
-from .host import COMPACT_BLOCK, MT_BLOCK, SHRINK_THRESHOLD, check_choice, nonempty, prepare, violation
+from .host import (
+    COMPACT_BLOCK,
+    LEVELS_PER_READ,
+    MAX_LEVELS_PER_READ,
+    MT_BLOCK,
+    SHRINK_THRESHOLD,
+    check_choice,
+    device_start,
+    nonempty,
+    prepare,
+    violation,
+)
 from .kernels_bfs import fix_columns
 from .kernels_push_relabel import (
     compact_active,
     global_relabel_level,
     init_active,
     init_relabel,
+    list_free_columns,
     push_active,
     push_relabel_all,
 )
@@ -40,8 +52,8 @@ from .kernels_push_relabel import (
 __all__ = ["gpr"]
 
 #: The kernels G-PR launches, by name; ``kernels=`` replaces any of them.
-KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, init_active, push_active,
-                               compact_active, fix_columns)}
+KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, list_free_columns, init_active,
+                               push_active, compact_active, fix_columns)}
 
 
 @register("bipartite", "gpr", backends=("sim", "numba", "cupy"), on_cpu="pr",
@@ -51,7 +63,8 @@ KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
         check_invariants: bool = False, progress: bool = False, kernels: dict | None = None,
-        shrink_at: int = SHRINK_THRESHOLD, output: str = "host") -> BipartiteMatching:
+        shrink_at: int = SHRINK_THRESHOLD, levels_per_read: int = LEVELS_PER_READ,
+        output: str = "host") -> BipartiteMatching:
     """G-PR (seed 001, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
 
     Parameters
@@ -70,7 +83,10 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         the paper's best with shrinking; 0.3 the other good value); ``("fixed", k)``: every
         ``k`` loops.
     backend, initial, device, progress, output:
-        As :func:`apfb`.
+        As :func:`apfb`; the default start is the cheap matching made on the device
+        (:func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`), and the initial active lists (the
+        free columns, Alg. 7 and §III-C) are listed there too
+        (:func:`~gpusim.algorithms.bipartite.kernels_push_relabel.list_free_columns`): no copy from the host.
     check_invariants:
         After every INITKRNL (and compaction), copy the active list back and check no column is
         listed twice — the duplicate the ``iA`` guard exists to prevent; raise
@@ -78,6 +94,15 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     kernels:
         Kernels to launch in the place of the paper's, by name (``{"push_active": twin}``), as
         :func:`~gpusim.algorithms.bipartite.augmenting.apfb`.
+    levels_per_read:
+        The most G-GR levels (Alg. 4 lines 4–8), and the most push-relabel loops (Alg. 7 lines 10–22, up
+        to the next global relabel), launched before the host reads their flags (*uAdded*, *actExists*)
+        back; default 16, batches of 1, 2, 4, ...  A level after one that labelled no row, or a loop after
+        one with no active column, returns at once
+        (:func:`~gpusim.algorithms.bipartite.kernels_push_relabel.loop_over`), so labels, ``maxLevel``,
+        loops and matching are those of the one-at-a-time host (``levels_per_read=1``).  A loop where
+        SHRKRNL may run, or with ``check_invariants``, runs alone (the host decides within it).
+        ``stats["reads_back"]`` counts the synchronising copies (flags, list lengths, the result).
 
     Notes
     -----
@@ -100,8 +125,9 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
             or isinstance(relabel[1], bool) or not isinstance(relabel[1], (int, float)) or not relabel[1] > 0):
         raise InvalidArgument(f"relabel must be ('adaptive', k) or ('fixed', k) with k > 0, got {relabel!r}")
     check_int("shrink_at", shrink_at, 1, None)
+    check_int("levels_per_read", levels_per_read, 1, MAX_LEVELS_PER_READ)
     kernels = kernel_table(KERNELS, kernels)
-    dev, launch, row_match, col_match = prepare(graph, backend, device, initial, progress, "gpr")
+    dev, launch, start = prepare(graph, backend, device, initial, progress, "gpr")
     check_output(output)
     dev.check_fits(bipartite_bytes(graph, ("row", "col"), 6), "gpr",
                    'backend="cpu" (the sequential pr) or algorithm="apfb" (fewer device arrays)')
@@ -114,73 +140,119 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     # that cannot reach a free row.  psi_r, psi_c: the labels ψ.
     row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
-    rmatch, cmatch = dev.array(nonempty(row_match)), dev.array(nonempty(col_match))
+    rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     psi_r, psi_c = dev.zeros(max(nr, 1), np.int32), dev.zeros(max(nc, 1), np.int32)
-    flag = dev.zeros(1, np.int32)
+
+    added = dev.zeros(levels_per_read, np.int32)   # uAdded of each level of a batch (Alg. 4 lines 4-6)
+    reads = 0
+
+    def read_flag(array) -> int:
+        nonlocal reads
+        reads += 1
+        return launch.flag(array)
+
+    def read_flags(array, n: int) -> np.ndarray:
+        nonlocal reads
+        reads += 1
+        return dev.to_host(array)[:n]
 
     def global_relabel() -> int:
+        nonlocal reads
         launch(kernels["init_relabel"], max(row_grid, col_grid), block, rmatch, psi_r, psi_c, nr, nc, infinity)
-        level = 0
+        level, batch = 0, 1
         while True:
-            launch(fill, 1, 32, flag, 0, 1)
-            launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr,
-                   level, infinity, flag)
-            level += 2
-            if not launch.flag(flag):
-                return level
+            # Alg. 4 lines 4-8, `batch` levels at a time: a level after one that added no row returns at once
+            launch(fill, 1, 32, added, 0, batch)
+            for slot in range(batch):
+                launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch,
+                       cmatch, nr, level + 2 * slot, infinity, added, slot)
+            flags = read_flags(added, batch)
+            if not flags.all():
+                return level + 2 * (int(np.argmin(flags)) + 1)
+            level += 2 * batch
+            batch = min(2 * batch, levels_per_read)
 
     def next_relabel(max_level: int, loop: int) -> int:
         kind, k = relabel
         return loop + max(1, int(k * max_level if kind == "adaptive" else k))
 
     loop, relabels, next_gr = 0, 0, 0
-    free_columns = (np.arange(nc, dtype=np.int32) if is_device_graph(graph)  # it starts empty: every column free
-                    else np.flatnonzero(col_match == -1).astype(np.int32))
-    n_active = int(free_columns.size)
-    if variant == "active" and n_active:
-        # a_c, a_p: the current and previous active-column lists (Alg. 7); i_a[v] = loop when v is active.
-        a_c, a_p = dev.array(free_columns), dev.array(free_columns)
-        i_a = dev.full(nc, -1, np.int32)
+    n_active = 0
+    if variant == "active" and nr > 0 and nc > 0:
+        # a_c, a_p: the current and previous active-column lists (Alg. 7), both the free columns at first
+        # (§III-C), listed on the device; i_a[v] = loop when v is active.
+        a_c, a_p = dev.zeros(nc, np.int32), dev.zeros(nc, np.int32)
         new_length = dev.zeros(1, np.int32)
-    shrink_now = False
+        launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
+        n_active = read_flag(new_length)
+        i_a = dev.full(nc, -1, np.int32)
+    flags = dev.zeros(levels_per_read, np.int32)   # actExists of each loop of a batch (Alg. 7 lines 5, 10)
+    shrink_now, batch = False, 1
     while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
         if loop == next_gr:
             with launch.phase("global_relabel"):
                 next_gr = next_relabel(global_relabel(), loop)
             relabels += 1
             shrink_now = True
+        # Alg. 7 lines 10-22: one loop at a time where the host decides within it (SHRKRNL may run, or the
+        # list is checked), else a batch up to the next global relabel, read back once (loop_over)
+        may_shrink = variant == "active" and shrink and shrink_now and n_active >= shrink_at
+        loops = 1 if (may_shrink or check_invariants) else min(batch, next_gr - loop)
         with launch.phase("push_relabel"):
-            launch(fill, 1, 32, flag, 0, 1)
-            if variant == "first":
-                launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc,
-                       infinity, flag)
-                active = launch.flag(flag)
-            else:
+            launch(fill, 1, 32, flags, 0, loops)
+            known = None   # actExists, when the host read it within the loop
+            for slot in range(loops):
+                if variant == "first":
+                    launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r,
+                           psi_c, nc, infinity, flags, slot)
+                    continue
                 grid = Device.grid_for(n_active, block)
-                launch(kernels["init_active"], grid, block, cmatch, rmatch, loop, a_c, a_p, i_a, n_active, flag)
-                active = launch.flag(flag)
-                if active and shrink and shrink_now and n_active >= shrink_at:
-                    with launch.phase("shrink"):
-                        launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active, new_length)
-                        a_c, a_p = a_p, a_c
-                        n_active = launch.flag(new_length)
-                        grid = Device.grid_for(n_active, block)
-                    shrink_now = False
-                if active and check_invariants:
-                    _check_distinct(dev, a_c, n_active, loop)
-                if active:
-                    launch(kernels["push_active"], grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop,
-                           a_c, a_p, i_a, n_active, infinity)
+                launch(kernels["init_active"], grid, block, cmatch, rmatch, loop + slot, a_c, a_p, i_a, n_active, flags,
+                       slot)
+                if loops == 1 and (may_shrink or check_invariants):
+                    known = read_flag(flags)
+                if known:
+                    if may_shrink:
+                        with launch.phase("shrink"):
+                            launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active,
+                                   new_length)
+                            a_c, a_p = a_p, a_c
+                            n_active = read_flag(new_length)
+                            grid = Device.grid_for(n_active, block)
+                        shrink_now = False
+                    if check_invariants:
+                        _check_distinct(dev, a_c, n_active, loop)
+                if known != 0:
+                    launch(kernels["push_active"], grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c,
+                           loop + slot, a_c, a_p, i_a, n_active, infinity, flags, slot)
                 a_c, a_p = a_p, a_c
-        loop += 1
-        launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
+            ran, active = (1, bool(known)) if known is not None else loops_run(read_flags(flags, loops))
+            if variant == "active" and (loops - ran) % 2:
+                a_c, a_p = a_p, a_c   # Alg. 7 line 21 swaps once per loop run, not per loop launched
+        for _ in range(ran):
+            launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
+        loop += ran
         if not active:
             break
+        batch = min(2 * batch, levels_per_read)
     launch.close()
     launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
-    stats = {"loops": loop, "global_relabels": relabels, "launches": dict(launch.launches),
+    stats = {"loops": loop, "global_relabels": relabels, "reads_back": reads + 2, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
     return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, "gpr", stats, output)
+
+
+def loops_run(flags: np.ndarray) -> tuple[int, bool]:
+    """How many loops of a batch ran, from their *actExists* flags read back, and whether the last one found
+    an active column (Alg. 7 line 5): the loops up to the first without one, that one included.
+
+    >>> loops_run(np.array([1, 1, 0, 0])), loops_run(np.array([1, 1]))
+    ((3, False), (2, True))
+    """
+    stopped = np.flatnonzero(flags == 0)
+    if stopped.size:
+        return int(stopped[0]) + 1, False
+    return int(flags.size), True
 
 
 def _check_distinct(dev: Device, a_c, n_active: int, loop: int) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-__all__ = ["alternate", "fix_columns", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array",
+__all__ = ["alternate", "fix_columns", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array", "search_over",
            "taken_by_another_path"]
 
 _I = "int32"
@@ -62,15 +62,38 @@ def init_bfs_array(bfs_array, cmatch, root, nc, start_level):
         c += T.num_threads()
 
 
-@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _I), intended_races=_BFS_RACES)
-def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flags, start_level):
+@device
+def search_over(flags, slot, stop_on_found):
+    """The host loop's test (seed 000, Alg. 1 lines 6 and 9–10), read on the device: 1 when the level of
+    the slot before ``slot`` inserted no column (line 6: the BFS is complete) or, with ``stop_on_found``
+    (APsB), found an augmenting path (lines 9–10); 0 to go on, and always 0 for the first slot of a batch.
+
+    ``flags[2 s]`` is *vertex_inserted* and ``flags[2 s + 1]`` *augmenting_path_found* of the batch's level
+    ``s``: the host launches several levels and reads their flags back once, and a level after the end
+    returns at once, so the batch does what the one-level-at-a-time loop does.
+    """
+    over = 0
+    if slot > 0:
+        if flags[2 * slot - 2] == 0:
+            over = 1
+        elif stop_on_found == 1 and flags[2 * slot - 1] == 1:
+            over = 1
+    return over
+
+
+@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _I, _I, _I), intended_races=_BFS_RACES)
+def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flags, start_level, slot,
+           stop_on_found):
     """GPUBFS (seed 000, Alg. 2 lines 1–17): expand one BFS level from every column at ``bfs_level``.
 
-    ``flags[0]`` is *vertex_inserted* (line 10), ``flags[1]`` *augmenting_path_found* (line 17).
+    ``flags[2 slot]`` is *vertex_inserted* (line 10), ``flags[2 slot + 1]`` *augmenting_path_found* (line 17)
+    of this level; it returns at once when the previous level ended the search (:func:`search_over`).
     A free row ends an augmenting path: it is marked ``rmatch = -2`` for ALTERNATE (line 15).
     Intended races: many threads may write the same ``bfs_array`` entry (same value) or
     ``predecessor`` entry (any writer's column is a valid predecessor).
     """
+    if search_over(flags, slot, stop_on_found) == 1:
+        return
     c = T.gtid()
     while c < nc:
         if bfs_array[c] == bfs_level:
@@ -79,26 +102,29 @@ def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flag
                 col_match = rmatch[row]
                 if col_match > -1:
                     if bfs_array[col_match] == start_level - 1:
-                        flags[0] = 1
+                        flags[2 * slot] = 1
                         bfs_array[col_match] = bfs_level + 1
                         predecessor[row] = c
                 elif col_match == -1:
                     rmatch[row] = -2
                     predecessor[row] = c
-                    flags[1] = 1
+                    flags[2 * slot + 1] = 1
         c += T.num_threads()
 
 
-@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I), intended_races={
+@kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I, _I, _I), intended_races={
     **_BFS_RACES, "root": "several columns may claim one column for their roots; any one is a valid root"})
 def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level,
-              mark_end):
+              mark_end, slot, stop_on_found):
     """GPUBFS-WR (seed 000, Alg. 4 lines 1–22): GPUBFS with the root array and early exit.
 
     A column stops expanding once its root has an augmenting path (lines 6–7: ``bfs_array[root] <
     L0 - 1``).  With ``mark_end`` (the APsB improvement after Alg. 4, L0 = 2) line 19 records
     *which* row ends the root's path, as ``-(row + 1)``, so ALTERNATE alternates one path per root.
+    Flags and the early return as :func:`gpubfs`.
     """
+    if search_over(flags, slot, stop_on_found) == 1:
+        return
     c = T.gtid()
     while c < nc:
         if bfs_array[c] == bfs_level:
@@ -109,7 +135,7 @@ def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, r
                     col_match = rmatch[row]
                     if col_match > -1:
                         if bfs_array[col_match] == start_level - 1:
-                            flags[0] = 1
+                            flags[2 * slot] = 1
                             bfs_array[col_match] = bfs_level + 1
                             root[col_match] = my_root
                             predecessor[row] = c
@@ -120,7 +146,7 @@ def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, r
                             bfs_array[my_root] = start_level - 2
                         rmatch[row] = -2
                         predecessor[row] = c
-                        flags[1] = 1
+                        flags[2 * slot + 1] = 1
         c += T.num_threads()
 
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-__all__ = ["compact_active", "global_relabel_level", "init_active", "init_relabel", "mate_not_active",
-           "push_active", "push_relabel_all"]
+__all__ = ["block_offset", "compact_active", "global_relabel_level", "init_active", "init_relabel",
+           "list_free_columns", "loop_over", "mate_not_active", "push_active", "push_relabel_all"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -61,16 +61,21 @@ def init_relabel(rmatch, psi_r, psi_c, nr, nc, infinity):
         i += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A), intended_races={
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A, _I), intended_races={
     "psi_c": "several rows label one column, always level + 1 (seed 001, Alg. 5)",
     "psi_r": "several columns label one mate, always level + 2",
     "added": "a flag: every writer writes 1"})
-def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, level, infinity, added):
+def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, level, infinity, added, slot):
     """G-GR-KRNL (seed 001, Alg. 5 lines 1–8): one BFS level from the rows labelled ``level``.
 
     Unvisited columns get ``level + 1`` and their (consistent) mates ``level + 2``.  Several
-    threads may write one label, always the same value: an intended, benign race.
+    threads may write one label, always the same value: an intended, benign race.  ``added[slot]``
+    says a row was labelled (*uAdded*, Alg. 4 lines 4–6); the host launches several levels and reads ``added``
+    once, and a level whose previous one added nothing returns at once (nothing is labelled ``level``).
     """
+    if slot > 0:
+        if added[slot - 1] == 0:
+            return
     u = T.gtid()
     while u < nr:
         if psi_r[u] == level:
@@ -82,20 +87,23 @@ def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, lev
                     if w > -1:
                         if rmatch[w] == v:
                             psi_r[w] = level + 2
-                            added[0] = 1
+                            added[slot] = 1
         u += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A),
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A, _I),
         intended_races={**_PUSH_RACES, "active": "a flag: every writer writes 1"})
-def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinity, active):
+def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinity, active, slot):
     """G-PR-KRNL (seed 001, Alg. 6 lines 1–19): a thread per column; each active column pushes once.
 
     A column is active when free (-1) or when its row moved on (line 3: ``rmatch[cmatch[v]] != v``).
     It takes the row of minimum ψ (lines 5–12, stopping early at ψ(v) - 1), matches it (single or
     double push, lines 14–15) and relabels both (lines 16–17), or becomes unreachable (-2, line 19).
-    Concurrent pushes on one row leave one winner; the losers stay active (§III-B).
+    Concurrent pushes on one row leave one winner; the losers stay active (§III-B).  ``active[slot]`` is
+    this loop's *actExists*; a loop after one with no active column returns at once (:func:`loop_over`).
     """
+    if loop_over(active, slot) == 1:
+        return
     v = T.gtid()
     while v < nc:
         mate = cmatch[v]
@@ -106,7 +114,7 @@ def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinit
             if rmatch[mate] != v:
                 is_active = 1
         if is_active == 1:
-            active[0] = 1
+            active[slot] = 1
             psi_min = infinity
             u = -1
             for j in range(col_ptr[v], col_ptr[v + 1]):
@@ -126,14 +134,33 @@ def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinit
         v += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A), intended_races={"active": "a flag: every writer writes 1"})
-def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
+@device
+def loop_over(active, slot):
+    """The host's loop test (seed 001, Alg. 7 line 5, *actExists*), read on the device: 1 when the loop of
+    the slot before ``slot`` found no active column, else 0 (always 0 for a batch's first slot).
+
+    ``active[s]`` is *actExists* of the batch's loop ``s``: the host launches several loops and reads
+    ``active`` back once, and a loop after the last returns at once, as the one-loop-at-a-time host does.
+    """
+    over = 0
+    if slot > 0:
+        if active[slot - 1] == 0:
+            over = 1
+    return over
+
+
+@kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A, _I),
+        intended_races={"active": "a flag: every writer writes 1"})
+def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active, slot):
     """G-PR-INITKRNL (seed 001, Alg. 8 lines 1–11): fix the active list, rolling back pushes that lost a race.
 
     ``a_p[i]`` is the column processed at slot ``i`` last loop and ``a_c[i]`` the column its push
     freed.  If the processed column is still unmatched, its push lost: process it again (lines
-    5–6).  Every column processed this loop gets ``i_a[v] = loop`` (line 10).
+    5–6).  Every column processed this loop gets ``i_a[v] = loop`` (line 10) and sets ``active[slot]``;
+    it returns at once after a loop with no active column (:func:`loop_over`).
     """
+    if loop_over(active, slot) == 1:
+        return
     i = T.gtid()
     while i < n_active:
         v = a_p[i]
@@ -151,7 +178,7 @@ def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active):
                 v = a_c[i]
         if v != -1:
             i_a[v] = loop
-            active[0] = 1
+            active[slot] = 1
         i += T.num_threads()
 
 
@@ -165,14 +192,18 @@ def mate_not_active(i_a, w, loop):
     return allowed
 
 
-@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I), intended_races=_PUSH_RACES)
-def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity):
+@kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I, _A, _I), intended_races=_PUSH_RACES)
+def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity, active,
+                slot):
     """G-PR-PUSHKRNL (seed 001, Alg. 9 lines 1–24): push-relabel on the listed active columns only.
 
     The ``i_a`` guard (line 13, :func:`mate_not_active`) refuses a row whose mate is itself active
     this loop: pushing there would put that column in the list a second time, and after a
     roll-back two threads would process it.  ``a_p[i]`` receives the column the push freed (line 18; -1 for none).
+    Alg. 7 line 18: it returns at once when INITKRNL listed no active column (``active[slot] == 0``).
     """
+    if active[slot] == 0:
+        return
     i = T.gtid()
     while i < n_active:
         v = a_c[i]
@@ -203,25 +234,13 @@ def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, 
         i += T.num_threads()
 
 
-@kernel(signature=_sig(_A, _A, _I, _A))
-def compact_active(source, target, n, new_length):
-    """G-PR-SHRKRNL's compaction (seed 001, Alg. 7 lines 11–13, §III-C2): one block packs the active
-    columns by prefix sum.
-
-    Each thread counts the active entries of its own contiguous chunk, a block-wide
-    Hillis-Steele scan in shared memory turns the counts into private write offsets, and each
-    thread copies its entries, in order, to ``target``.  ``new_length[0]`` gets the total.
-    """
-    counts = T.shared_array(1024, T.i32)
+@device
+def block_offset(counts, mine):
+    """The block's exclusive prefix sum at this thread (seed 001, §III-C2: "each thread has a private write
+    region"): ``counts[tid] = mine``, a Hillis-Steele scan in shared memory, then ``counts[tid]`` holds the
+    inclusive sum (the last thread's is the total) and the return value the exclusive one."""
     tid = T.thread_id()
     threads = T.block_size()
-    chunk = (n + threads - 1) // threads
-    low = tid * chunk
-    high = min(low + chunk, n)
-    mine = 0
-    for i in range(low, high):
-        if source[i] != -1:
-            mine += 1
     counts[tid] = mine
     T.syncthreads()
     offset = 1
@@ -233,10 +252,58 @@ def compact_active(source, target, n, new_length):
         counts[tid] = counts[tid] + before
         T.syncthreads()
         offset *= 2
-    write = counts[tid] - mine
+    return counts[tid] - mine
+
+
+@kernel(signature=_sig(_A, _A, _I, _A))
+def compact_active(source, target, n, new_length):
+    """G-PR-SHRKRNL's compaction (seed 001, Alg. 7 lines 11–13, §III-C2): one block packs the active
+    columns by prefix sum.
+
+    Each thread counts the active entries of its own contiguous chunk, a block-wide
+    Hillis-Steele scan in shared memory (:func:`block_offset`) turns the counts into private write
+    offsets, and each thread copies its entries, in order, to ``target``.  ``new_length[0]`` gets the total.
+    """
+    counts = T.shared_array(1024, T.i32)
+    tid = T.thread_id()
+    threads = T.block_size()
+    chunk = (n + threads - 1) // threads
+    low = tid * chunk
+    high = min(low + chunk, n)
+    mine = 0
+    for i in range(low, high):
+        if source[i] != -1:
+            mine += 1
+    write = block_offset(counts, mine)
     for i in range(low, high):
         if source[i] != -1:
             target[write] = source[i]
             write += 1
     if tid == threads - 1:
         new_length[0] = counts[tid]
+
+
+@kernel(signature=_sig(_A, _A, _A, _I, _A))
+def list_free_columns(cmatch, a_c, a_p, nc, length):
+    """The initial active lists (seed 001, §III-C: "Initially, both arrays contain the unmatched column
+    indices"), built on the device from the starting matching: one block writes the free columns, in id
+    order, to ``a_c`` and ``a_p`` by the prefix sum of :func:`compact_active`; ``length[0]`` gets their number.
+    """
+    counts = T.shared_array(1024, T.i32)
+    tid = T.thread_id()
+    threads = T.block_size()
+    chunk = (nc + threads - 1) // threads
+    low = tid * chunk
+    high = min(low + chunk, nc)
+    mine = 0
+    for v in range(low, high):
+        if cmatch[v] == -1:
+            mine += 1
+    write = block_offset(counts, mine)
+    for v in range(low, high):
+        if cmatch[v] == -1:
+            a_c[write] = v
+            a_p[write] = v
+            write += 1
+    if tid == threads - 1:
+        length[0] = counts[tid]

@@ -10,7 +10,7 @@ wrong and what the fix is.  ``gpusim explore --zoo`` runs them all.
 
 from __future__ import annotations
 
-from . import classic, louvain_twins, seeds  # noqa: F401  (register the entries)
+from . import cheap_twins, classic, louvain_twins, seeds  # noqa: F401  (register the entries)
 from .entry import ZOO, ZooEntry
 
 __all__ = ["ZOO", "ZooEntry"]

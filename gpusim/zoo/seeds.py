@@ -127,10 +127,10 @@ def _push(variant: dict):
     def run(dev: Device) -> str | None:
         grid, block, host = _push_state()
         args = _to_device(dev, host)
-        (_, _, rmatch, cmatch, _, _, loop, a_c, a_p, i_a, n_active, _) = args
+        (_, _, rmatch, cmatch, _, _, loop, a_c, a_p, i_a, n_active, _, _, _) = args
         dev.launch(with_devices(bipartite.push_active, variant), grid, block, args)
         flag = dev.zeros(1, np.int32)  # the next loop's INITKRNL, with the lists swapped as Alg. 7 does
-        dev.launch(bipartite.init_active, grid, block, (cmatch, rmatch, loop + 1, a_p, a_c, i_a, n_active, flag))
+        dev.launch(bipartite.init_active, grid, block, (cmatch, rmatch, loop + 1, a_p, a_c, i_a, n_active, flag, 0))
         listed = dev.to_host(a_p)[:n_active]
         listed = listed[listed != -1]
         values, counts = np.unique(listed, return_counts=True)
