@@ -287,7 +287,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json")
+    parser.add_argument("--parts", default="suitor,roma,gap",
+                        help="which parts to run, comma-separated: suitor (with LD, b-Suitor and NetworKit), roma, gap")
     options = parser.parse_args(argv)
+    parts = set(options.parts.split(","))
     backends = [name for name in GPU_BACKENDS if gpu_status(name)[0]]
     warm_up(backends)
     sparse = [(2048, 3000, True), (1 << 17, 1_000_000, False)]
@@ -301,16 +304,16 @@ def main(argv=None) -> int:
         if options.json:
             Path(options.json).write_text(json.dumps(rows, indent=1))
 
-    for n, m, with_networkx in sparse:
+    for n, m, with_networkx in sparse if "suitor" in parts else []:
         graph = random_graph(n, m, seed=1)
         rows += suitor_rows(f"random n={n}", graph, backends, with_networkx)
         print(f"done: suitor on {graph.n_edges} edges", file=sys.stderr, flush=True)
         save()
-    for n in sizes:
+    for n in sizes if "roma" in parts else []:
         rows += roma_rows(n, backends)
         print(f"done: roma n={n}", file=sys.stderr, flush=True)
         save()
-    for n in ([256] if options.quick else [512, 1024, 2048, 4096]):
+    for n in ([] if "gap" not in parts else [256] if options.quick else [512, 1024, 2048, 4096]):
         rows += gap_rows(n, backends)
         print(f"done: gap to optimality n={n}", file=sys.stderr, flush=True)
         save()
