@@ -38,7 +38,7 @@ import numpy as np
 from gpusim.backends.gpu import GpuBackend
 from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
-__all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "transpile_kernel"]
+__all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "probe", "transpile_kernel"]
 
 _INSTALL = "pip install 'gpusim[cupy]' (CuPy for your CUDA: cupy-cuda12x or cupy-cuda13x)"
 _NEEDS = f"Device('cupy') needs an NVIDIA GPU, its driver, and {_INSTALL}"
@@ -55,7 +55,22 @@ def cupy_version() -> str | None:
     return None
 
 
+#: The answer of a probe that found a working GPU: it stays so for the process, and a ``Device`` made per
+#: call then costs no metadata lookups and driver queries (about a millisecond each time otherwise).
+_WORKS: list[tuple[bool, str]] = []
+
+
 def availability() -> tuple[bool, str]:
+    """Whether kernels can run here, and why: :func:`probe`'s answer, kept once it says yes."""
+    if _WORKS:
+        return _WORKS[0]
+    answer = probe()
+    if answer[0]:
+        _WORKS.append(answer)
+    return answer
+
+
+def probe() -> tuple[bool, str]:
     """Whether kernels can run on CuPy here, and why (one line).
 
     Never raises: a missing CuPy, a missing or too old driver, a machine without a GPU and a
@@ -63,7 +78,7 @@ def availability() -> tuple[bool, str]:
 
     Examples
     --------
-    >>> ok, why = availability()
+    >>> ok, why = probe()
     >>> isinstance(ok, bool) and isinstance(why, str)
     True
     """

@@ -37,13 +37,28 @@ import numpy as np
 from gpusim.backends.gpu import GpuBackend
 from gpusim.errors import BackendUnavailable, InvalidArgument, KernelSyntaxError
 
-__all__ = ["NumbaBackend", "NumbaLaunch", "availability", "create_backend", "numba_signature"]
+__all__ = ["NumbaBackend", "NumbaLaunch", "availability", "create_backend", "numba_signature", "probe"]
 
 _INSTALL = "pip install 'gpusim[cuda]'"
 _NEEDS = f"Device('numba') needs an NVIDIA GPU, its driver, and {_INSTALL}"
 
 
+#: The answer of a probe that found a working GPU: it stays so for the process, and a ``Device`` made per
+#: call then costs no metadata lookups and driver queries (about a millisecond each time otherwise).
+_WORKS: list[tuple[bool, str]] = []
+
+
 def availability() -> tuple[bool, str]:
+    """Whether kernels can run here, and why: :func:`probe`'s answer, kept once it says yes."""
+    if _WORKS:
+        return _WORKS[0]
+    answer = probe()
+    if answer[0]:
+        _WORKS.append(answer)
+    return answer
+
+
+def probe() -> tuple[bool, str]:
     """Whether kernels can run on Numba CUDA here, and why (one line).
 
     Never raises: a missing numba-cuda, a numba-cuda that fails to import (for instance next to
@@ -52,7 +67,7 @@ def availability() -> tuple[bool, str]:
 
     Examples
     --------
-    >>> ok, why = availability()
+    >>> ok, why = probe()
     >>> isinstance(ok, bool) and isinstance(why, str)
     True
     """

@@ -102,7 +102,9 @@ class WeightedMatching(CheckedResult):
         if isinstance(self.graph, DeviceWeightedGraph):
             from gpusim.runtime.device import Device
 
-            return self.graph.to_host(Device(self.backend).to_host)
+            memory = self.graph.memory  # where its arrays live, which need not be the backend that ran
+            dev = Device("cupy" if memory == "cuda" else memory)
+            return self.graph.to_host(lambda array: dev.to_host(dev.array(array)))
         return self.graph
 
     def _check(self) -> float:
