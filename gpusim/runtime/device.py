@@ -275,6 +275,21 @@ class Device:
         return self._impl.launch(kernel, grid, block, converted)
 
     def _convert_argument(self, kernel: Kernel, position: int, value: Any):
+        expected = kernel.signature[position] if kernel.signature else None
+        # the usual cases first (a launch converts every argument, and a small graph's call is mostly
+        # launches): a device array of the declared dtype, a Python int for an integer parameter
+        if expected is not None:
+            if expected.is_array:
+                if self._impl.is_device_array(value) and value.dtype == expected.dtype:
+                    return value
+            elif type(value) is int and expected.dtype.kind in "iu":
+                low, high = _int_range(expected.dtype)
+                if low <= value <= high:
+                    return expected.dtype.type(value)
+        return self._checked_argument(kernel, position, value)
+
+    def _checked_argument(self, kernel: Kernel, position: int, value: Any):
+        """Every other argument, each refusal with a one-line reason."""
         name = kernel.params[position]
         expected = kernel.signature[position] if kernel.signature else None
         if self._impl.is_device_array(value):
@@ -309,12 +324,24 @@ class Device:
         return _scalar(value, np.dtype(np.float64), name)
 
 
+#: ``(min, max)`` of each integer dtype met so far (``np.iinfo`` is slow enough to show in a launch's cost).
+_INT_RANGES: dict[np.dtype, tuple[int, int]] = {}
+
+
+def _int_range(dtype: np.dtype) -> tuple[int, int]:
+    found = _INT_RANGES.get(dtype)
+    if found is None:
+        info = np.iinfo(dtype)
+        found = _INT_RANGES[dtype] = (int(info.min), int(info.max))
+    return found
+
+
 def _scalar(value: Any, dtype: np.dtype, name: str):
     if dtype.kind in "iu":
         if isinstance(value, (float, np.floating)) and not float(value).is_integer():
             raise InvalidArgumentType(f"argument {name!r} must be an integer ({dtype.name}), got {value!r}")
-        info = np.iinfo(dtype)
-        if not info.min <= int(value) <= info.max:
+        low, high = _int_range(dtype)
+        if not low <= int(value) <= high:
             raise InvalidArgument(f"argument {name!r}={value!r} does not fit in {dtype.name}")
         return dtype.type(int(value))
     if not np.isfinite(value):
