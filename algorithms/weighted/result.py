@@ -104,7 +104,8 @@ class WeightedMatching(CheckedResult):
 
             memory = self.graph.memory  # where its arrays live, which need not be the backend that ran
             dev = Device("cupy" if memory == "cuda" else memory)
-            return self.graph.to_host(lambda array: dev.to_host(dev.array(array)))
+            return WeightedGraph(self.graph.n, *(dev.to_host(dev.array(a)) for a in (self.graph.ptr, self.graph.adj,
+                                                                                   self.graph.weights)))
         return self.graph
 
     def _check(self) -> float:

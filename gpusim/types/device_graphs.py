@@ -284,12 +284,5 @@ class DeviceWeightedGraph:
         """Bytes of the three arrays."""
         return 4 * (self._n + 1) + 12 * int(self._arrays[1].shape[0])
 
-    def to_host(self, copy: Any) -> Any:
-        """The same graph as a host :class:`~gpusim.types.graphs.WeightedGraph`, its arrays copied back by
-        ``copy`` (a device's ``to_host``): for the lazy checks of a result, never inside an algorithm's call."""
-        from gpusim.types.graphs import WeightedGraph
-
-        return WeightedGraph(self._n, *(copy(a) for a in self._arrays))
-
     def __repr__(self) -> str:
         return f"DeviceWeightedGraph(n={self._n}, n_edges={self.n_edges}, memory={self.memory!r})"
