@@ -27,7 +27,7 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 
 __all__ = ["alternate", "fix_columns", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array", "search_over",
-           "taken_by_another_path"]
+           "taken_by_another_path", "visit_row"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -112,6 +112,29 @@ def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flag
         c += T.num_threads()
 
 
+@device
+def visit_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags, start_level, mark_end,
+              slot):
+    """GPUBFS-WR's step for one row ``row`` of column ``c`` (seed 000, Alg. 4 lines 9–21): a matched row's
+    unvisited column joins the next level in ``my_root``'s tree; a free row ends ``my_root``'s path."""
+    col_match = rmatch[row]
+    if col_match > -1:
+        if bfs_array[col_match] == start_level - 1:
+            flags[2 * slot] = 1
+            bfs_array[col_match] = bfs_level + 1
+            root[col_match] = my_root
+            predecessor[row] = c
+    elif col_match == -1:
+        if mark_end == 1:
+            bfs_array[my_root] = -row - 1
+        else:
+            bfs_array[my_root] = start_level - 2
+        rmatch[row] = -2
+        predecessor[row] = c
+        flags[2 * slot + 1] = 1
+    return 0
+
+
 @kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I, _I, _I), intended_races={
     **_BFS_RACES, "root": "several columns may claim one column for their roots; any one is a valid root"})
 def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level,
@@ -131,22 +154,8 @@ def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, r
             my_root = root[c]
             if bfs_array[my_root] >= start_level - 1:
                 for j in range(col_ptr[c], col_ptr[c + 1]):
-                    row = col_adj[j]
-                    col_match = rmatch[row]
-                    if col_match > -1:
-                        if bfs_array[col_match] == start_level - 1:
-                            flags[2 * slot] = 1
-                            bfs_array[col_match] = bfs_level + 1
-                            root[col_match] = my_root
-                            predecessor[row] = c
-                    elif col_match == -1:
-                        if mark_end == 1:
-                            bfs_array[my_root] = -row - 1
-                        else:
-                            bfs_array[my_root] = start_level - 2
-                        rmatch[row] = -2
-                        predecessor[row] = c
-                        flags[2 * slot + 1] = 1
+                    visit_row(col_adj[j], c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags,
+                              start_level, mark_end, slot)
         c += T.num_threads()
 
 

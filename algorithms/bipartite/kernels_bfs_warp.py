@@ -5,10 +5,11 @@ In :func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr` a thread scans all
 one column of high degree keeps its warp's other 31 lanes idle.  Here each lane still owns a column, scans
 it alone when its degree is below ``warp_degree``, and otherwise hands it to the whole warp: a ballot
 collects the warp's high-degree columns, and for each, in lane order, the 32 lanes scan its rows together
-(lane ``k`` takes rows ``k``, ``k + 32``, ...).  Every row is visited by :func:`visit_row`, Alg. 4 lines
-9–21 unchanged, and the early exit (lines 6–7) is tested once per column before its scan, as in the
-thread version, so a level reaches the same columns; which column of a level becomes a row's predecessor
-or a column's root may differ, as it may between two schedules of the thread version (intended races).
+(lane ``k`` takes rows ``k``, ``k + 32``, ...).  Every row is visited by
+:func:`~gpusim.algorithms.bipartite.kernels_bfs.visit_row`, Alg. 4 lines 9–21 as GPUBFS-WR visits it, and
+the early exit (lines 6–7) is tested once per column before its scan, as in the thread version, so a level
+reaches the same columns; which column of a level becomes a row's predecessor or a column's root may differ,
+as it may between two schedules of the thread version (intended races).
 
 Example
 -------
@@ -28,37 +29,14 @@ Example
 
 from __future__ import annotations
 
-from gpusim import T, device, kernel
+from gpusim import T, kernel
 
-from .kernels_bfs import search_over
+from .kernels_bfs import search_over, visit_row
 
-__all__ = ["gpubfs_wr_warp", "visit_row"]
+__all__ = ["gpubfs_wr_warp"]
 
 _I = "int32"
 _A = "int32[:]"
-
-
-@device
-def visit_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags, start_level, mark_end,
-              slot):
-    """GPUBFS-WR's step for one row ``row`` of column ``c`` (seed 000, Alg. 4 lines 9–21): a matched row's
-    unvisited column joins the next level in ``my_root``'s tree; a free row ends ``my_root``'s path."""
-    col_match = rmatch[row]
-    if col_match > -1:
-        if bfs_array[col_match] == start_level - 1:
-            flags[2 * slot] = 1
-            bfs_array[col_match] = bfs_level + 1
-            root[col_match] = my_root
-            predecessor[row] = c
-    elif col_match == -1:
-        if mark_end == 1:
-            bfs_array[my_root] = -row - 1
-        else:
-            bfs_array[my_root] = start_level - 2
-        rmatch[row] = -2
-        predecessor[row] = c
-        flags[2 * slot + 1] = 1
-    return 0
 
 
 @kernel(signature=", ".join([_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I, _I, _I, _I]), intended_races={
