@@ -136,8 +136,8 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
 def run_b_suitor(graph: WeightedGraph, backend: str, b: Any = 1, max_memory: int | None = None, **options
                  ) -> WeightedMatching:
     """b-Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching` (``b`` defaults to 1): on a GPU
-    backend, or with ``backend="cpu"`` its sequential reference.  The b-matching is in ``partners`` (and
-    ``stats["partners"]``); for ``b = 1`` also in ``mate``."""
+    backend, or with ``backend="cpu"`` its sequential reference.  The b-matching is in ``partners``; for
+    ``b = 1`` also in ``mate``."""
     if backend == "cpu":
         found = reference_b_suitor.b_suitor(graph, b, max_memory=max_memory, **options)
     else:
@@ -145,5 +145,5 @@ def run_b_suitor(graph: WeightedGraph, backend: str, b: Any = 1, max_memory: int
     partners = found.partners
     single = partners.ndim == 2 and partners.shape[1] == 1
     mate = partners[:, 0] if single else np.full(graph.n, -1, np.int32)
-    stats = dict(found.stats, partners=partners.tolist(), b=b)
+    stats = dict(found.stats, b=b)   # the partners are the result's array, not a list in stats (O(n b) on the host)
     return WeightedMatching(mate, found.weight, "bsuitor", backend, stats, graph, partners, b)

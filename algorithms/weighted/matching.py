@@ -27,8 +27,8 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     backends (``sim``, ``numba``, ``cupy``) or, with ``backend="cpu"``, as their sequential
     references; ``greedy``, ``pga``, ``gpa`` and ``rama`` run on ``cpu``
     (:data:`~gpusim.algorithms.weighted.WEIGHTED_ALGORITHMS`, read from the registry,
-    :mod:`gpusim.runtime.registry`).  ``bsuitor`` puts its b-matching in ``partners`` (and
-    ``stats["partners"]``; for ``b = 1`` also in ``mate``).  ``stats["chosen"]`` says which backend
+    :mod:`gpusim.runtime.registry`).  ``bsuitor`` puts its b-matching in ``partners`` (for
+    ``b = 1`` also in ``mate``).  ``stats["chosen"]`` says which backend
     ran and why (:func:`gpusim.runtime.dispatch.dispatch`).  The result validates itself against
     ``graph`` on first use of ``valid`` (:class:`~gpusim.algorithms.weighted.WeightedMatching`).
 
