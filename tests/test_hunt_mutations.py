@@ -21,12 +21,14 @@ from gpusim.explore import hunt, replay
 from gpusim.explore.algorithm import algorithm_scenario
 
 FAST = ("apfb_repair_removed", "bsuitor_lock_released_early", "suitor_cas_to_exchange")
+#: The shrinker's own time budget: on a loaded 2-core CI machine b-Suitor's batched rounds took more than 20 s.
+SHRINK_SECONDS = 45
 
 
 def _hunted(name: str):
     algorithm, kernels, keywords = MUTANTS[name]
     start = time.perf_counter()
-    found = hunt(algorithm, random_inputs=8, budget=400, kernels=kernels, shrink_time=20, **keywords)
+    found = hunt(algorithm, random_inputs=8, budget=400, kernels=kernels, shrink_time=SHRINK_SECONDS, **keywords)
     return found, time.perf_counter() - start
 
 
@@ -35,8 +37,8 @@ def _hunted(name: str):
 def test_a_planted_mutation_is_found_shrunk_and_replayed(name):
     found, seconds = _hunted(name)
     assert found.found, found.verdict
-    assert seconds < 60
     failure = found.failure
+    assert seconds - failure.shrink_report["seconds"] < 60   # found within a minute; shrinking has its own budget
     assert failure.preemptions <= 3, failure.shrink_report
     assert failure.shrink_report["finished"]
     algorithm, kernels, keywords = MUTANTS[name]
