@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.backends.gpu import GpuBackend
+from gpusim.backends.gpu import GpuBackend, kept_once_working
 from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
 __all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "probe", "transpile_kernel"]
@@ -53,21 +53,6 @@ def cupy_version() -> str | None:
         except importlib.metadata.PackageNotFoundError:
             continue
     return None
-
-
-#: The answer of a probe that found a working GPU: it stays so for the process, and a ``Device`` made per
-#: call then costs no metadata lookups and driver queries (about a millisecond each time otherwise).
-_WORKS: list[tuple[bool, str]] = []
-
-
-def availability() -> tuple[bool, str]:
-    """Whether kernels can run here, and why: :func:`probe`'s answer, kept once it says yes."""
-    if _WORKS:
-        return _WORKS[0]
-    answer = probe()
-    if answer[0]:
-        _WORKS.append(answer)
-    return answer
 
 
 def probe() -> tuple[bool, str]:
@@ -107,6 +92,10 @@ def probe() -> tuple[bool, str]:
     except Exception as exc:
         return False, f"CuPy {version} cannot open the GPU ({type(exc).__name__}: {exc})"
     return True, f"CuPy {version} with NVRTC {major}.{minor} on {name}"
+
+
+#: :func:`probe`, asked again only until it finds a working GPU (see :func:`~gpusim.backends.gpu.kept_once_working`).
+availability = kept_once_working(probe)
 
 
 def create_backend() -> CupyBackend:

@@ -15,13 +15,39 @@ refuses an :class:`~gpusim.errors.InvalidArgument`, a kernel that faults while r
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
 from gpusim.errors import InvalidArgument, KernelFault
 
-__all__ = ["GpuBackend"]
+__all__ = ["GpuBackend", "kept_once_working"]
+
+
+def kept_once_working(probe: Callable[[], tuple[bool, str]]) -> Callable[[], tuple[bool, str]]:
+    """A backend's ``availability()``: ``probe()``'s answer, kept for the process once it says yes.
+
+    A GPU that worked stays so, and a ``Device`` made per call then costs no metadata lookups and driver
+    queries (about a millisecond each time otherwise); a no is asked again, the driver may come later.
+
+    >>> answers = iter([(False, "no driver"), (True, "GPU"), (False, "never asked")])
+    >>> available = kept_once_working(lambda: next(answers))
+    >>> available(), available(), available()
+    ((False, 'no driver'), (True, 'GPU'), (True, 'GPU'))
+    """
+    works: list[tuple[bool, str]] = []
+
+    def availability() -> tuple[bool, str]:
+        """Whether kernels can run here, and why (one line): the probe's answer, kept once it says yes."""
+        if works:
+            return works[0]
+        answer = probe()
+        if answer[0]:
+            works.append(answer)
+        return answer
+
+    return availability
 
 
 class GpuBackend(ABC):

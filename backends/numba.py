@@ -34,28 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.backends.gpu import GpuBackend
+from gpusim.backends.gpu import GpuBackend, kept_once_working
 from gpusim.errors import BackendUnavailable, InvalidArgument, KernelSyntaxError
 
 __all__ = ["NumbaBackend", "NumbaLaunch", "availability", "create_backend", "numba_signature", "probe"]
 
 _INSTALL = "pip install 'gpusim[cuda]'"
 _NEEDS = f"Device('numba') needs an NVIDIA GPU, its driver, and {_INSTALL}"
-
-
-#: The answer of a probe that found a working GPU: it stays so for the process, and a ``Device`` made per
-#: call then costs no metadata lookups and driver queries (about a millisecond each time otherwise).
-_WORKS: list[tuple[bool, str]] = []
-
-
-def availability() -> tuple[bool, str]:
-    """Whether kernels can run here, and why: :func:`probe`'s answer, kept once it says yes."""
-    if _WORKS:
-        return _WORKS[0]
-    answer = probe()
-    if answer[0]:
-        _WORKS.append(answer)
-    return answer
 
 
 def probe() -> tuple[bool, str]:
@@ -97,6 +82,10 @@ def probe() -> tuple[bool, str]:
     except Exception as exc:
         return False, f"numba-cuda {version} cannot open the GPU ({type(exc).__name__}: {exc})"
     return True, f"numba-cuda {version} on {name}"
+
+
+#: :func:`probe`, asked again only until it finds a working GPU (see :func:`~gpusim.backends.gpu.kept_once_working`).
+availability = kept_once_working(probe)
 
 
 def create_backend() -> NumbaBackend:

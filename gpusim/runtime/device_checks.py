@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 
 from gpusim.language import interface as T
-from gpusim.language.kernels import kernel
+from gpusim.language.kernels import device, kernel
 from gpusim.runtime.device import Device
 
 __all__ = ["BLOCK", "NONE", "count_matched", "csr_offsets_check", "csr_problem", "lists_check",
-           "matched_count", "matching_check", "matching_problem", "peek", "peek_weight", "symmetry_check",
-           "transpose_check", "transpose_problem", "value_at", "weighted_problem"]
+           "matched_count", "matching_check", "matching_problem", "peek", "peek_weight", "position_in_list",
+           "symmetry_check", "transpose_check", "transpose_problem", "value_at", "weighted_problem"]
 
 #: No offending position found (the atomic minima start here).
 NONE = 2**31 - 1
@@ -62,6 +62,19 @@ def lists_check(ptr, adj, n, n_dst, bad):
         u += T.num_threads()
 
 
+@device
+def position_in_list(adj, lo, hi, u):
+    """Where ``u`` is, or would go, in the sorted list ``adj[lo:hi]`` (binary search; ``hi`` when every entry
+    is smaller)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if adj[mid] < u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int32, int32[:]")
 def transpose_check(ptr, adj, t_ptr, t_adj, n, bad):
     """``bad[0]``: the smallest position ``k`` of an entry ``(u, adj[k])`` missing from the other side's
@@ -71,15 +84,8 @@ def transpose_check(ptr, adj, t_ptr, t_adj, n, bad):
     while u < n:
         for k in range(ptr[u], ptr[u + 1]):
             v = adj[k]
-            lo = t_ptr[v]
-            hi = t_ptr[v + 1]
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if t_adj[mid] < u:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo == t_ptr[v + 1] or t_adj[lo] != u:
+            at = position_in_list(t_adj, t_ptr[v], t_ptr[v + 1], u)
+            if at == t_ptr[v + 1] or t_adj[at] != u:
                 T.atomic_min(bad, 0, k)
         u += T.num_threads()
 
@@ -127,15 +133,8 @@ def symmetry_check(ptr, adj, weights, n, bad):
                 T.atomic_min(bad, 0, k)
             if not (w >= 0.0 and w - w == 0.0):
                 T.atomic_min(bad, 1, k)
-            lo = ptr[v]
-            hi = ptr[v + 1]
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if adj[mid] < u:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo == ptr[v + 1] or adj[lo] != u or weights[lo] != w:
+            at = position_in_list(adj, ptr[v], ptr[v + 1], u)
+            if at == ptr[v + 1] or adj[at] != u or weights[at] != w:
                 T.atomic_min(bad, 2, k)
         u += T.num_threads()
 
