@@ -31,6 +31,8 @@ VARIANTS = [
     ("gpr", {"variant": "first"}),
     ("gpr", {"relabel": ("fixed", 2), "shrink": False}),
     ("gpr", {"relabel": ("adaptive", 0.3)}),
+    ("apfb", {"direction": "auto"}),
+    ("apsb", {"direction": "bottom-up", "layout": "mt"}),
 ]
 VARIANT_IDS = [name + "".join(f"-{v}" for v in options.values()) for name, options in VARIANTS]
 

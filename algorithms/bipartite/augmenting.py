@@ -42,12 +42,20 @@ from .host import (
     violation,
 )
 from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
+from .kernels_bfs_bottom_up import count_level, gpubfs_wr_bottom_up
 from .kernels_bfs_warp import gpubfs_wr_warp
 
 __all__ = ["apfb", "apsb", "levels_run"]
 
 #: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
-KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, gpubfs_wr_warp, alternate, fix_rows, fix_columns)}
+KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, gpubfs_wr_warp, gpubfs_wr_bottom_up, count_level,
+                                alternate, fix_rows, fix_columns)}
+
+#: ``direction=``: every level from the columns (the paper's), every level from the rows, or chosen per batch.
+DIRECTIONS = ("top-down", "bottom-up", "auto")
+#: ``direction="auto"`` runs a batch bottom-up when its first level's frontier holds more than this share of
+#: the columns (Beamer et al.'s switch, α = 14 and β = 24 on edges, simplified to one share of columns).
+BOTTOM_UP_SHARE = 1 / 16
 
 
 def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tuple[int, bool, bool]:
@@ -72,8 +80,12 @@ def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tu
 
 def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
                       device: Device | None, check_invariants: bool, progress: bool, kernels,
-                      levels_per_read: int, warp_degree: int | None, output: str = "host") -> BipartiteMatching:
+                      levels_per_read: int, warp_degree: int | None, output: str = "host",
+                      direction: str = "top-down") -> BipartiteMatching:
     check_choice("bfs", bfs, ("wr", "plain"))
+    check_choice("direction", direction, DIRECTIONS)
+    if direction != "top-down" and bfs != "wr":
+        raise InvalidArgument(f"direction={direction!r} needs bfs='wr' (GPUBFS-WR), got bfs={bfs!r}")
     if warp_degree is not None:
         check_int("warp_degree", warp_degree, 1, None)
         if bfs != "wr":
@@ -85,7 +97,8 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, name)
     check_output(output)
-    dev.check_fits(bipartite_bytes(graph, ("col",), 3), name, f'backend="cpu" (the sequential hk) for {name}')
+    sides = ("col",) if direction == "top-down" else ("col", "row")
+    dev.check_fits(bipartite_bytes(graph, sides, 3), name, f'backend="cpu" (the sequential hk) for {name}')
     graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols
     start_level = 2
@@ -99,23 +112,31 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
+    if direction != "top-down":  # the row side's CSR, which bottom-up levels scan
+        row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
     rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     bfs_array = dev.zeros(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
     root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
     predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
-    # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over)
-    flags = dev.zeros(2 * levels_per_read, np.int32)
+    # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over); with
+    # direction="auto", flags[2 * batch] counts the columns of the level after the batch (count_level)
+    flags = dev.zeros(2 * levels_per_read + 1, np.int32)
     phases = levels = reads = 0
     while nc > 0 and nr > 0:
         phases += 1
         with launch.phase("bfs"):
             launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
             bfs_level, batch, found = start_level, 1, False
+            bottom_up = direction == "bottom-up"   # "auto": a phase's first level, the free columns, top-down
             while True:
                 # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
-                launch(fill, 1, 32, flags, 0, 2 * batch)
+                launch(fill, 1, 32, flags, 0, 2 * batch + (1 if direction == "auto" else 0))
                 for slot in range(batch):
-                    if warp_degree is not None:
+                    if bottom_up:
+                        launch(kernels["gpubfs_wr_bottom_up"], row_grid, block, bfs_level + slot, bfs_array, row_ptr,
+                               row_adj, nr, rmatch, predecessor, root, flags, start_level, mark_end, slot,
+                               stop_on_found)
+                    elif warp_degree is not None:
                         launch(kernels["gpubfs_wr_warp"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
                                col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end, slot,
                                stop_on_found, warp_degree)
@@ -125,11 +146,16 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
                     else:
                         launch(kernels["gpubfs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj, nc,
                                rmatch, predecessor, flags, start_level, slot, stop_on_found)
+                if direction == "auto":
+                    launch(kernels["count_level"], col_grid, block, bfs_level + batch, bfs_array, nc, flags, 2 * batch)
                 reads += 1
-                ran, found, over = levels_run(dev.to_host(flags), batch, shortest, found)
+                read = dev.to_host(flags)
+                ran, found, over = levels_run(read, batch, shortest, found)
                 levels += ran
                 if over:
                     break
+                if direction == "auto":
+                    bottom_up = bool(read[2 * batch] > BOTTOM_UP_SHARE * nc)
                 bfs_level += batch
                 batch = min(2 * batch, levels_per_read)
         if not found:
@@ -144,7 +170,8 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
         launch.tick(bfs_levels=levels)
     launch.close()
     stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": warp_degree}
+             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": warp_degree,
+             "direction": direction}
     stats["reads_back"] += 2  # the matching itself
     return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output)
 
@@ -157,7 +184,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
          levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None,
-         output: str = "host") -> BipartiteMatching:
+         output: str = "host", direction: str = "top-down") -> BipartiteMatching:
     """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -199,6 +226,15 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         ``bfs="wr"``): columns of degree ≥ ``d`` are scanned by their whole warp
         (:func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`, ECL-MM's thread/warp
         granularity by degree); 32 is a natural choice on a GPU.
+    direction:
+        ``"top-down"`` (default, the paper's): every BFS level from its frontier columns.  ``"bottom-up"``:
+        every level from the rows still waiting to be reached, each stopping at the first frontier column it
+        finds (:func:`~gpusim.algorithms.bipartite.kernels_bfs_bottom_up.gpubfs_wr_bottom_up`; needs
+        ``bfs="wr"``; the row side's CSR is copied too).  ``"auto"``: direction-optimising BFS (Beamer et al.,
+        SC 2012): a phase starts top-down, and after each batch the columns of the next level are counted on
+        the device (read back with the flags); a batch whose frontier holds more than
+        :data:`BOTTOM_UP_SHARE` of the columns runs bottom-up.  The matching is maximum in every direction;
+        which maximum matching may differ.
     output:
         ``"host"`` (default): the mates copied back; ``"device"``: a
         :class:`~gpusim.types.device_results.DeviceBipartiteMatching` whose mates stay on the device,
@@ -224,7 +260,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     [0, 1]
     """
     return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read, warp_degree, output)
+                             kernels, levels_per_read, warp_degree, output, direction)
 
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -235,7 +271,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
          levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None,
-         output: str = "host") -> BipartiteMatching:
+         output: str = "host", direction: str = "top-down") -> BipartiteMatching:
     """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
@@ -248,7 +284,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     2
     """
     return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read, warp_degree, output)
+                             kernels, levels_per_read, warp_degree, output, direction)
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str, col_csr: tuple = ()) -> None:
