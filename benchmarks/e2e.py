@@ -11,7 +11,8 @@ Graphs: the issue's five families — uniform random 2^21 × 2^21 with 1.6·10^7
 permutation, R-MAT scale 21 edge factor 8, a 1500 × 1500 grid permuted, a random geometric graph on
 2^20 vertices permuted (``benchmarks/bipartite.py``'s generated graphs, with its 2^18 uniform one) —
 and the bundled matrices of ``--matrices``.  For each, every registered GPU bipartite algorithm (``apfb``,
-``apsb``, ``gpr``, ...) on numba and cupy, warm (one call first, then the best of ``--repeats``):
+``apsb``, ``gpr``, ...) and the options of :data:`VARIANTS` (APFB with a warp per high-degree column, with
+direction-optimising BFS, with both) on numba and cupy, warm (one call first, then the best of ``--repeats``):
 
 - ``whole_seconds``: ``maximum_bipartite_matching(graph, algorithm, backend)`` from host input, timed
   from Python to the device synchronised after it, as a user calls it;
@@ -29,6 +30,7 @@ Every size must equal ECL-MM's (a mismatch is printed and recorded in ``errors``
 printed and written to ``benchmarks/e2e-<device>.json`` (``--json`` elsewhere).  Usage::
 
     python benchmarks/e2e.py [--quick] [--json FILE] [--ecl-dir DIR] [--matrices DIR] [--repeats N]
+                             [--variants NAME,...]
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ from gpusim.types.graphs import BipartiteGraph
 ROOT = Path(__file__).resolve().parents[1]
 #: Every registered GPU maximum-matching algorithm.
 GPU_BIPARTITE = tuple(entry.name for entry in algorithms("bipartite") if entry.gpu)
+#: Options measured beside the defaults, as programs of their own: name -> (algorithm, options).
+VARIANTS = {"apfb-warp32": ("apfb", {"warp_degree": 32}), "apfb-auto": ("apfb", {"direction": "auto"}),
+            "apfb-auto-warp32": ("apfb", {"direction": "auto", "warp_degree": 32})}
 #: ECL-MM prints microseconds: shorter times count as this in the ratios.
 FLOOR = 1e-6
 #: The issue's goals for the best algorithm's geometric means.
@@ -100,16 +105,16 @@ def device_resident(graph: BipartiteGraph, backend: str):
         return None, f"no device-resident graph here ({type(exc).__name__}: {str(exc)[:160]})"
 
 
-def resident_call(resident, algorithm: str, backend: str):
+def resident_call(resident, algorithm: str, backend: str, options: dict):
     """The call on a device-resident graph, its result left on the device (``output="device"``) where the
     library offers it, else returned to the host."""
     try:
-        maximum_bipartite_matching(resident, algorithm, backend, output="device")
+        maximum_bipartite_matching(resident, algorithm, backend, output="device", **options)
     except (TypeError, InvalidArgument) as exc:
         if "output" not in str(exc):
             raise
-        return lambda: maximum_bipartite_matching(resident, algorithm, backend), "host"
-    return lambda: maximum_bipartite_matching(resident, algorithm, backend, output="device"), "device"
+        return lambda: maximum_bipartite_matching(resident, algorithm, backend, **options), "host"
+    return lambda: maximum_bipartite_matching(resident, algorithm, backend, output="device", **options), "device"
 
 
 def best_of(call, sync, repeats: int) -> tuple[float, float, object]:
@@ -126,15 +131,17 @@ def best_of(call, sync, repeats: int) -> tuple[float, float, object]:
     return whole, device, result
 
 
-def measure(graph: BipartiteGraph, algorithm: str, backend: str, repeats: int, resident) -> dict:
-    """One algorithm on one backend: its size, whole-call and device seconds, and the resident whole call."""
+def measure(graph: BipartiteGraph, algorithm: str, backend: str, repeats: int, resident, options: dict) -> dict:
+    """One algorithm (with ``options``) on one backend: its size, whole-call and device seconds, and the
+    resident whole call."""
     sync = Device(backend).synchronize
-    whole, device, result = best_of(lambda: maximum_bipartite_matching(graph, algorithm, backend), sync, repeats)
+    whole, device, result = best_of(lambda: maximum_bipartite_matching(graph, algorithm, backend, **options), sync,
+                                    repeats)
     row = {"size": int(result.size), "whole_seconds": whole, "device_seconds": device,
            "phases": {k: round(float(v), 6) for k, v in result.stats["seconds"].items()}}
     if resident is not None:
         try:
-            call, output = resident_call(resident, algorithm, backend)
+            call, output = resident_call(resident, algorithm, backend, options)
             seconds, on_device, result = best_of(call, sync, repeats)
             row.update(resident_seconds=seconds, resident_device_seconds=on_device, resident_output=output,
                        resident_size=int(result.size))
@@ -188,17 +195,23 @@ def slug(name: str) -> str:
     return match.group(1) if match else re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+def programs(variants: list[str]) -> list[tuple[str, str, dict]]:
+    """``(name, algorithm, options)`` of every registered GPU algorithm and of the chosen :data:`VARIANTS`."""
+    return [(name, name, {}) for name in GPU_BIPARTITE] + [(name, *VARIANTS[name]) for name in variants]
+
+
 def bench_graph(name: str, graph: BipartiteGraph, ecl: dict, backends: list[str], options, errors: list) -> dict:
     """ECL-MM and every GPU algorithm on one graph, sizes checked against ECL-MM's."""
     entry = {"graph": name, "n_rows": graph.n_rows, "n_cols": graph.n_cols, "edges": graph.n_edges,
              "ecl": {**ecl, "whole_seconds": ecl["seconds"], "device_seconds": ecl["seconds"]}, "programs": {}}
-    steps = tqdm(total=len(backends) * len(GPU_BIPARTITE), desc=name[:24], leave=False, unit="run")
+    runs = programs(options.variants)
+    steps = tqdm(total=len(backends) * len(runs), desc=name[:24], leave=False, unit="run")
     for backend in backends:
         resident, why = device_resident(graph, backend) if not options.no_resident else (None, "--no-resident")
-        for algorithm in GPU_BIPARTITE:
-            program = f"{algorithm} {backend}"
+        for label, algorithm, settings in runs:
+            program = f"{label} {backend}"
             try:
-                row = measure(graph, algorithm, backend, options.repeats, resident)
+                row = measure(graph, algorithm, backend, options.repeats, resident, settings)
             except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
                 errors.append(f"{name}: {program} failed: {type(exc).__name__}: {str(exc)[:200]}")
                 tqdm.write(errors[-1])
@@ -255,7 +268,13 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=2, help="timed calls per algorithm after the warm-up")
     parser.add_argument("--matrices", default=str(ROOT / "tests" / "data" / "matrices"))
     parser.add_argument("--no-resident", action="store_true", help="skip the device-resident calls")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help=f"options measured beside the defaults, comma-separated, '' for none (default all: "
+                             f"{', '.join(VARIANTS)})")
     options = parser.parse_args(argv)
+    options.variants = [name for name in options.variants.split(",") if name]
+    if unknown := sorted(set(options.variants) - set(VARIANTS)):
+        parser.error(f"--variants: unknown {unknown}; known: {', '.join(VARIANTS)}")
     try:
         binary = ecl_mm.build(ecl_mm.find_sources(options.ecl_dir), Path(options.ecl_build))
     except ecl_mm.EclError as exc:
@@ -271,7 +290,8 @@ def main(argv=None) -> int:
     path = Path(options.json or ROOT / "benchmarks" / f"e2e-{slug(gpu)}.json")
     results = {"device": gpu, "date": datetime.date.today().isoformat(),
                "command": " ".join([sys.executable, *sys.argv]), "ecl_mm": str(binary), "backends": backends,
-               "algorithms": list(GPU_BIPARTITE), "graphs": [],
+               "algorithms": list(GPU_BIPARTITE), "variants": {name: VARIANTS[name] for name in options.variants},
+               "graphs": [],
                "geomean": {}, "errors": []}
     scratch = Path(tempfile.mkdtemp(prefix="gpusim-e2e-"))
     try:

@@ -155,17 +155,17 @@ def test_every_gpu_algorithm_is_measured_and_checked_on_the_simulator():
 
     graph = gen.random_permutation(gen.grid(5, 6), seed=3)
     size, errors = _scipy_size(graph), []
-    options = argparse.Namespace(repeats=1, no_resident=False)
+    options = argparse.Namespace(repeats=1, no_resident=False, variants=["apfb-auto"])
     entry = e2e.bench_graph("grid", graph, {"size": size, "seconds": 0.002}, ["sim"], options, errors)
-    assert errors == [] and set(entry["programs"]) == {f"{name} sim" for name in ("gpr", "apfb", "apsb")}
+    assert errors == [] and set(entry["programs"]) == {f"{name} sim" for name in ("gpr", "apfb", "apsb", "apfb-auto")}
     for row in entry["programs"].values():
         assert row["ok"] and row["size"] == size and row["whole_seconds"] >= row["device_seconds"] > 0
         assert row["whole_over_ecl"] == pytest.approx(row["whole_seconds"] / 0.002)
     # a size unlike ECL-MM's is an error recorded per program, not a crash
     wrong = e2e.bench_graph("grid", graph, {"size": size + 1, "seconds": 0.002}, ["sim"], options, errors)
     # each program's size and its device-resident size (gpusim.types.device_graphs on the simulator) differ
-    assert len(errors) == 6 and all("!= ECL-MM's" in error for error in errors)
-    assert sum("resident_size" in error for error in errors) == 3
+    assert len(errors) == 8 and all("!= ECL-MM's" in error for error in errors)
+    assert sum("resident_size" in error for error in errors) == 4
     assert not any(row["ok"] for row in wrong["programs"].values())
     means = e2e.geomeans([entry, entry])
     assert means["apfb sim"]["graphs"] == 2
@@ -221,7 +221,7 @@ def test_device_resident_calls_are_timed_and_checked(monkeypatch):
     size = _scipy_size(graph)
     # a stand-in for a device-resident graph: the host graph (the simulator has no separate memory to reside in)
     monkeypatch.setattr(e2e, "device_resident", lambda g, backend: (g, ""))
-    options = argparse.Namespace(repeats=1, no_resident=False)
+    options = argparse.Namespace(repeats=1, no_resident=False, variants=[])
     errors = []
     entry = e2e.bench_graph("uniform", graph, {"size": size, "seconds": 0.002}, ["sim"], options, errors)
     assert errors == []
