@@ -11,6 +11,11 @@ scenarios' campaigns all at once on the one client (threads that only wait on Da
 form one pool of work.  It checks that every worker count gives the same answer, and writes JSON and a
 plot of the speed-up against the ideal line.
 
+The machine's own ceiling is measured beside it: before each campaign every worker runs the same pure-Python
+loop at once (:func:`spin`), timed inside the task.  On cores that slow each other down (a shared clock
+budget, hyper-threads presented as cores by a virtual machine) that loop takes longer with more workers, and
+``ceiling`` — workers × the one-worker loop time ÷ this loop time — is the speed-up no campaign can pass there.
+
 Usage::
 
     python benchmarks/explore_scaling.py [--workers 1,2,4,8,16] [--scale 1.0] [--json FILE] [--png FILE]
@@ -97,6 +102,24 @@ def _warm(parts) -> int:
     return os.getpid()
 
 
+def spin(iterations: int = 12_000_000) -> float:
+    """On a worker: a fixed pure-Python loop (no memory traffic to speak of); its seconds."""
+    start = time.perf_counter()
+    total = 0
+    for i in range(iterations):
+        total += i & 7
+    return time.perf_counter() - start
+
+
+def ceiling_loop(client, workers: int) -> float:
+    """The mean seconds of :func:`spin` when all ``workers`` run it at once (the best of three rounds)."""
+    rounds = []
+    for round_ in range(3):
+        futures = [client.submit(spin, pure=False, key=f"spin-{round_}-{w}") for w in range(workers)]
+        rounds.append(float(np.mean(client.gather(futures))))
+    return min(rounds)
+
+
 def timed_campaign(client, scenario, policy: str, budget: int, journal: str):
     begin = time.perf_counter()
     result = campaign(scenario, policy, budget=budget, client=client, save=journal)
@@ -125,6 +148,7 @@ def _measure(workers: int, parts, folder: str) -> dict:
         client.wait_for_workers(workers)
         startup = time.perf_counter() - started
         client.run(_warm, parts)
+        loop = ceiling_loop(client, workers)
         start = time.perf_counter()
         journals = [os.path.join(folder, f"part-{i}.jsonl") for i in range(len(parts))]
         with ThreadPoolExecutor(len(parts)) as threads:  # every part at once: one pool of chunks, no idle tail
@@ -144,8 +168,8 @@ def _measure(workers: int, parts, folder: str) -> dict:
     cluster.close()
     # busy: the share of the workers' wall time spent in chunks (the rest: Dask, waiting, the tail);
     # compute_per_schedule: a schedule's own time on a worker, which rises when the cores slow each other down
-    return {"workers": workers, "startup_seconds": startup, "seconds": seconds, "schedules": total,
-            "schedules_per_second": total / seconds, "worker_seconds": busy, "chunks": chunks,
+    return {"workers": workers, "startup_seconds": startup, "loop_seconds": loop, "seconds": seconds,
+            "schedules": total, "schedules_per_second": total / seconds, "worker_seconds": busy, "chunks": chunks,
             "busy": busy / (workers * seconds), "compute_per_schedule": busy / max(total, 1), "scenarios": rows}
 
 
@@ -160,6 +184,7 @@ def plot(runs: list[dict], path: str) -> None:
     speedup = [run["schedules_per_second"] / base for run in runs]
     figure, axes = plt.subplots(figsize=(5.5, 4))
     axes.plot(workers, workers, "--", color="grey", label="ideal")
+    axes.plot(workers, [run["ceiling"] for run in runs], ":", color="black", label="machine ceiling (a pure loop)")
     axes.plot(workers, speedup, "o-", label="campaign (schedules/s)")
     for w, s in zip(workers, speedup, strict=True):
         axes.annotate(f"{s:.1f}x", (w, s), textcoords="offset points", xytext=(4, -12), fontsize=8)
@@ -186,10 +211,14 @@ def main(argv=None) -> int:
     for workers in counts:
         runs.append(measure(workers, parts))
         print(f"{workers:>2} worker(s): {runs[-1]['schedules']} schedules in {runs[-1]['seconds']:.1f} s, "
-              f"{runs[-1]['schedules_per_second']:.1f} schedules/s", file=sys.stderr)
+              f"{runs[-1]['schedules_per_second']:.1f} schedules/s, workers busy {runs[-1]['busy']:.1%}, "
+              f"{1e3 * runs[-1]['compute_per_schedule']:.2f} ms a schedule, the pure loop "
+              f"{runs[-1]['loop_seconds']:.3f} s", file=sys.stderr)
     answers = {run["workers"]: [(row["found"], row["replay"]) for row in run["scenarios"]] for run in runs}
     same = len({json.dumps(answer) for answer in answers.values()}) == 1
     base = runs[0]["schedules_per_second"] / runs[0]["workers"]
+    for run in runs:  # on the speed-up's scale: runs[0]'s workers count as runs[0]["workers"]
+        run["ceiling"] = run["workers"] * runs[0]["loop_seconds"] / run["loop_seconds"]
     report = {"benchmark": "explore_scaling", "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
               "command": " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])]),
               "machine": {"platform": platform.platform(), "processor": platform.processor(),
@@ -201,7 +230,8 @@ def main(argv=None) -> int:
     for run in runs:
         print(f"{run['workers']:>2} worker(s): {run['schedules_per_second']:9.1f} schedules/s  "
               f"speed-up {run['schedules_per_second'] / base:5.2f}x  workers busy {run['busy']:6.1%}  "
-              f"{1e3 * run['compute_per_schedule']:6.2f} ms a schedule ({run['chunks']} chunks)")
+              f"{1e3 * run['compute_per_schedule']:6.2f} ms a schedule ({run['chunks']} chunks)  "
+              f"machine ceiling {run['ceiling']:5.2f}x")
     print(f"same answer for every worker count: {same}; written {options.json} and {options.png}")
     return 0 if same else 1
 

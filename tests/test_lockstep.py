@@ -398,6 +398,10 @@ CASES = {
                                      warp_degree=2),
     "apsb-plain-bfs-mt": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt",
                                          initial="cheap-host"),
+    "apfb-bottom-up": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr_bottom_up", initial="cheap-host",
+                                      direction="bottom-up"),
+    "apsb-auto": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs_wr gpubfs_wr_bottom_up count_level",
+                                 initial="cheap-host", direction="auto"),
     "gpr": _bipartite_case(bipartite.gpr, BIPARTITE, "cheap_claim list_free_columns fill init_relabel "
                            "global_relabel_level init_active push_active fix_columns"),
     "gpr-first": _bipartite_case(bipartite.gpr, BIPARTITE, "fill init_relabel global_relabel_level push_relabel_all "
