@@ -233,7 +233,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         ``bfs="wr"``; the row side's CSR is copied too).  ``"auto"``: direction-optimising BFS (Beamer et al.,
         SC 2012): a phase starts top-down, and after each batch the columns of the next level are counted on
         the device (read back with the flags); a batch whose frontier holds more than
-        :data:`BOTTOM_UP_SHARE` of the columns runs bottom-up.  The matching is maximum in every direction;
+        ``BOTTOM_UP_SHARE`` (1/16) of the columns runs bottom-up.  The matching is maximum in every direction;
         which maximum matching may differ.
     output:
         ``"host"`` (default): the mates copied back; ``"device"``: a
