@@ -121,16 +121,17 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over); with
     # direction="auto", flags[2 * batch] counts the columns of the level after the batch (count_level)
     flags = dev.zeros(2 * levels_per_read + 1, np.int32)
+    auto = direction == "auto"
     phases = levels = reads = 0
     while nc > 0 and nr > 0:
         phases += 1
         with launch.phase("bfs"):
             launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
             bfs_level, batch, found = start_level, 1, False
-            bottom_up = direction == "bottom-up"   # "auto": a phase's first level, the free columns, top-down
+            bottom_up = direction == "bottom-up"   # auto: a phase's first level, the free columns, top-down
             while True:
                 # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
-                launch(fill, 1, 32, flags, 0, 2 * batch + (1 if direction == "auto" else 0))
+                launch(fill, 1, 32, flags, 0, 2 * batch + (1 if auto else 0))
                 for slot in range(batch):
                     if bottom_up:
                         launch(kernels["gpubfs_wr_bottom_up"], row_grid, block, bfs_level + slot, bfs_array, row_ptr,
@@ -146,7 +147,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
                     else:
                         launch(kernels["gpubfs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj, nc,
                                rmatch, predecessor, flags, start_level, slot, stop_on_found)
-                if direction == "auto":
+                if auto:
                     launch(kernels["count_level"], col_grid, block, bfs_level + batch, bfs_array, nc, flags, 2 * batch)
                 reads += 1
                 read = dev.to_host(flags)
@@ -154,7 +155,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
                 levels += ran
                 if over:
                     break
-                if direction == "auto":
+                if auto:
                     bottom_up = bool(read[2 * batch] > BOTTOM_UP_SHARE * nc)
                 bfs_level += batch
                 batch = min(2 * batch, levels_per_read)

@@ -10,11 +10,11 @@ The step it then takes is Alg. 4 lines 9–21 as the top-down level takes it
 (:func:`~gpusim.algorithms.bipartite.kernels_bfs.visit_row`): the row's column joins the next level in the
 frontier column's tree, or a free row ends that tree's path.
 
-What changes: a row is visited once, by its own thread, so ``predecessor``, ``root`` and ``rmatch`` of a
-row have one writer; and a tree whose root found a path during the level stops recruiting rows at once
-(the early exit of Alg. 4 lines 6–7 is tested for each frontier column a row finds), where a top-down
-column already scanning keeps going.  Either way a phase that finds no path has run the whole BFS, so
-APFB and APsB stay maximum.
+What changes: a row is visited once, by its own thread, so its ``predecessor`` and ``rmatch`` and the
+``root`` of its column have one writer; and a tree whose root found a path during the level stops
+recruiting rows at once (the early exit of Alg. 4 lines 6–7 is tested for each frontier column a row
+finds), where a top-down column already scanning keeps going.  Either way a phase that finds no path
+has run the whole BFS, so APFB and APsB stay maximum.
 
 Example
 -------
@@ -56,7 +56,6 @@ def waiting_row(r, rmatch, bfs_array, start_level):
         if bfs_array[col_match] == start_level - 1:
             waiting = 1
     return waiting
-
 
 
 @kernel(signature=", ".join([_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I, _I, _I]), intended_races={
