@@ -190,7 +190,8 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
             _measured(rows, {**base, "program": program, "backend": backend, "seconds": seconds, "bin_threshold": t_bin,
                          "device_seconds": phases.get("optimise", 0.0) + phases.get("aggregate", 0.0),
                          "modularity": result.modularity, "communities": result.n_communities,
-                         "levels": result.stats["levels"], "sweeps": result.stats["sweeps"], "valid": result.valid})
+                         "levels": result.stats["levels"], "sweeps": result.stats["sweeps"], "valid": result.valid,
+                         "phase_seconds": phases, "launches": result.stats["launches"]})
     best = {r["program"]: r for r in rows}
     anchor = best.get("networkit PLM") or max((r for r in rows if r["backend"] == "cpu"),
                                               key=lambda r: r["modularity"], default=None)
