@@ -316,6 +316,23 @@ def test_isolated_vertices_self_loops_and_empty_graphs():
             assert r.labels.tolist() == list(range(empty.n)) and r.modularity == 0.0 and r.valid
 
 
+@pytest.mark.parametrize("backend", ["cpu", "sim"])
+def test_isolated_vertices_do_not_count_towards_the_bin_rule(backend):
+    """``t_bin`` holds while more than ``bin_vertices`` vertices have an edge: vertices without one never move, so
+    adding them changes nothing — the same partition of the other vertices, the same modularity."""
+    base = karate()
+    u, v, _ = base.edges()
+    padded = LouvainGraph.from_edges(u, v, n=base.n + 10)   # karate and 10 isolated vertices after it
+    options = {"bin_threshold": 0.5, "bin_vertices": base.n}  # t_bin = 0.5 would end each phase after one sweep
+    alone, with_isolated = louvain(base, backend=backend, **options), louvain(padded, backend=backend, **options)
+    assert with_isolated.valid
+    assert with_isolated.modularity == pytest.approx(alone.modularity, rel=1e-12)
+    _, same = np.unique(with_isolated.labels[:base.n], return_inverse=True)
+    assert same.tolist() == alone.labels.tolist()
+    assert len(set(with_isolated.labels[base.n:].tolist()) | set(with_isolated.labels[:base.n].tolist())) \
+        == alone.n_communities + 10
+
+
 def test_resolution_changes_the_answer_as_networkx_does():
     fine = louvain(karate(), backend="sim", resolution=2.0)
     coarse = louvain(karate(), backend="sim", resolution=0.3)

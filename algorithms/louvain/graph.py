@@ -86,6 +86,11 @@ class LouvainGraph:
         """Entries of the CSR (each edge twice, each self-loop once)."""
         return int(self.adj.shape[0])
 
+    @property
+    def n_isolated(self) -> int:
+        """Vertices without an edge: they never move, and stay one community each at every level."""
+        return int(np.count_nonzero(self.ptr[1:] == self.ptr[:-1]))
+
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each undirected edge once, ``u <= v``, with its weight (a self-loop's own weight, ``A[u, u] / 2``)."""
         src = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(self.ptr))

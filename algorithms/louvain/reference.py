@@ -163,10 +163,10 @@ def _levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertice
     ptr, adj, w = graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
     labels = np.arange(graph.n, dtype=np.int32)
     levels, level_q, sweeps = [], [], []
-    first_q = 0.0
+    first_q, isolated = 0.0, graph.n_isolated   # they stay singletons at every level (driver's docstring)
     while ptr.size > 1 and graph.total_weight > 0:
         n = ptr.size - 1
-        limit = bin_threshold if n > bin_vertices else threshold
+        limit = bin_threshold if n - isolated > bin_vertices else threshold
         C, q0, q_best, level_sweeps = optimise(ptr, adj, w, limit)
         first_q = q0 if not levels else first_q
         if np.unique(C).size == n:
