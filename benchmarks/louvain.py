@@ -3,7 +3,7 @@
 Programs, on each generated graph (the optional ones only where installed and within their size limit):
 
 - gpusim on ``numba`` and ``cupy``, ``layout="buckets"`` (the paper's) at the paper's thresholds and at each
-  other ``--bin-thresholds`` value (``t_bin``, the threshold while the graph has more than 100,000 vertices),
+  other ``--bin-thresholds`` value (``t_bin``, the threshold while more than 100,000 vertices have an edge),
   and ``"thread"`` (one thread a vertex) at the paper's thresholds: ``seconds`` is the whole call (copies in,
   every level, the dendrogram read back) after a warm-up that compiled every kernel and one untimed call on the
   same graph (the device's memory pool grown to its size); ``device_seconds`` the

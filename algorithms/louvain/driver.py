@@ -119,9 +119,9 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
     resolution:
         ``gamma`` of Eq. (2), > 0 (larger: smaller communities).
     threshold, bin_threshold, bin_vertices:
-        ``t_final``, ``t_bin`` and the size above which ``t_bin`` applies (§5), in vertices with an edge.  The
-        paper's ``t_bin`` ends the
-        first level of a large graph after a few sweeps; ``bin_threshold=1e-4`` reached NetworKit PLM's
+        ``t_final``, ``t_bin`` and the size above which ``t_bin`` applies (§5), in vertices with an edge.
+        The paper's ``t_bin`` ends the first level of a large graph after a few sweeps; ``bin_threshold=1e-4``
+        reached NetworKit PLM's
         modularity on the benchmark's graphs of 10^7 edges in about 1.5 times the time
         (``benchmarks/RESULTS.md``).
     seed:
