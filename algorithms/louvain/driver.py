@@ -121,9 +121,8 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
     threshold, bin_threshold, bin_vertices:
         ``t_final``, ``t_bin`` and the size above which ``t_bin`` applies (§5), in vertices with an edge.
         The paper's ``t_bin`` ends the first level of a large graph after a few sweeps; ``bin_threshold=1e-4``
-        reached NetworKit PLM's
-        modularity on the benchmark's graphs of 10^7 edges in about 1.5 times the time
-        (``benchmarks/RESULTS.md``).
+        reached NetworKit PLM's modularity on the benchmark's graphs of 10^7 edges in about 1.5 times the
+        time (``benchmarks/RESULTS.md``).
     seed:
         The simulator's schedule seed (the result does not depend on it when the weights' sums are exact).
     layout:
