@@ -56,19 +56,12 @@ def proposals_made(men_ptr, man_next, n_men, partial):
 
 @kernel(signature="int64[:], int32, int64[:]")
 def sum_warps(partial, k, total):
-    """One warp adds the ``k`` warps' sums into ``total[0]``.  Up to 32 sums, lane 0 adds them alone: no shuffles,
-    which the simulator runs as a rendezvous of the 32 lanes each."""
+    """One warp adds the ``k`` warps' sums in a fixed order into ``total[0]``."""
+    i = T.lane_id()
     s = T.i64(0)
-    if k <= 32:
-        if T.gtid() == 0:
-            for j in range(k):
-                s += partial[j]
-            total[0] = s
-    else:
-        i = T.lane_id()
-        while i < k:
-            s += partial[i]
-            i += 32
-        s = warp_reduce_sum(s)
-        if T.gtid() == 0:
-            total[0] = s
+    while i < k:
+        s += partial[i]
+        i += 32
+    s = warp_reduce_sum(s)
+    if T.gtid() == 0:
+        total[0] = s

@@ -138,25 +138,16 @@ def b_partners(src, weights, slot_ptr, slots, n, width, partners, faults, partia
 
 @kernel(signature="float64[:], int32[:], int32, float64[:]")
 def sum_partials(partial_w, partial_c, k, totals):
-    """One warp adds the ``k`` warps' sums in a fixed order: ``totals = [weight, pairs]``.  Up to 32 sums, lane 0
-    adds them alone: no shuffles, which the simulator runs as a rendezvous of the 32 lanes each."""
+    """One warp adds the ``k`` warps' sums in a fixed order: ``totals = [weight, pairs]``."""
+    i = T.lane_id()
     w = 0.0
     c = 0
-    if k <= 32:
-        if T.gtid() == 0:
-            for j in range(k):
-                w += partial_w[j]
-                c += partial_c[j]
-            totals[0] = w
-            totals[1] = T.f64(c)
-    else:
-        i = T.lane_id()
-        while i < k:
-            w += partial_w[i]
-            c += partial_c[i]
-            i += 32
-        w = warp_reduce_sum(w)
-        c = warp_reduce_sum(c)
-        if T.gtid() == 0:
-            totals[0] = w
-            totals[1] = T.f64(c)
+    while i < k:
+        w += partial_w[i]
+        c += partial_c[i]
+        i += 32
+    w = warp_reduce_sum(w)
+    c = warp_reduce_sum(c)
+    if T.gtid() == 0:
+        totals[0] = w
+        totals[1] = T.f64(c)
