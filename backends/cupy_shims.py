@@ -19,6 +19,7 @@ What each shim fixes (see DESIGN.md, "The kernel language T"):
 - ``threadfence``, ``ballot``/``any``/``all``: absent from cupyx;
 - shuffles: cupyx wants the mask as a constant argument and the delta as ``uint32``; ``T``'s
   shuffles use the full mask and take any integer lane argument;
+- warp reductions: absent from cupyx; emitted as the butterfly of ``__shfl_xor_sync`` (a helper);
 - atomics: cupyx refuses ``int64`` and float ``min``/``max``; here they are emitted through
   ``unsigned long long`` casts and compare-and-swap loops (helpers prefixed ``gpusim_``).
   ``atomic_load`` is ``atomicOr(&x, 0)``: a real atomic read that is never hoisted.  The
@@ -50,6 +51,7 @@ __all__ = [
     "Cast",
     "Index",
     "LocalArray",
+    "Reduce",
     "SharedArray",
     "Shuffle",
     "Statement",
@@ -128,6 +130,19 @@ __device__ __forceinline__ double gpusim_atomic_max_f64(double* address, double 
   }
   return __longlong_as_double((long long)old);
 }""",
+    "reduce": """\
+template <typename V> __device__ __forceinline__ V gpusim_reduce_add(V v) {
+  for (int offset = 16; offset > 0; offset /= 2) v = v + __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+template <typename V> __device__ __forceinline__ V gpusim_reduce_max(V v) {
+  for (int offset = 16; offset > 0; offset /= 2) { V o = __shfl_xor_sync(0xffffffffu, v, offset); v = o > v ? o : v; }
+  return v;
+}
+template <typename V> __device__ __forceinline__ V gpusim_reduce_min(V v) {
+  for (int offset = 16; offset > 0; offset /= 2) { V o = __shfl_xor_sync(0xffffffffu, v, offset); v = o < v ? o : v; }
+  return v;
+}""",
 }
 
 _NATIVE = {"cas": "atomicCAS", "add": "atomicAdd", "min": "atomicMin", "max": "atomicMax", "exch": "atomicExch"}
@@ -196,6 +211,27 @@ class Shuffle(BuiltinFunc):
             raise TypeError(f"the lane argument of T.{self.__name__} must be an integer, got {lane.ctype}")
         code = f"{self._intrinsic}({_FULL_MASK}, {value.code}, ({self._lane_type})({lane.code}))"
         return Data(code, value.ctype)
+
+
+class Reduce(BuiltinFunc):
+    """``T.reduce_add``, ``T.reduce_max``, ``T.reduce_min``: the butterfly of ``__shfl_xor_sync`` over offsets
+    16 ... 1 (a helper of ours: CUDA's ``__reduce_*_sync`` take only 32-bit integers)."""
+
+    def __init__(self, kind: str):
+        super().__init__()
+        self.__name__ = f"reduce_{kind}"
+
+    def __call__(self, value):
+        super().__call__()
+
+    def call(self, env, value):
+        value = _scalar(value, env)
+        if value.ctype.dtype.name not in _SHUFFLE_DTYPES:
+            raise TypeError(
+                f"T.{self.__name__} reduces {', '.join(_SHUFFLE_DTYPES)} values, got {value.ctype.dtype.name}"
+            )
+        env.generated.add_code(_HELPERS["reduce"])
+        return Data(f"gpusim_{self.__name__}({value.code})", value.ctype)
 
 
 class Vote(BuiltinFunc):

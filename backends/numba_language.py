@@ -156,6 +156,34 @@ def vote_all(predicate):
     return _i32(cuda.all_sync(_FULL_MASK, predicate))
 
 
+# -- warp reductions: the butterfly of shfl_xor, as gpusim.language.reductions writes it ----------
+@inline_device
+def reduce_add(value):
+    offset = 16
+    while offset > 0:
+        value = value + cuda.shfl_xor_sync(_FULL_MASK, value, offset)
+        offset //= 2
+    return value
+
+
+@inline_device
+def reduce_max(value):
+    offset = 16
+    while offset > 0:
+        value = max(value, cuda.shfl_xor_sync(_FULL_MASK, value, offset))
+        offset //= 2
+    return value
+
+
+@inline_device
+def reduce_min(value):
+    offset = 16
+    while offset > 0:
+        value = min(value, cuda.shfl_xor_sync(_FULL_MASK, value, offset))
+        offset //= 2
+    return value
+
+
 # -- atomics: each returns the old value -------------------------------------------------------
 @inline_device
 def atomic_cas(array, index, expected, new):
@@ -267,6 +295,7 @@ def _build() -> pytypes.ModuleType:
         "syncthreads": syncthreads, "syncwarp": syncwarp, "threadfence": threadfence,
         "shfl_down": shfl_down, "shfl_up": shfl_up, "shfl_xor": shfl_xor, "shfl_idx": shfl_idx,
         "ballot": ballot, "any": vote_any, "all": vote_all,
+        "reduce_add": reduce_add, "reduce_max": reduce_max, "reduce_min": reduce_min,
         "atomic_cas": atomic_cas, "atomic_add": atomic_add, "atomic_min": atomic_min,
         "atomic_max": atomic_max, "atomic_exch": atomic_exch, "atomic_load": atomic_load,
         "shared_array": shared_array, "local_array": local_array,

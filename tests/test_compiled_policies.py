@@ -142,6 +142,53 @@ def test_warp_collectives_give_cuda_results_and_replay_on_the_reference():
         assert np.array_equal(again[0], out) and replayed.runs[0].schedule == dev.runs[0].schedule
 
 
+@kernel(signature="int32[:], float32[:], float64[:], int32[:], float32[:], float64[:]")
+def every_reduction(xi, xf, xd, oi, of, od):
+    i = T.gtid()
+    oi[3 * i] = T.reduce_add(xi[i])
+    oi[3 * i + 1] = T.reduce_max(xi[i])
+    oi[3 * i + 2] = T.reduce_min(xi[i])
+    of[3 * i] = T.reduce_add(xf[i])
+    of[3 * i + 1] = T.reduce_max(xf[i])
+    of[3 * i + 2] = T.reduce_min(xf[i])
+    od[3 * i] = T.reduce_add(xd[i])
+    od[3 * i + 1] = T.reduce_max(xd[i])
+    od[3 * i + 2] = T.reduce_min(xd[i])
+
+
+def test_warp_reductions_give_the_butterfly_and_replay_on_the_reference():
+    """int32 sums that wrap, float32 values whose sums are exact, float64 sums that depend on the order of
+    additions: the butterfly of shfl_xor 16 ... 1 computed with NumPy in each lane, on both engines."""
+    rng = np.random.default_rng(11)
+    inputs = [rng.integers(-2**31, 2**31, 64).astype(np.int32), (rng.integers(-999, 999, 64) / 4).astype(np.float32),
+              rng.standard_normal(64) * 10.0 ** rng.integers(-9, 10, 64)]
+    lane = np.arange(32)
+    expected = []
+    for x in inputs:
+        columns = []
+        for combine in (np.add, np.maximum, np.minimum):
+            warps = x.astype(np.int64) if x.dtype == np.int32 else x
+            warps = warps.reshape(-1, 32)
+            for offset in (16, 8, 4, 2, 1):
+                warps = combine(warps, warps[:, lane ^ offset])
+            columns.append(warps.ravel().astype(x.dtype))
+        expected.append(np.stack(columns, axis=1).ravel())
+
+    def reduce_on(dev):
+        outs = [dev.zeros(3 * 64, x.dtype) for x in inputs]
+        dev.launch(every_reduction, 2, 32, (*[dev.array(x) for x in inputs], *outs))
+        return [dev.to_host(o) for o in outs]
+
+    for policy in ("random", "pct"):
+        dev = Device("sim", engine="compiled", trace=False, policy=policy, seed=4)
+        got = reduce_on(dev)
+        for g, e in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(g, e, strict=True)
+        replayed = Device("sim", schedule=dev.token, trace=False)
+        assert all(np.array_equal(a, b) for a, b in zip(reduce_on(replayed), got, strict=True))
+        assert replayed.runs[0].schedule == dev.runs[0].schedule
+
+
 def test_a_collective_in_a_partial_warp_is_reported_by_the_reference():
     dev = Device("sim", engine="compiled", trace=False, seed=2)
     with pytest.raises(CollectiveDivergence, match="partial warp of 16 lanes") as raised:

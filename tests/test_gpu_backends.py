@@ -128,6 +128,41 @@ def expect_shuffles():
     return tuple(results)
 
 
+def _reduction_inputs():
+    """Integers whose sums do not wrap; float32 values whose sums are exact (the simulator keeps registers as
+    Python floats, float32 rounds on stores only); float64 values whose sum depends on the order of additions."""
+    rng = _rng("reductions")
+    n = 128
+    return [
+        rng.integers(-2**24, 2**24, n).astype(np.int32),
+        rng.integers(-2**56, 2**56, n, dtype=np.int64),
+        (rng.integers(-2**12, 2**12, n) / 8).astype(np.float32),
+        rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n),
+    ]
+
+
+def run_reductions(dev):
+    xs = [dev.array(x) for x in _reduction_inputs()]
+    outs = [dev.zeros(6 * 128, x.dtype) for x in _reduction_inputs()]
+    dev.launch(K.k_reductions, 2, 64, (*xs, *outs))
+    return tuple(dev.to_host(o) for o in outs)
+
+
+def expect_reductions():
+    """The butterfly in NumPy, in the operand's type: floats added in the order of shfl_xor 16, 8, 4, 2, 1."""
+    lane = np.arange(32)
+    results = []
+    for x in _reduction_inputs():
+        columns = []
+        for combine in (np.add, np.maximum, np.minimum):
+            warps = x.reshape(-1, 32)
+            for offset in (16, 8, 4, 2, 1):
+                warps = combine(warps, warps[:, lane ^ offset])
+            columns.append(warps.ravel())
+        results.append(np.stack(columns * 2, axis=1).ravel())
+    return tuple(results)
+
+
 def _vote_inputs():
     rng = _rng("votes")
     return np.concatenate([
@@ -225,6 +260,7 @@ DETERMINISTIC = {
     "shared_reverse": (run_shared_reverse, expect_shared_reverse),
     "local_sums": (run_local_sums, expect_local_sums),
     "shuffles": (run_shuffles, expect_shuffles),
+    "reductions": (run_reductions, expect_reductions),
     "votes": (run_votes, expect_votes),
     "casts": (run_casts, expect_casts),
     "helpers_loops": (run_helpers_loops, expect_helpers_loops),

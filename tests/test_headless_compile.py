@@ -20,6 +20,7 @@ from gpusim import T, device, kernel
 from gpusim.errors import InvalidArgument, KernelSyntaxError
 from gpusim.language import MEMBERS
 from gpusim.language.kernels import DeviceFunction, Kernel, registry
+from gpusim.language.reductions import warp_reduce_max, warp_reduce_min, warp_reduce_sum
 from gpusim.language.variants import device_names, with_devices
 from gpusim.runtime.compile import CompileResult, compile_all, compile_ptx, nvrtc_available, transpile
 
@@ -131,6 +132,29 @@ def k_shuffles(xi32, xi64, xf32, xf64, oi32, oi64, of32, of64):
     four_shuffles(xi64, oi64, i)
     four_shuffles(xf32, of32, i)
     four_shuffles(xf64, of64, i)
+
+
+@device
+def six_reductions(x, out, i):
+    """out[6 i + j]: x[i] reduced over the warp by T.reduce_add, max, min, then by the butterflies written out
+    in T (gpusim.language.reductions), which must give the same bits."""
+    v = x[i]
+    out[6 * i] = T.reduce_add(v)
+    out[6 * i + 1] = T.reduce_max(v)
+    out[6 * i + 2] = T.reduce_min(v)
+    out[6 * i + 3] = warp_reduce_sum(v)
+    out[6 * i + 4] = warp_reduce_max(v)
+    out[6 * i + 5] = warp_reduce_min(v)
+
+
+@kernel(signature="int32[:], int64[:], float32[:], float64[:], int32[:], int64[:], float32[:], float64[:]")
+def k_reductions(xi32, xi64, xf32, xf64, oi32, oi64, of32, of64):
+    """Every warp reduction on every value type (every lane of every warp takes part)."""
+    i = T.gtid()
+    six_reductions(xi32, oi32, i)
+    six_reductions(xi64, oi64, i)
+    six_reductions(xf32, of32, i)
+    six_reductions(xf64, of64, i)
 
 
 @kernel(signature="int32[:], uint32[:], int32[:]")
@@ -261,7 +285,7 @@ def k_message(data, flag, out):
 INT_ATOMIC_DTYPES = ("int32", "uint32", "uint64", "int64")  # int64 goes beyond gpusim.language's list
 FLOAT_ATOMIC_DTYPES = ("float32", "float64")
 COMPILED = (
-    [(k, None) for k in (k_indices, k_shared_reverse, k_local_sums, k_shuffles, k_votes, k_casts,
+    [(k, None) for k in (k_indices, k_shared_reverse, k_local_sums, k_shuffles, k_reductions, k_votes, k_casts,
                          k_helpers_loops, k_message)]
     + [(k_atomics_int, f"{d}[:], {d}[:], int32") for d in INT_ATOMIC_DTYPES]
     + [(k_atomics_float, f"{d}[:], {d}[:], int32") for d in FLOAT_ATOMIC_DTYPES]

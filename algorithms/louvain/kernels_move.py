@@ -20,7 +20,6 @@ Every kernel is launched with 128 threads a block (four warps, §4.1).
 from __future__ import annotations
 
 from gpusim import T, device, kernel
-from gpusim.language.reductions import warp_reduce_sum
 
 from .hashing import (
     allowed,
@@ -69,7 +68,7 @@ def vertex_degrees(ptr, w, k, total, n):
         while e < ptr[i + 1]:
             ki += w[e]
             e += 32
-        ki = warp_reduce_sum(ki)
+        ki = T.reduce_add(ki)
         if lane == 0:
             k[i] = ki
         total_here += ki
@@ -396,7 +395,7 @@ def modularity_terms(ptr, adj, w, C, a, sums, n):
             if C[adj[e]] == own:
                 here += w[e]
             e += 32
-        inside += warp_reduce_sum(here)
+        inside += T.reduce_add(here)
         squares += a[i] * a[i]
         i += T.num_threads() // 32
     if lane == 0:

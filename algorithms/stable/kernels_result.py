@@ -23,7 +23,6 @@ Example
 from __future__ import annotations
 
 from gpusim import T, kernel
-from gpusim.language.reductions import warp_reduce_sum
 
 __all__ = ["proposals_made", "sum_warps", "wives_from_held"]
 
@@ -49,7 +48,7 @@ def proposals_made(men_ptr, man_next, n_men, partial):
     while m < n_men:
         made += T.i64(man_next[m] - men_ptr[m])
         m += T.num_threads()
-    made = warp_reduce_sum(made)
+    made = T.reduce_add(made)
     if T.lane_id() == 0:
         partial[T.gtid() // 32] = made
 
@@ -62,6 +61,6 @@ def sum_warps(partial, k, total):
     while i < k:
         s += partial[i]
         i += 32
-    s = warp_reduce_sum(s)
+    s = T.reduce_add(s)
     if T.gtid() == 0:
         total[0] = s

@@ -26,7 +26,6 @@ Example
 from __future__ import annotations
 
 from gpusim import T, device, kernel
-from gpusim.language.reductions import warp_reduce_sum
 
 from .kernels_b_suitor import holds_offer_of
 
@@ -49,8 +48,8 @@ def entry_owners(ptr, src, n):
 @device
 def store_warp_sums(partial_w, partial_c, w, c):
     """The warp's total weight and pair count (every lane calls it), stored by lane 0 at the warp's index."""
-    w = warp_reduce_sum(w)
-    c = warp_reduce_sum(c)
+    w = T.reduce_add(w)
+    c = T.reduce_add(c)
     if T.lane_id() == 0:
         partial_w[T.gtid() // 32] = w
         partial_c[T.gtid() // 32] = c
@@ -146,8 +145,8 @@ def sum_partials(partial_w, partial_c, k, totals):
         w += partial_w[i]
         c += partial_c[i]
         i += 32
-    w = warp_reduce_sum(w)
-    c = warp_reduce_sum(c)
+    w = T.reduce_add(w)
+    c = T.reduce_add(c)
     if T.gtid() == 0:
         totals[0] = w
         totals[1] = T.f64(c)

@@ -30,7 +30,7 @@ __all__ = ["BROKE", "HEADER", "RUNTIME_VERSION", "NEVER_STEP", "OK", "PCT", "RAN
 
 #: Changes whenever the scheduler or its numba helpers (:mod:`~gpusim.backends.sim.generators`,
 #: :mod:`.compiled_races`) change, so that generated modules cached on disk are rebuilt.
-RUNTIME_VERSION = 3
+RUNTIME_VERSION = 4
 OK, BROKE = 0, 1
 RANDOM, PCT, SWITCHES = 0, 1, 2
 #: "do not ask the policy again" (the reference's ``NEVER``).
@@ -43,7 +43,7 @@ import numpy as np
 from gpusim.backends.sim.compiled_races import (
     race_access, race_atomic, race_barrier, race_fence, race_rows, race_state,
 )
-from gpusim.backends.sim.generators import gen_at, gen_size, gen_store, like
+from gpusim.backends.sim.generators import gen_at, gen_size, gen_store, like, operand_kind
 
 CACHE = {{cache}}
 POINT, EXIT, FAIL, BARRIER, COLLECTIVE = {POINT}, {EXIT}, {FAIL}, {BARRIER}, {COLLECTIVE}
@@ -95,6 +95,49 @@ def _first_runnable(status, start):
 
 
 @numba.njit(cache=CACHE)
+def _pick(op, a, b):
+    # one step of max (op 9) or min (op 10) as Python's max(a, b) / min(a, b): b only when strictly better
+    if op == 9:
+        return b if b > a else a
+    return b if b < a else a
+
+
+@numba.njit(cache=CACHE)
+def _reduce(op, kind, vi, vf):
+    # a warp reduction (op 8 add, 9 max, 10 min): the butterfly of shfl_xor over offsets 16 ... 1, each
+    # step wrapped or rounded as the operand's type (kind: generators.operand_kind) would, in place
+    for step in range(5):
+        offset = 16 >> step
+        si = vi.copy()
+        sf = vf.copy()
+        for lane in range(32):
+            other = lane ^ offset
+            if kind >= 4:
+                if kind == 5:
+                    x32 = np.float32(sf[lane])
+                    y32 = np.float32(sf[other])
+                    rf = np.float64(x32 + y32 if op == 8 else _pick(op, x32, y32))
+                else:
+                    rf = sf[lane] + sf[other] if op == 8 else _pick(op, sf[lane], sf[other])
+                vf[lane] = rf
+                vi[lane] = np.int64(rf) if np.isfinite(rf) else 0
+                continue
+            if op == 8:
+                ri = si[lane] + si[other]
+            elif kind == 3:
+                better = _pick(op, np.uint64(si[lane]), np.uint64(si[other])) != np.uint64(si[lane])
+                ri = si[other] if better else si[lane]
+            else:
+                ri = _pick(op, si[lane], si[other])
+            if kind == 1:
+                ri = ((ri + 2147483648) & 4294967295) - 2147483648
+            elif kind == 2:
+                ri = ri & 4294967295
+            vi[lane] = ri
+            vf[lane] = ri
+
+
+@numba.njit(cache=CACHE)
 def _combine(op, lanes, ci, cf, ca):
     # a completed warp collective: every lane's result, as an integer and as a float (in place)
     vi = ci[lanes:lanes + 32].copy()
@@ -114,6 +157,12 @@ def _combine(op, lanes, ci, cf, ca):
                 return False
             ci[lanes + lane] = vi[src]
             cf[lanes + lane] = vf[src]
+        return True
+    if op >= 8:
+        _reduce(op, ca[lanes], vi, vf)
+        for lane in range(32):
+            ci[lanes + lane] = vi[lane]
+            cf[lanes + lane] = vf[lane]
         return True
     mask = 0
     for lane in range(32):
@@ -359,7 +408,7 @@ def _run(_q_grid, _q_block, _q_seed, _q_sched, _q_st, _q_limits, _q_plan, _q_pri
                     break
                 forced = True
                 continue
-            if not _combine((code - COLLECTIVE) % 8, lanes, _q_ci, _q_cf, _q_ca):
+            if not _combine((code - COLLECTIVE) % 16, lanes, _q_ci, _q_cf, _q_ca):
                 result = BROKE
                 break
             wwait[w, 31] = cur

@@ -11,7 +11,8 @@ lowered for the engine never holds an iterator whose state points into the stack
 ``range`` is lowered to ``while``, see :mod:`.lowering`).
 
 :func:`like` gives a warp collective's result the kind of its operand: an integer for an integer or
-a boolean, a float for a float (the engine passes each value as both).
+a boolean, a float for a float (the engine passes each value as both).  :func:`operand_kind` tells a warp
+reduction the operand's type, so that its butterfly wraps and rounds at each step as that type does.
 
 >>> import numba, numpy as np
 >>> @numba.njit
@@ -42,7 +43,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
 
-__all__ = ["gen_at", "gen_size", "gen_store", "like"]
+__all__ = ["gen_at", "gen_size", "gen_store", "like", "operand_kind"]
 
 
 @intrinsic
@@ -94,3 +95,25 @@ def _like(value, as_int, as_float):
     if isinstance(value, (types.Integer, types.Boolean)):
         return lambda value, as_int, as_float: as_int
     return lambda value, as_int, as_float: as_float
+
+
+#: :func:`operand_kind`'s codes: the types whose arithmetic a reduction's butterfly must follow step by step.
+KIND_INT64, KIND_INT32, KIND_UINT32, KIND_UINT64, KIND_FLOAT64, KIND_FLOAT32 = range(6)
+
+
+def operand_kind(value):  # pragma: no cover - replaced by the overload in compiled code
+    """The code of ``value``'s type: 1 int32, 2 uint32, 3 uint64, 5 float32, 4 other floats, 0 other integers."""
+    raise NotImplementedError("operand_kind runs in compiled code only")
+
+
+@overload(operand_kind)
+def _operand_kind(value):
+    if isinstance(value, types.Float):
+        code = KIND_FLOAT32 if value.bitwidth == 32 else KIND_FLOAT64
+    elif isinstance(value, types.Integer) and value.bitwidth <= 32:
+        code = KIND_INT32 if value.signed else KIND_UINT32
+    elif isinstance(value, types.Integer) and not value.signed:
+        code = KIND_UINT64
+    else:
+        code = KIND_INT64
+    return lambda value: code

@@ -23,7 +23,8 @@ from gpusim.language.members import WARP_SIZE
 __all__ = [  # noqa: F822  (any and all are defined below, shadowing the builtins on purpose)
     "all", "any", "atomic_add", "atomic_cas", "atomic_exch", "atomic_load", "atomic_max", "atomic_min",
     "ballot", "block_id", "block_size", "f32", "f64", "grid_size", "gtid", "i32", "i64", "lane_id",
-    "local_array", "num_threads", "shared_array", "shfl_down", "shfl_idx", "shfl_up", "shfl_xor",
+    "local_array", "num_threads", "reduce_add", "reduce_max", "reduce_min", "shared_array", "shfl_down",
+    "shfl_idx", "shfl_up", "shfl_xor",
     "syncthreads", "syncwarp", "thread_id", "threadfence", "u32", "u64", "warp_id", "warp_size",
 ]
 
@@ -123,6 +124,22 @@ def any(predicate) -> int:  # noqa: A001  (the language's name, as CUDA's __any_
 def all(predicate) -> int:  # noqa: A001
     thread = _thread()
     return thread.sim.collective(thread, "all", 1 if predicate else 0, 0)
+
+
+# -- warp reductions: one rendezvous, the butterfly computed as the hardware's shuffles would ------
+def reduce_add(value):
+    thread = _thread()
+    return thread.sim.collective(thread, "reduce_add", value, 0)
+
+
+def reduce_max(value):
+    thread = _thread()
+    return thread.sim.collective(thread, "reduce_max", value, 0)
+
+
+def reduce_min(value):
+    thread = _thread()
+    return thread.sim.collective(thread, "reduce_min", value, 0)
 
 
 # -- atomics: one indivisible scheduling point each ------------------------------------------

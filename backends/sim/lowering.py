@@ -14,7 +14,7 @@ violation yields ``FAIL`` and the engine replays the run on the reference simula
 
 A warp collective (shuffle, vote, ``syncwarp``) is a scheduling point then a rendezvous: the thread
 leaves its operand in the engine's arrays (``_q_ci``/``_q_cf``: the value as an integer and as a float,
-``_q_ca``: the lane argument), yields ``COLLECTIVE + 8 × site + operation``, and reads its result
+``_q_ca``: the lane argument), yields ``COLLECTIVE + 16 × site + operation``, and reads its result
 from the same arrays when the engine resumes it.  A ``for`` loop over ``range`` becomes a ``while``
 loop (a numba range iterator keeps pointers into the stack, which the engine's copied generators
 cannot follow); anything else a kernel may not say raises :class:`Unsupported` naming the line.
@@ -63,12 +63,13 @@ __all__ = ["BARRIER", "COLLECTIVE", "COLLECTIVES", "EXIT", "FAIL", "OPERATIONS",
 #: The codes a thread generator yields: it finished; it is at a scheduling point; it broke a rule
 #: (out of bounds, an uninitialised read: the reference simulator replays it for the report); it
 #: arrived at barrier number ``code - BARRIER``; at a warp collective (``code - COLLECTIVE`` is
-#: ``8 × site + operation``, the operation's position in :data:`COLLECTIVES`).
+#: ``16 × site + operation``, the operation's position in :data:`COLLECTIVES`).
 EXIT, POINT, FAIL, BARRIER, COLLECTIVE = 0, 1, -1, 16, 1 << 24
 #: The operations a race report names, by number (the compiled race detector's codes).
 OPERATIONS = ("load", "store", "atomic_cas", "atomic_add", "atomic_min", "atomic_max", "atomic_exch", "atomic_load")
 #: The warp collectives, in the order of their operation numbers.
-COLLECTIVES = ("shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all", "syncwarp")
+COLLECTIVES = ("shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all", "syncwarp", "reduce_add",
+               "reduce_max", "reduce_min")
 
 _INDEX = {"gtid": "_q_gt", "thread_id": "_q_tid", "block_id": "_q_bid", "block_size": "_q_bs",
           "grid_size": "_q_gs", "num_threads": "(_q_bs * _q_gs)", "lane_id": "(_q_tid % 32)",
@@ -457,11 +458,11 @@ class _Lowering:
 
     def collective(self, name: str, node: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
         """A warp collective: operands left in the engine's arrays, a point, the rendezvous, the result read back."""
-        wanted = 0 if name == "syncwarp" else 1 if name in ("ballot", "any", "all") else 2
+        wanted = 0 if name == "syncwarp" else 1 if name in ("ballot", "any", "all") or name.startswith("reduce") else 2
         if len(node.args) != wanted or node.keywords:
             raise Unsupported(self.where(node, scope, f"T.{name} with {len(node.args)} arguments"))
         site = self.collective_sites.setdefault((name, file_line(scope.fn, node)), len(self.collective_sites))
-        code = f"COLLECTIVE + {8 * site + COLLECTIVES.index(name)}"
+        code = f"COLLECTIVE + {16 * site + COLLECTIVES.index(name)}"
         if name == "syncwarp":
             return [parse_stmt("yield POINT"), parse_stmt(f"yield {code}")], ast.Constant(0)
         pre: list[ast.stmt] = []
@@ -473,13 +474,15 @@ class _Lowering:
             pre.append(assign_name(slot, value))
             operands.append(slot)
         value = operands[0]
-        if wanted == 1:
+        reduction = name.startswith("reduce")
+        if wanted == 1 and not reduction:
             pre.append(parse_stmt(f"{value} = 1 if {value} else 0"))
-        lane = operands[1] if wanted == 2 else "0"
+        # a shuffle's lane argument; a reduction's operand type (its butterfly wraps and rounds as that type)
+        lane = operands[1] if wanted == 2 else f"operand_kind({value})" if reduction else "0"
         result = self.fresh("r")
         pre += [parse_stmt(f"_q_ci[_q_gt] = np.int64({value})"), parse_stmt(f"_q_cf[_q_gt] = {value}"),
                 parse_stmt(f"_q_ca[_q_gt] = {lane}"), parse_stmt("yield POINT"), parse_stmt(f"yield {code}"),
-                parse_stmt(f"{result} = like({value}, _q_ci[_q_gt], _q_cf[_q_gt])" if wanted == 2
+                parse_stmt(f"{result} = like({value}, _q_ci[_q_gt], _q_cf[_q_gt])" if wanted == 2 or reduction
                             else f"{result} = _q_ci[_q_gt]")]
         return pre, ast.Name(result, ast.Load())
 

@@ -537,6 +537,8 @@ def _combine(op: str, values: dict):
         return [values[(lane ^ values[lane][1]) % WARP_SIZE][0] for lane in lanes]
     if op == "shfl_idx":
         return [values[values[lane][1] % WARP_SIZE][0] for lane in lanes]
+    if op in _REDUCTIONS:
+        return _butterfly(_REDUCTIONS[op], [values[lane][0] for lane in lanes])
     if op == "ballot":
         mask = sum(1 << lane for lane in lanes if values[lane][0])
         return [mask] * WARP_SIZE
@@ -545,6 +547,19 @@ def _combine(op: str, values: dict):
     if op == "all":
         return [int(all(values[lane][0] for lane in lanes))] * WARP_SIZE
     return [None] * WARP_SIZE  # syncwarp
+
+
+_REDUCTIONS = {"reduce_add": lambda a, b: a + b, "reduce_max": max, "reduce_min": min}
+
+
+def _butterfly(combine, values: list) -> list:
+    """What ``value = combine(value, T.shfl_xor(value, offset))`` for offsets 16 ... 1 leaves in each lane: the
+    same operations in the same order, so float sums are bit-identical to the shuffles'."""
+    offset = WARP_SIZE // 2
+    while offset > 0:
+        values = [combine(values[lane], values[lane ^ offset]) for lane in range(WARP_SIZE)]
+        offset //= 2
+    return values
 
 
 def _location(frame) -> str:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpusim.backends.sim import TraceEvent, format_events
+from gpusim.language import MEETINGS
 
 __all__ = ["Exploration", "Failure", "interleaving", "trace_of"]
 
-_SYNC_OPS = ("syncthreads", "syncwarp", "shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all",
-             "threadfence")
+_SYNC_OPS = (*MEETINGS, "threadfence")
 
 
 def trace_of(runs) -> list[TraceEvent]:

@@ -10,6 +10,6 @@ binding of ``T`` to a backend), :mod:`~gpusim.language.subset` (what Python a ke
 'atomic_cas(array, index, expected, new) -> old'
 """
 
-from gpusim.language.members import DTYPES, MEMBERS, WARP_SIZE, Member
+from gpusim.language.members import DTYPES, MEETINGS, MEMBERS, WARP_SIZE, Member
 
-__all__ = ["DTYPES", "MEMBERS", "WARP_SIZE", "Member"]
+__all__ = ["DTYPES", "MEETINGS", "MEMBERS", "WARP_SIZE", "Member"]

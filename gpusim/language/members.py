@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["DTYPES", "MEMBERS", "WARP_SIZE", "Member"]
+__all__ = ["DTYPES", "MEETINGS", "MEMBERS", "WARP_SIZE", "Member"]
 
 WARP_SIZE = 32
 
 
 class Member(NamedTuple):
-    kind: str  # "index", "barrier", "shuffle", "vote", "atomic", "memory", "cast"
+    kind: str  # "index", "barrier", "shuffle", "vote", "reduction", "atomic", "memory", "cast"
     signature: str
     doc: str
 
@@ -56,6 +56,12 @@ MEMBERS: dict[str, Member] = {
     "ballot": _M("vote", "ballot(predicate) -> uint32", "bit i set when lane i's predicate is true"),
     "any": _M("vote", "any(predicate) -> int32", "1 when some lane's predicate is true, else 0"),
     "all": _M("vote", "all(predicate) -> int32", "1 when every lane's predicate is true, else 0"),
+    # warp reductions (full mask; values i32/i64/f32/f64): the butterfly of shfl_xor over
+    # offsets 16, 8, 4, 2, 1 (gpusim.language.reductions writes it out), as one collective
+    "reduce_add": _M("reduction", "reduce_add(value) -> value",
+                     "the sum over the 32 lanes, in every lane, added in butterfly order"),
+    "reduce_max": _M("reduction", "reduce_max(value) -> value", "the maximum over the 32 lanes, in every lane"),
+    "reduce_min": _M("reduction", "reduce_min(value) -> value", "the minimum over the 32 lanes, in every lane"),
     # atomics on global or shared arrays; each returns the old value
     "atomic_cas": _M("atomic", "atomic_cas(array, index, expected, new) -> old",
                      "store new if array[index] == expected; i32, u32, u64"),
@@ -80,3 +86,8 @@ MEMBERS: dict[str, Member] = {
 
 #: The casts that double as dtypes, with the NumPy dtype each stands for.
 DTYPES = {"i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64", "f32": "float32", "f64": "float64"}
+
+#: The members where threads meet: the block barrier, ``syncwarp`` and the warp collectives (shuffles, votes,
+#: reductions), where every lane of the warp (thread of the block) must arrive before any goes on.
+MEETINGS: tuple[str, ...] = ("syncthreads", "syncwarp") + tuple(
+    name for name, member in MEMBERS.items() if member.kind in ("shuffle", "vote", "reduction"))

@@ -8,6 +8,11 @@ would hang or return garbage.
 The butterfly (``shfl_xor``) pattern leaves the result in *every* lane, as in the GPU-Suitor
 reduction of seed 003 (Naim, Paper I, Alg. 4).
 
+``warp_reduce_sum``, ``warp_reduce_max`` and ``warp_reduce_min`` are written out to be read: the language has
+each as one member, ``T.reduce_add``, ``T.reduce_max`` and ``T.reduce_min``, which every backend computes as
+this same butterfly (the same bits, floats included) and the simulator runs as one meeting of the warp
+instead of five.  Kernels that only need the value use the members.
+
 Example
 -------
 >>> import numpy as np

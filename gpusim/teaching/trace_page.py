@@ -34,13 +34,13 @@ from typing import Any
 
 from gpusim.backends.sim import TraceEvent
 from gpusim.errors import InvalidArgument
+from gpusim.language import MEETINGS
 
 __all__ = ["MAX_EVENTS", "check_page_path", "racing_pair", "trace_data", "write_trace_html"]
 
 #: The most events a page holds (the last ones, which end at the failure); the rest are counted.
 MAX_EVENTS = 5000
 
-_COLLECTIVES = ("syncthreads", "syncwarp", "shfl_down", "shfl_up", "shfl_xor", "shfl_idx", "ballot", "any", "all")
 
 
 def check_page_path(path: str | os.PathLike, option: str = "--html") -> None:
@@ -124,7 +124,7 @@ def trace_data(events: Sequence[TraceEvent], highlight: Iterable[TraceEvent] = (
             "step": e.step, "block": e.block, "thread": e.thread, "row": lane_of[(e.block, e.thread)],
             "warp": e.thread // warp_size, "lane": e.thread % warp_size, "op": e.op,
             "cell": f"{e.array}[{e.index}]" if e.array else "", "value": _shown(e.value), "after": _cell_value(e),
-            "line": e.location, "mark": e in marked, "sync": e.op in _COLLECTIVES, "fence": e.op == "threadfence",
+            "line": e.location, "mark": e in marked, "sync": e.op in MEETINGS, "fence": e.op == "threadfence",
         })
     marks = [k for k, e in enumerate(rendered) if e["mark"]]
     return {"title": title or "trace", "message": message, "token": token, "omitted": omitted, "threads": rows,
