@@ -20,10 +20,9 @@ Usage::
 
     python benchmarks/explore_scaling.py [--workers 1,2,4,8,16] [--scale 1.0] [--json FILE] [--png FILE]
 
-``--scale`` multiplies every budget.  At ``--scale 1.5`` one worker of the GPU machine's host took 421 s
-(2026-11-27; the weighted and stable-marriage scenarios build their results on the device since issue 18, with
-warp sums that the simulator runs lane by lane), and the run did not finish within a 10-minute command: the
-five worker counts take about twice the one-worker time, so choose the scale for the time you have.
+``--scale`` multiplies every budget.  The five worker counts take about twice the one-worker time: at
+``--scale 0.7`` one worker of the GPU machine's host took 164 s and the whole run 377 s (2026-11-27), so choose
+the scale for the time you have (a device command may run 10 minutes).
 """
 
 from __future__ import annotations
