@@ -14,7 +14,7 @@ import pytest
 import gpusim.algorithms.weighted as weighted
 from gpusim import Device
 from gpusim.algorithms.weighted.assembly import MAX_BATCH, in_batches, reduce_pairs, upload_weighted_graph
-from gpusim.algorithms.weighted.kernels_result import b_partners
+from gpusim.algorithms.weighted.kernels_result import b_partners, entry_owners
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.types.graphs import WeightedGraph
@@ -43,6 +43,18 @@ def test_entry_owners_equal_numpy_repeat(seed):
     dev, _, _, _, _, src = upload_weighted_graph(graph, "sim", Device("sim", policy="random", seed=seed))
     expected = np.repeat(np.arange(graph.n), np.diff(graph.ptr))
     assert dev.to_host(src)[:graph.adj.size].tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("width", [1, 2, 8, 32])
+def test_entry_owners_at_every_width_on_lists_shorter_and_longer_than_it(width):
+    """Empty lists, a hub of 75 entries and lists of one to five: every entry gets its owner whatever the width,
+    with fewer threads than the vertices need (the grid-stride loop)."""
+    lengths = np.array([0, 3, 75, 1, 0, 5, 2, 4, 0, 1])
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    dev = Device("sim", policy="random", seed=width)
+    src = dev.full(int(ptr[-1]), -1, np.int32)
+    dev.launch(entry_owners, grid=1, block=32, args=(dev.array(ptr), src, len(lengths), width))
+    assert dev.to_host(src).tolist() == np.repeat(np.arange(len(lengths)), lengths).tolist()
 
 
 @pytest.mark.parametrize("algorithm", ["suitor", "locally_dominant"])

@@ -28,7 +28,7 @@ from gpusim.runtime.launcher import Launcher
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
-from .kernels_result import entry_owners, sum_partials
+from .kernels_result import entry_owners, owner_width, sum_partials
 
 __all__ = ["MAX_BATCH", "REDUCE_GRID", "in_batches", "reduce_pairs", "upload_weighted_graph"]
 
@@ -65,7 +65,8 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
     if graph.n and entries:
         block = 32 if dev.backend == "sim" else 256
         with launch.phase("owners"):
-            launch(entry_owners, Device.grid_for(32 * graph.n, block), block, ptr, src, graph.n)
+            width = owner_width(entries, graph.n)
+            launch(entry_owners, Device.grid_for(width * graph.n, block), block, ptr, src, graph.n, width)
     return dev, launch, ptr, adj, weights, src
 
 

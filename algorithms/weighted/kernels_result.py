@@ -18,7 +18,7 @@ Example
 >>> from gpusim import Device
 >>> dev = Device("sim", seed=0)
 >>> src = dev.zeros(4, np.int32)
->>> _ = dev.launch(entry_owners, grid=1, block=32, args=(dev.array(np.array([0, 1, 3, 4], np.int32)), src, 3))
+>>> _ = dev.launch(entry_owners, grid=1, block=32, args=(dev.array(np.array([0, 1, 3, 4], np.int32)), src, 3, 2))
 >>> dev.to_host(src).tolist()
 [0, 1, 1, 2]
 """
@@ -29,20 +29,33 @@ from gpusim import T, device, kernel
 
 from .kernels_b_suitor import holds_offer_of
 
-__all__ = ["b_partners", "entry_owners", "insert_sorted", "mate_from_offers", "pair_weights", "store_warp_sums",
-           "sum_partials"]
+__all__ = ["b_partners", "entry_owners", "insert_sorted", "mate_from_offers", "owner_width", "pair_weights",
+           "store_warp_sums", "sum_partials"]
 
 
-@kernel(signature="int32[:], int32[:], int32")
-def entry_owners(ptr, src, n):
-    """``src[j] = v`` for every entry ``j`` of ``v``'s list: a warp per vertex, its lanes on consecutive entries."""
-    v = T.gtid() // 32
+@kernel(signature="int32[:], int32[:], int32, int32")
+def entry_owners(ptr, src, n, width):
+    """``src[j] = v`` for every entry ``j`` of ``v``'s list: ``width`` consecutive threads per vertex (a power
+    of two up to 32, :func:`owner_width`), on consecutive entries."""
+    v = T.gtid() // width
     while v < n:
-        j = ptr[v] + T.lane_id()
-        while j < ptr[v + 1]:
+        end = ptr[v + 1]
+        j = ptr[v] + T.gtid() % width
+        while j < end:
             src[j] = v
-            j += 32
-        v += T.num_threads() // 32
+            j += width
+        v += T.num_threads() // width
+
+
+def owner_width(entries: int, n: int) -> int:
+    """Threads per vertex for :func:`entry_owners`: the average list length rounded up to a power of two, at
+    most a warp (a warp per vertex leaves most lanes idle on a sparse graph).
+
+    >>> owner_width(300, 50), owner_width(3 * 10**7, 2**21), owner_width(10, 10), owner_width(10**6, 10)
+    (8, 16, 1, 32)
+    """
+    average = -(-entries // max(n, 1))
+    return min(32, 1 << max(average - 1, 0).bit_length())
 
 
 @device

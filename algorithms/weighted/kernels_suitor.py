@@ -18,7 +18,7 @@ Example
 from __future__ import annotations
 
 from gpusim import T, device, kernel
-from gpusim.language.reductions import warp_reduce_max, warp_scan_sum
+from gpusim.language.reductions import warp_scan_sum
 from gpusim.language.variants import with_devices
 
 from .offers import offer_beats
@@ -59,20 +59,21 @@ def best_entry(ptr, adj, weights, src, ws, current, first, step):
 @device
 def warp_best_entry(adj, weights, entry):
     """The best of the 32 lanes' entries (heaviest, ties to the larger neighbour; -1 loses), in every lane:
-    the butterfly reduction of GPU-Suitor (Alg. 4 line 7), as three :func:`warp_reduce_max` — the weight,
-    then the neighbour among the heaviest, then the entry that has both."""
+    the butterfly reduction of GPU-Suitor (Alg. 4 line 7), as three ``T.reduce_max`` (the butterfly of
+    :func:`~gpusim.language.reductions.warp_reduce_max` as one member of ``T``) — the weight, then the neighbour
+    among the heaviest, then the entry that has both."""
     w = -1.0
     a = -1
     if entry >= 0:
         w = weights[entry]
         a = adj[entry]
-    best_w = warp_reduce_max(w)
+    best_w = T.reduce_max(w)
     if w < best_w:
         a = -1
-    best_a = warp_reduce_max(a)
+    best_a = T.reduce_max(a)
     if a < best_a:
         entry = -1
-    return warp_reduce_max(entry)
+    return T.reduce_max(entry)
 
 
 @device
