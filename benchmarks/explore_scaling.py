@@ -14,7 +14,10 @@ plot of the speed-up against the ideal line.
 The machine's own ceiling is measured beside it: before each campaign every worker runs the same pure-Python
 loop at once (:func:`spin`), timed inside the task.  On cores that slow each other down (a shared clock
 budget, hyper-threads presented as cores by a virtual machine) that loop takes longer with more workers, and
-``ceiling`` — workers × the one-worker loop time ÷ this loop time — is the speed-up no campaign can pass there.
+``ceiling`` — workers × the fastest loop time of the run ÷ this loop time, at most the workers — is the speed-up
+a campaign as CPU-bound as the loop could reach there.  The fastest loop of the run stands for a core alone: the
+clock of the GPU machine's host varies from one minute to the next, and a slow one-worker loop would otherwise
+put the ceiling above the ideal line.
 
 Usage::
 
@@ -174,7 +177,16 @@ def _measure(workers: int, parts, folder: str) -> dict:
             "busy": busy / (workers * seconds), "compute_per_schedule": busy / max(total, 1), "scenarios": rows}
 
 
-def plot(runs: list[dict], path: str) -> None:
+def add_ceilings(runs: list[dict]) -> None:
+    """Each run's ``ceiling``: workers × the fastest loop of all the runs ÷ its own loop, at most its workers."""
+    alone = min(run["loop_seconds"] for run in runs)
+    for run in runs:
+        run["ceiling"] = min(run["workers"], run["workers"] * alone / run["loop_seconds"])
+
+
+def plot(runs: list[dict], path: str, cores: int | None = None) -> None:
+    """The speed-up of each run beside the ideal line and the machine ceiling, for a machine of ``cores`` cores
+    (this one's by default; a saved run's ``machine["cpus"]`` when plotting it again)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -191,7 +203,7 @@ def plot(runs: list[dict], path: str) -> None:
         axes.annotate(f"{s:.1f}x", (w, s), textcoords="offset points", xytext=(4, -12), fontsize=8)
     axes.set_xlabel("Dask workers (processes, one thread each)")
     axes.set_ylabel(f"speed-up over {runs[0]['workers']} worker(s)")
-    axes.set_title(f"gpusim explore campaign, {os.cpu_count()} cores")
+    axes.set_title(f"gpusim explore campaign, {cores or os.cpu_count()} cores")
     axes.legend()
     figure.tight_layout()
     figure.savefig(path, dpi=120)
@@ -218,8 +230,7 @@ def main(argv=None) -> int:
     answers = {run["workers"]: [(row["found"], row["replay"]) for row in run["scenarios"]] for run in runs}
     same = len({json.dumps(answer) for answer in answers.values()}) == 1
     base = runs[0]["schedules_per_second"] / runs[0]["workers"]
-    for run in runs:  # on the speed-up's scale: runs[0]'s workers count as runs[0]["workers"]
-        run["ceiling"] = run["workers"] * runs[0]["loop_seconds"] / run["loop_seconds"]
+    add_ceilings(runs)
     report = {"benchmark": "explore_scaling", "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
               "command": " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])]),
               "machine": {"platform": platform.platform(), "processor": platform.processor(),
