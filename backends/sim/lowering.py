@@ -12,12 +12,12 @@ statements turned into a flag and ``break``.  Bounds are checked before the sche
 shared and local arrays carry an "initialised" mask, as the reference simulator checks them; a
 violation yields ``FAIL`` and the engine replays the run on the reference simulator for the report.
 
-A warp collective (shuffle, vote, ``syncwarp``) is a scheduling point then a rendezvous: the thread
+A warp collective (shuffle, vote, reduction, ``syncwarp``) is a scheduling point then a rendezvous: the thread
 leaves its operand in the engine's arrays (``_q_ci``/``_q_cf``: the value as an integer and as a float,
-``_q_ca``: the lane argument), yields ``COLLECTIVE + 16 × site + operation``, and reads its result
-from the same arrays when the engine resumes it.  A ``for`` loop over ``range`` becomes a ``while``
-loop (a numba range iterator keeps pointers into the stack, which the engine's copied generators
-cannot follow); anything else a kernel may not say raises :class:`Unsupported` naming the line.
+``_q_ca``: a shuffle's lane argument, or a reduction's operand type), yields ``COLLECTIVE + 16 × site +
+operation``, and reads its result from the same arrays when the engine resumes it.  A ``for`` loop over
+``range`` becomes a ``while`` loop (a numba range iterator keeps pointers into the stack, which the engine's
+copied generators cannot follow); anything else a kernel may not say raises :class:`Unsupported` naming the line.
 
 >>> from gpusim.zoo.classic_kernels import count_plain
 >>> print(lower(count_plain, {"counter": "int32"}).source)  # doctest: +ELLIPSIS
