@@ -24,8 +24,9 @@ Usage::
     python benchmarks/explore_scaling.py [--workers 1,2,4,8,16] [--scale 1.0] [--json FILE] [--png FILE]
 
 ``--scale`` multiplies every budget.  The five worker counts take about twice the one-worker time: at
-``--scale 0.7`` one worker of the GPU machine's host took 164 s and the whole run 377 s (2026-11-27), so choose
-the scale for the time you have (a device command may run 10 minutes).
+``--scale 1.0`` one worker of the GPU machine's host took 112 s and the five campaigns 221 s, start-ups not
+counted (2026-11-27, commit 459743c), so choose the scale for the time you have (a device command may run
+10 minutes).
 """
 
 from __future__ import annotations
