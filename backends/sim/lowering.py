@@ -458,7 +458,8 @@ class _Lowering:
 
     def collective(self, name: str, node: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
         """A warp collective: operands left in the engine's arrays, a point, the rendezvous, the result read back."""
-        wanted = 0 if name == "syncwarp" else 1 if name in ("ballot", "any", "all") or name.startswith("reduce") else 2
+        reduction = name.startswith("reduce")
+        wanted = 0 if name == "syncwarp" else 1 if name in ("ballot", "any", "all") or reduction else 2
         if len(node.args) != wanted or node.keywords:
             raise Unsupported(self.where(node, scope, f"T.{name} with {len(node.args)} arguments"))
         site = self.collective_sites.setdefault((name, file_line(scope.fn, node)), len(self.collective_sites))
@@ -474,7 +475,6 @@ class _Lowering:
             pre.append(assign_name(slot, value))
             operands.append(slot)
         value = operands[0]
-        reduction = name.startswith("reduce")
         if wanted == 1 and not reduction:
             pre.append(parse_stmt(f"{value} = 1 if {value} else 0"))
         # a shuffle's lane argument; a reduction's operand type (its butterfly wraps and rounds as that type)
