@@ -20,10 +20,7 @@ def _gpu_param(name: str):
     return pytest.param(name, marks=pytest.mark.gpu, id=name)
 
 
-@pytest.fixture(params=["sim", _gpu_param("numba"), _gpu_param("cupy")])
-def backend(request) -> str:
-    """The name of a backend that can launch kernels here; GPU backends skip without a GPU."""
-    name = request.param
+def _usable(name: str) -> str:
     if name != "sim":
         from gpusim.backends import gpu_status
 
@@ -31,6 +28,18 @@ def backend(request) -> str:
         if not ok:
             pytest.skip(f"{name} unavailable: {why}")
     return name
+
+
+@pytest.fixture(params=["sim", _gpu_param("numba"), _gpu_param("cupy")])
+def backend(request) -> str:
+    """The name of a backend that can launch kernels here; GPU backends skip without a GPU."""
+    return _usable(request.param)
+
+
+@pytest.fixture(params=[_gpu_param("numba"), _gpu_param("cupy")])
+def gpu_backend(request) -> str:
+    """The name of a GPU backend that works here; skips without a GPU."""
+    return _usable(request.param)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from test_bipartite import assert_maximum
 
 import gpusim.algorithms.bipartite as bipartite
 from gpusim import Device
+from gpusim.algorithms.bipartite.augmenting import HUB_DEGREE, HUB_WARP_DEGREE
 from gpusim.algorithms.bipartite.kernels_bfs_warp import gpubfs_wr_warp
 from gpusim.backends.sim import RandomWalk
 from gpusim.errors import InvalidArgument
@@ -85,8 +86,27 @@ def test_apfb_and_apsb_with_warps_are_maximum(graph, hub, seed, name, warps, deg
 
 @pytest.mark.parametrize(("options", "fragment"), [
     ({"warp_degree": 0}, "warp_degree"), ({"warp_degree": 2.5}, "warp_degree"),
-    ({"warp_degree": 4, "bfs": "plain"}, "bfs='wr'")])
+    ({"warp_degree": 4, "bfs": "plain"}, "bfs='wr'"), ({"warp_degree": "hubs"}, "None or 'auto'")])
 def test_bad_warp_degree(options, fragment):
     graph = BipartiteGraph.from_edges([0, 1], [0, 1])
     with pytest.raises((InvalidArgument, TypeError), match=fragment):
         bipartite.apfb(graph, backend="sim", **options)
+
+
+@pytest.mark.parametrize("hub", [HUB_DEGREE - 1, HUB_DEGREE])
+def test_auto_takes_the_warp_for_a_hub_only(hub, backend):
+    # column 0 holds `hub` rows; 200 more columns of 3 rows each make the graph larger than any hub test's bound
+    rows = list(range(hub)) + [hub + i for i in range(600)]
+    cols = [0] * hub + [1 + i // 3 for i in range(600)]
+    graph = BipartiteGraph.from_edges(rows, cols)
+    options = {"policy": "random", "seed": 2, "trace": False} if backend == "sim" else {}
+    result = bipartite.apfb(graph, device=Device(backend, **options), launches="levels")
+    assert result.stats["warp_degree"] == (HUB_WARP_DEGREE if hub >= HUB_DEGREE else None)
+    assert result.stats["launches"]["has_hub"] == 1
+    assert_maximum(result, graph)
+
+
+def test_auto_asks_nothing_of_a_graph_too_small_for_a_hub():
+    graph = BipartiteGraph.from_edges(np.arange(HUB_DEGREE - 1), np.zeros(HUB_DEGREE - 1, int))
+    result = bipartite.apsb(graph, backend="sim")
+    assert result.stats["warp_degree"] is None and "has_hub" not in result.stats["launches"]

@@ -42,20 +42,34 @@ from .host import (
     violation,
 )
 from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
+from .kernels_bfs_block import augment_in_one_block
 from .kernels_bfs_bottom_up import count_level, gpubfs_wr_bottom_up
-from .kernels_bfs_warp import gpubfs_wr_warp
+from .kernels_bfs_warp import gpubfs_wr_warp, has_hub
 
 __all__ = ["apfb", "apsb", "levels_run"]
 
 #: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
 KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, gpubfs_wr_warp, gpubfs_wr_bottom_up, count_level,
-                                alternate, fix_rows, fix_columns)}
+                                alternate, fix_rows, fix_columns, augment_in_one_block, has_hub)}
 
 #: ``direction=``: every level from the columns (the paper's), every level from the rows, or chosen per batch.
 DIRECTIONS = ("top-down", "bottom-up", "auto")
 #: ``direction="auto"`` runs a batch bottom-up when its first level's frontier holds more than this share of
 #: the columns (Beamer et al.'s switch, α = 14 and β = 24 on edges, simplified to one share of columns).
 BOTTOM_UP_SHARE = 1 / 16
+#: ``warp_degree="auto"`` scans columns of ``HUB_WARP_DEGREE`` rows or more by their warp when some column has
+#: ``HUB_DEGREE`` rows or more: a hub whose one lane would scan for a thousand steps while 31 wait.  On the
+#: issue-18 graphs only R-MAT has such hubs (its largest column: 36,495 rows; the others' at most 829), and only
+#: there did the warp scan pay (``benchmarks/RESULTS.md``).
+HUB_DEGREE, HUB_WARP_DEGREE = 1024, 32
+#: ``launches=``: a kernel launch per step of the host loop (the paper's), the whole loop in one block
+#: (:func:`~gpusim.algorithms.bipartite.kernels_bfs_block.augment_in_one_block`), or chosen by the graph's size.
+LAUNCHES = ("levels", "one-block", "auto")
+#: ``launches="auto"`` runs one block on a GPU for graphs of at most this many edges, where launches cost more
+#: than the work (``benchmarks/RESULTS.md``, issue 18).
+ONE_BLOCK_EDGES = 1 << 15
+#: Threads of the one block, per backend.
+ONE_BLOCK_THREADS = {"sim": 64, "numba": 1024, "cupy": 1024}
 
 
 def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tuple[int, bool, bool]:
@@ -80,13 +94,19 @@ def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tu
 
 def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
                       device: Device | None, check_invariants: bool, progress: bool, kernels,
-                      levels_per_read: int, warp_degree: int | None, output: str = "host",
-                      direction: str = "top-down") -> BipartiteMatching:
+                      levels_per_read: int, warp_degree: int | str | None, output: str = "host",
+                      direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
     check_choice("bfs", bfs, ("wr", "plain"))
+    check_choice("launches", launches, LAUNCHES)
     check_choice("direction", direction, DIRECTIONS)
     if direction != "top-down" and bfs != "wr":
         raise InvalidArgument(f"direction={direction!r} needs bfs='wr' (GPUBFS-WR), got bfs={bfs!r}")
-    if warp_degree is not None:
+    hubs_decide = isinstance(warp_degree, str) and warp_degree == "auto"
+    if hubs_decide:
+        warp_degree = None
+    elif isinstance(warp_degree, str):
+        raise InvalidArgument(f"warp_degree={warp_degree!r} must be an int >= 1, None or 'auto'")
+    elif warp_degree is not None:
         check_int("warp_degree", warp_degree, 1, None)
         if bfs != "wr":
             raise InvalidArgument(f"warp_degree={warp_degree} needs bfs='wr' (GPUBFS-WR), got bfs={bfs!r}")
@@ -94,8 +114,10 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     check_int("levels_per_read", levels_per_read, 1, MAX_LEVELS_PER_READ)
     name = "apsb" if shortest else "apfb"
     stop_on_found = 1 if shortest else 0
+    replaced = sorted(set(kernels or ()) & (set(KERNELS) - {augment_in_one_block.name}))
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, name)
+    one_block = _one_block(launches, graph, dev.backend, bfs, direction, warp_degree, check_invariants, replaced)
     check_output(output)
     sides = ("col",) if direction == "top-down" else ("col", "row")
     dev.check_fits(bipartite_bytes(graph, sides, 3), name, f'backend="cpu" (the sequential hk) for {name}')
@@ -115,6 +137,9 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     if direction != "top-down":  # the row side's CSR, which bottom-up levels scan
         row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
     rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+    if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
+        with launch.phase("bfs"):
+            warp_degree = HUB_WARP_DEGREE if _has_hub(launch, col_ptr, nc) else None
     bfs_array = dev.zeros(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
     root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
     predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
@@ -123,7 +148,15 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     flags = dev.zeros(2 * levels_per_read + 1, np.int32)
     auto = direction == "auto"
     phases = levels = reads = 0
-    while nc > 0 and nr > 0:
+    if one_block and nc > 0 and nr > 0:
+        with launch.phase("one block"):
+            counts = dev.zeros(2, np.int32)
+            launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
+                   rmatch, cmatch, bfs_array, root, predecessor, dev.zeros(6, np.int32), counts, start_level,
+                   mark_end, stop_on_found)
+            phases, levels = (int(x) for x in dev.to_host(counts)[:2])
+            reads = 1
+    while not one_block and nc > 0 and nr > 0:
         phases += 1
         with launch.phase("bfs"):
             launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
@@ -172,7 +205,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     launch.close()
     stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
              "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": warp_degree,
-             "direction": direction}
+             "direction": direction, "one_block": one_block}
     stats["reads_back"] += 2  # the matching itself
     return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output)
 
@@ -184,8 +217,8 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
-         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None,
-         output: str = "host", direction: str = "top-down") -> BipartiteMatching:
+         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | str | None = "auto",
+         output: str = "host", direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
     """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -223,10 +256,13 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         matching are those of the one-level-at-a-time loop (``levels_per_read=1``), with fewer
         synchronising copies (``stats["reads_back"]``: the flag reads and the two copies of the result).
     warp_degree:
-        ``None`` (default): a thread scans each column, as the paper's GPUBFS-WR.  An int ``d`` (with
-        ``bfs="wr"``): columns of degree ≥ ``d`` are scanned by their whole warp
+        ``None``: a thread scans each column, as the paper's GPUBFS-WR.  An int ``d`` (with ``bfs="wr"``):
+        columns of degree ≥ ``d`` are scanned by their whole warp
         (:func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`, ECL-MM's thread/warp
-        granularity by degree); 32 is a natural choice on a GPU.
+        granularity by degree); 32 is a natural choice on a GPU.  ``"auto"`` (default): 32 when some column
+        has ``HUB_DEGREE`` (1024) rows or more (tested on the device by
+        :func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.has_hub`), else ``None``; ``stats["warp_degree"]``
+        says which ran.
     direction:
         ``"top-down"`` (default, the paper's): every BFS level from its frontier columns.  ``"bottom-up"``:
         every level from the rows still waiting to be reached, each stopping at the first frontier column it
@@ -236,6 +272,14 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         the device (read back with the flags); a batch whose frontier holds more than
         ``BOTTOM_UP_SHARE`` (1/16) of the columns runs bottom-up.  The matching is maximum in every direction;
         which maximum matching may differ.
+    launches:
+        ``"levels"``: the host loop above, a launch for each step (INITBFSARRAY, each batch of BFS levels,
+        ALTERNATE, FIXMATCHING).  ``"one-block"``: the whole loop in one launch of one block, ``syncthreads``
+        where the loop has kernel boundaries
+        (:func:`~gpusim.algorithms.bipartite.kernels_bfs_block.augment_in_one_block`; GPUBFS-WR top-down,
+        ``check_invariants=False``).  ``"auto"`` (default): one block on a GPU for graphs of at most
+        ``ONE_BLOCK_EDGES`` (2^15) edges, whose calls the launches dominated; the loop otherwise, on the
+        simulator, and whenever an option or ``kernels=`` needs it.  ``stats["one_block"]`` says which ran.
     output:
         ``"host"`` (default): the mates copied back; ``"device"``: a
         :class:`~gpusim.types.device_results.DeviceBipartiteMatching` whose mates stay on the device,
@@ -261,7 +305,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     [0, 1]
     """
     return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read, warp_degree, output, direction)
+                             kernels, levels_per_read, warp_degree, output, direction, launches)
 
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -271,8 +315,8 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
-         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | None = None,
-         output: str = "host", direction: str = "top-down") -> BipartiteMatching:
+         levels_per_read: int = LEVELS_PER_READ, warp_degree: int | str | None = "auto",
+         output: str = "host", direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
     """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
@@ -285,7 +329,31 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     2
     """
     return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read, warp_degree, output, direction)
+                             kernels, levels_per_read, warp_degree, output, direction, launches)
+
+
+def _has_hub(launch, col_ptr, nc: int) -> bool:
+    """Whether some column has :data:`HUB_DEGREE` rows or more, found on the device (one launch, one read)."""
+    dev = launch.device
+    found = dev.zeros(1, np.int32)
+    launch(has_hub, Device.grid_for(nc, MT_BLOCK[dev.backend]), MT_BLOCK[dev.backend], col_ptr, nc, HUB_DEGREE, found)
+    return bool(dev.to_host(found)[0])
+
+
+def _one_block(launches: str, graph, backend: str, bfs: str, direction: str, warp_degree: int | None,
+               check_invariants: bool, replaced: list[str]) -> bool:
+    """Whether the host loop runs as one block (``launches=``): always for ``"one-block"``, whose limits it checks;
+    for ``"auto"`` on a GPU, for a graph of at most :data:`ONE_BLOCK_EDGES` edges, when nothing asks for the loop."""
+    needs_loop = [why for why, applies in (
+        (f"bfs={bfs!r}", bfs != "wr"), (f"direction={direction!r}", direction != "top-down"),
+        (f"warp_degree={warp_degree}", warp_degree is not None), ("check_invariants=True", check_invariants),
+        (f"kernels= replacing {replaced}", bool(replaced))) if applies]
+    if launches == "one-block":
+        if needs_loop:
+            raise InvalidArgument(f"launches='one-block' runs GPUBFS-WR top-down with no check between phases; "
+                                  f"{needs_loop[0]} needs launches='levels'")
+        return True
+    return launches == "auto" and not needs_loop and backend != "sim" and graph.n_edges <= ONE_BLOCK_EDGES
 
 
 def _check_consistent(dev: Device, graph: BipartiteGraph, rmatch, cmatch, when: str, col_csr: tuple = ()) -> None:

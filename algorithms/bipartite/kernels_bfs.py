@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-__all__ = ["alternate", "fix_columns", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array", "search_over",
+__all__ = ["alternate", "alternate_paths", "expand_level", "fix_column_side", "fix_columns", "fix_row_side",
+           "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array", "search_over", "start_columns",
            "taken_by_another_path", "visit_row"]
 
 _I = "int32"
@@ -47,10 +48,15 @@ _BFS_RACES = {
 @kernel(signature=_sig(_A, _A, _A, _I, _I))
 def init_bfs_array(bfs_array, cmatch, root, nc, start_level):
     """INITBFSARRAY (seed 000, Alg. 1 line 4 and §3): free columns start the BFS at level L0, matched
-    ones wait at L0 - 1.
+    ones wait at L0 - 1 (:func:`start_columns`)."""
+    start_columns(bfs_array, cmatch, root, nc, start_level)
 
-    ``root[c]`` (for GPUBFS-WR, Alg. 4) is ``c`` for a free column and -1 (no root yet) otherwise.
-    """
+
+@device
+def start_columns(bfs_array, cmatch, root, nc, start_level):
+    """INITBFSARRAY's body, each thread striding over the columns: ``bfs_array[c]`` is L0 for a free column and
+    L0 - 1 for a matched one; ``root[c]`` (for GPUBFS-WR, Alg. 4) is ``c`` for a free column and -1 (no root
+    yet) otherwise."""
     c = T.gtid()
     while c < nc:
         if cmatch[c] > -1:
@@ -148,6 +154,16 @@ def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, r
     """
     if search_over(flags, slot, stop_on_found) == 1:
         return
+    expand_level(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end,
+                 slot)
+
+
+@device
+def expand_level(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end,
+                 slot):
+    """GPUBFS-WR's body (seed 000, Alg. 4 lines 3–21), each thread striding over the columns: every column at
+    ``bfs_level`` whose root has no path yet visits its rows (:func:`visit_row`), setting ``flags[2 slot]`` and
+    ``flags[2 slot + 1]``."""
     c = T.gtid()
     while c < nc:
         if bfs_array[c] == bfs_level:
@@ -185,8 +201,16 @@ def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
     The predecessor check (lines 8–9, :func:`taken_by_another_path`) stops a thread at a column
     another thread has already re-matched along a different path; without it two paths through one
     column can chase each other forever (Fig. 1).  Threads in one warp may still both write
-    ``cmatch`` of a column; FIXMATCHING repairs that.
+    ``cmatch`` of a column; FIXMATCHING repairs that.  The body is :func:`alternate_paths`.
     """
+    alternate_paths(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks)
+
+
+@device
+def alternate_paths(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
+    """ALTERNATE's body (seed 000, Alg. 3 lines 2–12), each thread striding over the rows: from every row marked
+    -2 (a path's free end; with ``use_marks``, only the row its root recorded), flip the path's edges back to
+    its root column, stopping at a column another path has taken (:func:`taken_by_another_path`)."""
     r = T.gtid()
     while r < nr:
         if rmatch[r] == -2:
@@ -209,7 +233,13 @@ def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
 @kernel(signature=_sig(_A, _A, _I))
 def fix_rows(cmatch, rmatch, nr):
     """FIXMATCHING, row side (seed 000, Alg. 1 line 13 and §3): ``rmatch[r] = -1`` unless
-    ``cmatch[rmatch[r]] == r``; -2 becomes -1."""
+    ``cmatch[rmatch[r]] == r``; -2 becomes -1 (:func:`fix_row_side`)."""
+    fix_row_side(cmatch, rmatch, nr)
+
+
+@device
+def fix_row_side(cmatch, rmatch, nr):
+    """FIXMATCHING's row side, each thread striding over the rows (:func:`fix_rows`)."""
     r = T.gtid()
     while r < nr:
         c = rmatch[r]
@@ -227,8 +257,15 @@ def fix_columns(cmatch, rmatch, nc):
 
     The papers state the row side only; after racing alternations a column can also keep a row
     that moved on, and a column that believes itself matched would never start a BFS again.
-    For G-PR (seed 001, Alg. 3 line 11) this is the whole fix, -2 (unreachable) included.
+    For G-PR (seed 001, Alg. 3 line 11) this is the whole fix, -2 (unreachable) included.  The body is
+    :func:`fix_column_side`.
     """
+    fix_column_side(cmatch, rmatch, nc)
+
+
+@device
+def fix_column_side(cmatch, rmatch, nc):
+    """FIXMATCHING's column side, each thread striding over the columns (:func:`fix_columns`)."""
     c = T.gtid()
     while c < nc:
         r = cmatch[c]

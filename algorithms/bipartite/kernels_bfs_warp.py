@@ -33,7 +33,7 @@ from gpusim import T, kernel
 
 from .kernels_bfs import search_over, visit_row
 
-__all__ = ["gpubfs_wr_warp"]
+__all__ = ["gpubfs_wr_warp", "has_hub"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -79,3 +79,14 @@ def gpubfs_wr_warp(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecess
                               start_level, mark_end, slot)
                     j += 32
         base += T.num_threads()
+
+
+@kernel(signature=", ".join([_A, _I, _I, _A]), intended_races={"found": "every writer writes 1"})
+def has_hub(col_ptr, nc, hub_degree, found):
+    """``found[0] = 1`` when some column has ``hub_degree`` rows or more: ``warp_degree="auto"``'s test of
+    whether the warp scan is worth its ballots (:data:`~gpusim.algorithms.bipartite.augmenting.HUB_DEGREE`)."""
+    c = T.gtid()
+    while c < nc:
+        if col_ptr[c + 1] - col_ptr[c] >= hub_degree:
+            found[0] = 1
+        c += T.num_threads()
