@@ -333,7 +333,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
 
 
 def _has_hub(launch, col_ptr, nc: int) -> bool:
-    """Whether some column has :data:`HUB_DEGREE` rows or more, found on the device (one launch, one read)."""
+    """Whether some column has ``HUB_DEGREE`` rows or more, found on the device (one launch, one read)."""
     dev = launch.device
     found = dev.zeros(1, np.int32)
     launch(has_hub, Device.grid_for(nc, MT_BLOCK[dev.backend]), MT_BLOCK[dev.backend], col_ptr, nc, HUB_DEGREE, found)
@@ -343,7 +343,7 @@ def _has_hub(launch, col_ptr, nc: int) -> bool:
 def _one_block(launches: str, graph, backend: str, bfs: str, direction: str, warp_degree: int | None,
                check_invariants: bool, replaced: list[str]) -> bool:
     """Whether the host loop runs as one block (``launches=``): always for ``"one-block"``, whose limits it checks;
-    for ``"auto"`` on a GPU, for a graph of at most :data:`ONE_BLOCK_EDGES` edges, when nothing asks for the loop."""
+    for ``"auto"`` on a GPU, for a graph of at most ``ONE_BLOCK_EDGES`` edges, when nothing asks for the loop."""
     needs_loop = [why for why, applies in (
         (f"bfs={bfs!r}", bfs != "wr"), (f"direction={direction!r}", direction != "top-down"),
         (f"warp_degree={warp_degree}", warp_degree is not None), ("check_invariants=True", check_invariants),

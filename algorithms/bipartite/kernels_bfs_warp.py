@@ -84,7 +84,7 @@ def gpubfs_wr_warp(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecess
 @kernel(signature=", ".join([_A, _I, _I, _A]), intended_races={"found": "every writer writes 1"})
 def has_hub(col_ptr, nc, hub_degree, found):
     """``found[0] = 1`` when some column has ``hub_degree`` rows or more: ``warp_degree="auto"``'s test of
-    whether the warp scan is worth its ballots (:data:`~gpusim.algorithms.bipartite.augmenting.HUB_DEGREE`)."""
+    whether the warp scan is worth its ballots (``HUB_DEGREE`` of :mod:`~gpusim.algorithms.bipartite.augmenting`)."""
     c = T.gtid()
     while c < nc:
         if col_ptr[c + 1] - col_ptr[c] >= hub_degree:
