@@ -50,16 +50,16 @@ def assert_close(a: float, b: float) -> None:
 
 @settings(max_examples=30)
 @given(graph=louvain_graphs(), seed=st.integers(0, 2**16), layout=st.sampled_from(["buckets", "thread"]),
-       resolution=st.sampled_from([0.5, 1.0, 2.0]))
-def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution):
-    result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution)
+       resolution=st.sampled_from([0.5, 1.0, 2.0]), follow=st.booleans())
+def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution, follow):
+    result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution, follow_leaves=follow)
     assert result.valid, result.problem
     assert sorted(np.unique(result.labels).tolist()) == list(range(result.n_communities))
     assert result.labels.shape == (graph.n,)
     if graph.total_weight:
         assert_close(result.modularity, nx_modularity(graph, result, resolution))
     assert all(q <= result.modularity + 1e-12 for q in result.level_modularity)
-    reference = bucket_louvain(graph, layout=layout, resolution=resolution)
+    reference = bucket_louvain(graph, layout=layout, resolution=resolution, follow_leaves=follow)
     assert result.labels.tolist() == reference.labels.tolist()
     assert [lv.tolist() for lv in result.levels] == [lv.tolist() for lv in reference.levels]
     assert result.stats["sweeps"] == reference.stats["sweeps"]

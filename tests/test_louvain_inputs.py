@@ -83,6 +83,8 @@ def test_unsymmetric_file_needs_a_rule(tmp_path):
         ("resolution nan", lambda: louvain(karate(), resolution=float("nan")), InvalidArgument, "resolution=nan"),
         ("threshold", lambda: louvain(karate(), threshold=0.0), InvalidArgument, "threshold=0.0"),
         ("layout", lambda: louvain(karate(), layout="warp"), InvalidArgument, "layout='warp'"),
+        ("follow_leaves", lambda: louvain(karate(), follow_leaves="no"), InvalidArgumentType,
+         "follow_leaves must be True or False, got 'no'"),
         ("backend", lambda: louvain(karate(), backend="tpu"), InvalidArgument, "backend='tpu'"),
         ("seed", lambda: louvain(karate(), seed=-3), InvalidArgument, "seed=-3"),
         ("source", lambda: louvain([[0, 1]]), InvalidArgumentType, "cannot build a Louvain graph from a list"),

@@ -105,8 +105,8 @@ def louvain(graph, *, algorithm: str = "louvain", backend: str = "auto", device:
 def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float = 1.0,
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
-                progress: bool = False, device: Device | None = None, kernels: LouvainKernels | None = None
-                ) -> CommunityResult:
+                follow_leaves: bool = True, progress: bool = False, device: Device | None = None,
+                kernels: LouvainKernels | None = None) -> CommunityResult:
     """Communities of ``graph`` by the GPU Louvain method of seed 003, Paper III.
 
     Parameters
@@ -135,6 +135,10 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
         (:func:`~gpusim.algorithms.louvain.kernels_move.apply_independent_moves`), until a sweep gains less
         than the threshold.  The paper's rule stops early where half the vertices move at once (LFR graphs
         with mixing 0.3: 94.7 % of NetworkX's modularity; 99.3 % with conflict-free sweeps).
+    follow_leaves:
+        Vertex following ([16], as the authors' code): each phase starts with every vertex of one neighbour in
+        that neighbour's community (:func:`~gpusim.algorithms.louvain.kernels_move.follow_leaves`).  ``False``:
+        every vertex starts alone.
     kernels:
         A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
 
@@ -152,6 +156,8 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
         raise InvalidArgument(f"layout={layout!r} is not one of {LAYOUTS}")
     if dip_rule not in DIP_RULES:
         raise InvalidArgument(f"dip_rule={dip_rule!r} is not one of {DIP_RULES}")
+    if not isinstance(follow_leaves, bool):
+        raise InvalidArgumentType(f"follow_leaves must be True or False, got {follow_leaves!r}")
     seed = None if seed is None else check_seed(seed)
     if kernels is not None and not isinstance(kernels, LouvainKernels):
         raise InvalidArgumentType(f"kernels must be a LouvainKernels table, got {type(kernels).__name__}")
@@ -162,11 +168,13 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
                       else choose_backend(backend, graph.n_entries))
     if chosen == "cpu":
         result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
-                                bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule)
+                                bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
+                                follow_leaves=follow_leaves)
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)
-        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule).result()
+        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
+                      follow_leaves).result()
     result.stats["chosen"] = reason
     return result
 
@@ -221,8 +229,9 @@ class _Run:
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
     def __init__(self, graph: LouvainGraph, dev: Device, resolution: float, limits: tuple, layout: str,
-                 kernels: LouvainKernels, progress: bool, dip_rule: str = "independent"):
+                 kernels: LouvainKernels, progress: bool, dip_rule: str = "independent", follow_leaves: bool = True):
         self.graph, self.dev, self.gamma, self.limits, self.dip_rule = graph, dev, resolution, limits, dip_rule
+        self.follow_leaves = follow_leaves
         self.layout, self.kernels = layout, kernels
         self.launch = Launcher(dev, progress=progress, description="louvain levels")
         self.max_grid = 4 if dev.backend == "sim" else 8192
@@ -298,7 +307,8 @@ class _Run:
         final = levels[-1] if levels else np.arange(n0, dtype=np.int32)
         stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
                  "conflict_free_from": self.conflict_free_from,
-                 "launches": dict(launch.launches), "seconds": dict(launch.seconds), "layout": self.layout}
+                 "launches": dict(launch.launches), "seconds": dict(launch.seconds), "layout": self.layout,
+                 "follow_leaves": self.follow_leaves}
         return CommunityResult(graph, final, level_q[-1] if levels else first_q, levels, level_q, "louvain",
                                dev.backend, stats, self.gamma)
 
@@ -315,7 +325,8 @@ class _Run:
         C, best, new_comm = self.zeros(n, np.int32), self.zeros(n, np.int32), self.zeros(n, np.int32)
         a, csize = self.zeros(n, np.float64), self.zeros(n, np.int32)
         self.each(mv.init_communities, n, C, n)
-        self.each(mv.follow_leaves, n, ptr, adj, C, n)
+        if self.follow_leaves:
+            self.each(mv.follow_leaves, n, ptr, adj, C, n)
         self.each(mv.init_communities, n, new_comm, n)
 
         def totals_and_q() -> float:

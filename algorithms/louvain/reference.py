@@ -204,11 +204,11 @@ def _degrees(ptr, w) -> np.ndarray:
 
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
-                   dip_rule: str = "independent") -> CommunityResult:
+                   dip_rule: str = "independent", follow_leaves: bool = True) -> CommunityResult:
     """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
 
     ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
-    ``dip_rule`` is :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
+    ``dip_rule`` and ``follow_leaves`` are :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
     """
     bounds = np.array(DEGREE_BOUNDS if layout == "buckets" else (), np.int64)
     conflict_free_from: list[int | None] = []
@@ -217,7 +217,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         n = ptr.size - 1
         k = _degrees(ptr, w)
         two_m = float(k.sum())
-        C = _follow_leaves(ptr, adj)
+        C = _follow_leaves(ptr, adj) if follow_leaves else np.arange(n, dtype=np.int64)
         degree = np.diff(ptr)
         bucket = np.searchsorted(bounds, degree, side="left")
         vsets = [np.flatnonzero((bucket == b) & (degree > 0)) for b in range(bounds.size + 1)]
@@ -254,6 +254,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
 
     result = _levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
     result.stats["conflict_free_from"] = conflict_free_from
+    result.stats["follow_leaves"] = follow_leaves
     return result
 
 
