@@ -65,6 +65,18 @@ def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, lay
     assert result.stats["sweeps"] == reference.stats["sweeps"]
 
 
+@settings(max_examples=30)
+@given(graph=louvain_graphs(), follow=st.booleans())
+def test_the_refinement_starts_from_the_last_level_and_never_loses(graph, follow):
+    plain, refined = (bucket_louvain(graph, refine=flag, follow_leaves=follow) for flag in (False, True))
+    assert [lv.tolist() for lv in refined.levels] == [lv.tolist() for lv in plain.levels]
+    assert refined.valid, refined.problem
+    if graph.total_weight:
+        assert_close(refined.modularity, nx_modularity(graph, refined))
+    assert refined.modularity >= plain.modularity - 1e-12
+    assert (refined.stats["refine_sweeps"] is not None) == bool(plain.levels)
+
+
 @settings(max_examples=25)
 @given(graph=louvain_graphs(max_n=12), data=st.data())
 def test_contraction_preserves_total_weight_and_sums_blocks(graph, data):
@@ -218,7 +230,7 @@ def test_conflict_free_sweeps_recover_what_the_papers_stop_rule_loses(case):
     else:
         graph = LouvainGraph.from_networkx(_lfr(0.3, int(case[-1])))
     theirs = networkx_best(graph.to_networkx())
-    paper, ours = (bucket_louvain(graph, dip_rule=rule).modularity for rule in ("paper", "independent"))
+    paper, ours = (bucket_louvain(graph, dip_rule=rule, refine=False).modularity for rule in ("paper", "independent"))
     assert paper < 0.98 * theirs and ours > paper + 0.01 * theirs
     if case != "lfr-0.3-1":  # see test_lfr_where_networkx_itself_spreads_three_percent
         assert ours >= 0.99 * theirs
@@ -228,12 +240,12 @@ def test_conflict_free_sweeps_on_the_simulator_equal_the_reference():
     """A planted partition of 4 x 8 vertices whose first phase dips at its fifth sweep: the kernels'
     conflict-free sweeps (mark_movers, apply_independent_moves) make the reference's decisions."""
     graph = LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=17))
-    ours, reference = louvain(graph, backend="sim", seed=3), bucket_louvain(graph)
+    ours, reference = louvain(graph, backend="sim", seed=3, refine=False), bucket_louvain(graph, refine=False)
     assert ours.stats["conflict_free_from"][0] == reference.stats["conflict_free_from"][0] == 5
     assert ours.stats["launches"]["apply_independent_moves"] > 0
     assert ours.labels.tolist() == reference.labels.tolist()
     assert_close(ours.modularity, nx_modularity(graph, ours))
-    assert ours.modularity > bucket_louvain(graph, dip_rule="paper").modularity + 0.02
+    assert ours.modularity > bucket_louvain(graph, dip_rule="paper", refine=False).modularity + 0.02
 
 
 @pytest.mark.slow

@@ -204,20 +204,23 @@ def _degrees(ptr, w) -> np.ndarray:
 
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
-                   dip_rule: str = "independent", follow_leaves: bool = True) -> CommunityResult:
+                   dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True) -> CommunityResult:
     """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
 
     ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
-    ``dip_rule`` and ``follow_leaves`` are :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
+    ``dip_rule``, ``follow_leaves`` and ``refine`` are :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
     """
     bounds = np.array(DEGREE_BOUNDS if layout == "buckets" else (), np.int64)
     conflict_free_from: list[int | None] = []
 
-    def optimise(ptr, adj, w, limit):
+    def optimise(ptr, adj, w, limit, start=None):
         n = ptr.size - 1
         k = _degrees(ptr, w)
         two_m = float(k.sum())
-        C = _follow_leaves(ptr, adj) if follow_leaves else np.arange(n, dtype=np.int64)
+        if start is not None:
+            C = start.astype(np.int64)
+        else:
+            C = _follow_leaves(ptr, adj) if follow_leaves else np.arange(n, dtype=np.int64)
         degree = np.diff(ptr)
         bucket = np.searchsorted(bounds, degree, side="left")
         vsets = [np.flatnonzero((bucket == b) & (degree > 0)) for b in range(bounds.size + 1)]
@@ -253,8 +256,16 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
                 return best, q_start, best_q, sweeps
 
     result = _levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
-    result.stats["conflict_free_from"] = conflict_free_from
-    result.stats["follow_leaves"] = follow_leaves
+    stats = {**result.stats, "conflict_free_from": conflict_free_from, "follow_leaves": follow_leaves,
+             "refine_sweeps": None}
+    if refine and result.levels:   # the driver's refinement: the input graph's vertices moved from the last level
+        ptr, adj, w = graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
+        limit = bin_threshold if graph.n - graph.n_isolated > bin_vertices else threshold
+        C, _, q, stats["refine_sweeps"] = optimise(ptr, adj, w, limit, start=result.labels)
+        labels = np.unique(C, return_inverse=True)[1].astype(np.int32)   # numbered by increasing id, as Alg. 3
+        return CommunityResult(graph, labels, q, result.levels, result.level_modularity, result.algorithm, "cpu",
+                               stats, resolution)
+    result.stats = stats
     return result
 
 

@@ -91,12 +91,14 @@ class CommunityResult(CheckedResult):
         Eq. (1) of the final partition on the input graph, with the run's resolution.
     levels:
         The dendrogram: ``levels[l][v]`` is the community of ``v`` after level ``l`` (``levels[-1]`` is
-        ``labels``; empty when no vertex ever moved).
+        ``labels`` unless the run refined it, ``stats["refine_sweeps"]`` not None; empty when no vertex ever
+        moved).
     level_modularity:
         The modularity after each level, non-decreasing.
     valid, problem:
-        Every level a partition, the reported modularity recomputed from the input, the last level the
-        best (:func:`check_partition`); else ``problem`` names the fault.
+        Every level a partition, the reported modularity recomputed from the input, the result at least as good
+        as every level and, unless refined, the last level itself (:func:`check_partition`); else ``problem``
+        names the fault.
     certified:
         Valid: the modularity was recomputed independently of the kernels (there is no certificate of
         optimality; modularity maximisation is NP-hard).
@@ -134,7 +136,8 @@ class CommunityResult(CheckedResult):
             q_level = check_partition(self.graph, level, self.level_modularity[depth], self.resolution)
             if q_level > q + RELATIVE_TOLERANCE * max(abs(q), 1e-3):
                 raise InvalidArgument(f"level {depth} has modularity {q_level!r}, above the final {q!r}")
-        if self.levels and not np.array_equal(self.levels[-1], self.labels):
+        refined = self.stats.get("refine_sweeps") is not None
+        if self.levels and not refined and not np.array_equal(self.levels[-1], self.labels):
             raise InvalidArgument("the labels are not the dendrogram's last level")
         return q
 
