@@ -24,6 +24,15 @@ def test_json_output(backend, capsys):
     assert abs(nx.community.modularity(G, list(groups.values()), weight=None) - out["modularity"]) < 1e-12
 
 
+def test_the_paper_s_method_without_the_refinement(capsys):
+    assert main(["louvain", "--example", "karate", "--backend", "cpu", "--no-refine", "--json"]) == 0
+    without = json.loads(capsys.readouterr().out)
+    assert main(["louvain", "--example", "karate", "--backend", "cpu", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert without["stats"]["refine_sweeps"] is None and default["stats"]["refine_sweeps"] >= 1
+    assert without["certified"] and default["modularity"] >= without["modularity"]
+
+
 def test_text_and_pictures(tmp_path, capsys):
     small, large = tmp_path / "k.png", tmp_path / "big.svg"
     assert main(["louvain", "--example", "karate", "--backend", "sim", "--png", str(small)]) == 0

@@ -39,6 +39,8 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     louvain.add_argument("--dip-rule", default="independent",
                          help="louvain, after a sweep that lowers modularity: independent (go on with conflict-free "
                               "sweeps, default) or paper (stop the phase)")
+    louvain.add_argument("--no-refine", dest="refine", action="store_false",
+                         help="louvain: the paper's method, without the final refinement on the input graph")
     louvain.add_argument("--symmetrise", default=None, metavar="RULE",
                          help="combine the two directions of an unsymmetric file: sum, max or mean")
     louvain.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
@@ -73,7 +75,7 @@ def _louvain(options: argparse.Namespace) -> int:
                    "threshold": T_FINAL if options.threshold is None else options.threshold}
     reason, bar = None, None
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
-        extra["layout"], extra["dip_rule"] = options.layout, options.dip_rule
+        extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
         chosen, reason = choose_backend(options.backend, graph.n_entries)
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
