@@ -144,15 +144,16 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
     predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
     # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over); with
-    # direction="auto", flags[2 * batch] counts the columns of the level after the batch (count_level)
-    flags = dev.zeros(2 * levels_per_read + 1, np.int32)
+    # direction="auto", flags[2 * batch] counts the columns of the level after the batch (count_level); in one
+    # block, the three slots of kernels_bfs_block
+    flags = dev.zeros(max(2 * levels_per_read + 1, 6), np.int32)
     auto = direction == "auto"
     phases = levels = reads = 0
     if one_block and nc > 0 and nr > 0:
         with launch.phase("one block"):
             counts = dev.zeros(2, np.int32)
             launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
-                   rmatch, cmatch, bfs_array, root, predecessor, dev.zeros(6, np.int32), counts, start_level,
+                   rmatch, cmatch, bfs_array, root, predecessor, flags, counts, start_level,
                    mark_end, stop_on_found)
             phases, levels = (int(x) for x in dev.to_host(counts)[:2])
             reads = 1

@@ -261,6 +261,12 @@ class _Run:
         """Launch a warp-per-item kernel over ``n`` items."""
         self.launch(kernel, Device.grid_for(32 * n, mv.BLOCK, self.max_grid), mv.BLOCK, *args)
 
+    def limit(self, vertices_with_edges: int) -> float:
+        """A phase's stopping gain (§5): ``t_bin`` while more than ``bin_vertices`` vertices have an edge, else
+        ``t_final``."""
+        threshold, bin_threshold, bin_vertices = self.limits
+        return bin_threshold if vertices_with_edges > bin_vertices else threshold
+
     def read(self, array, count: int = 1) -> np.ndarray:
         return self.dev.to_host(array)[:count]
 
@@ -298,9 +304,8 @@ class _Run:
         levels, level_q, sweeps = [], [], []
         first_q = 0.0
         while n and graph.total_weight > 0:
-            limit = self.limits[1] if n - isolated > self.limits[2] else self.limits[0]
             with launch.phase("optimise"):
-                C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, limit)
+                C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, self.limit(n - isolated))
             first_q = q0 if not levels else first_q
             with launch.phase("aggregate"):
                 contracted = self.contract(ptr, adj, w, C, n)
@@ -317,9 +322,9 @@ class _Run:
         final = levels[-1] if levels else np.arange(n0, dtype=np.int32)
         final_q, refine_sweeps = (level_q[-1] if levels else first_q), None
         if self.refine and levels:
-            limit = self.limits[1] if n0 - graph.n_isolated > self.limits[2] else self.limits[0]
             with launch.phase("refine"):
-                C, _, final_q, refine_sweeps = self.optimise(*finest, n0, graph.n_entries, limit, start=labels)
+                C, _, final_q, refine_sweeps = self.optimise(*finest, n0, graph.n_entries,
+                                                             self.limit(n0 - graph.n_isolated), start=labels)
                 _, _, new_id, _ = self.new_ids(finest[0], C, n0)
                 self.each(mv.init_communities, n0, labels, n0)
                 self.each(agg.relabel, n0, labels, C, new_id, n0)

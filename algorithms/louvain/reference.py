@@ -157,17 +157,28 @@ def contract(ptr, adj, w, C) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
             new_id.astype(np.int32))
 
 
+def _arrays(graph: LouvainGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``ptr``, ``adj`` (int64) and the weights (float64) of ``graph``, as the compiled loops take them."""
+    return graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
+
+
+def _limit(vertices_with_edges: int, threshold: float, bin_threshold: float, bin_vertices: int) -> float:
+    """A phase's stopping gain (§5): ``t_bin`` while more than ``bin_vertices`` vertices have an edge, else
+    ``t_final``."""
+    return bin_threshold if vertices_with_edges > bin_vertices else threshold
+
+
 def _levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertices, gamma, algorithm):
     """The outer loop both references share: optimise, contract, until a level gains too little."""
     start = time.perf_counter()
-    ptr, adj, w = graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
+    ptr, adj, w = _arrays(graph)
     labels = np.arange(graph.n, dtype=np.int32)
     levels, level_q, sweeps = [], [], []
     first_q, isolated = 0.0, graph.n_isolated   # they stay singletons at every level (driver's docstring)
     while ptr.size > 1 and graph.total_weight > 0:
         n = ptr.size - 1
-        limit = bin_threshold if n - isolated > bin_vertices else threshold
-        C, q0, q_best, level_sweeps = optimise(ptr, adj, w, limit)
+        C, q0, q_best, level_sweeps = optimise(ptr, adj, w, _limit(n - isolated, threshold, bin_threshold,
+                                                                    bin_vertices))
         first_q = q0 if not levels else first_q
         if np.unique(C).size == n:
             break
@@ -259,9 +270,8 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
     stats = {**result.stats, "conflict_free_from": conflict_free_from, "follow_leaves": follow_leaves,
              "refine_sweeps": None}
     if refine and result.levels:   # the driver's refinement: the input graph's vertices moved from the last level
-        ptr, adj, w = graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
-        limit = bin_threshold if graph.n - graph.n_isolated > bin_vertices else threshold
-        C, _, q, stats["refine_sweeps"] = optimise(ptr, adj, w, limit, start=result.labels)
+        limit = _limit(graph.n - graph.n_isolated, threshold, bin_threshold, bin_vertices)
+        C, _, q, stats["refine_sweeps"] = optimise(*_arrays(graph), limit, start=result.labels)
         labels = np.unique(C, return_inverse=True)[1].astype(np.int32)   # numbered by increasing id, as Alg. 3
         return CommunityResult(graph, labels, q, result.levels, result.level_modularity, result.algorithm, "cpu",
                                stats, resolution)
