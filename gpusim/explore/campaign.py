@@ -45,7 +45,9 @@ __all__ = ["CAMPAIGN_POLICIES", "Campaign", "campaign"]
 
 #: The seeded policies a campaign splits into chunks (the Hypothesis engine runs in one process).
 CAMPAIGN_POLICIES = ("random", "pct", "systematic")
-_TARGET_SECONDS = 0.5  # a chunk's length once the rate is known: short enough for the progress and the time limit
+_TARGET_SECONDS = 1.0  # a chunk's length once the rate is known: short enough for the progress and the time limit
+_LEAST_SECONDS = 0.2  # the shortest chunk once the rate is known (the last ones too), so that the scheduler's and
+# the client's CPU per task (about 5 ms, in the calling process) stays small beside the workers' time
 _FIRST_CHUNK = 4
 
 
@@ -271,14 +273,15 @@ def _submit(pool, ref, search: _Search, task: tuple[int, int, int], settings: di
 
 def _drive(search: _Search, pool, ref, settings, journal, start, time_limit, chunk_size, progress) -> str:
     """Keep ``2 × workers`` chunks running until the search is over, the budget spent or the time up."""
-    size = chunk_size or _FIRST_CHUNK
+    size, least = chunk_size or _FIRST_CHUNK, 1
     late = False
     try:
         while True:
             late = late or (time_limit is not None and time.perf_counter() - start >= time_limit)
             while not late and not search.over and len(search.running) < 2 * pool.workers:
-                left = sum(b - a for a, b in search.todo)  # the last chunks smaller, so no worker idles long
-                task = search.next(size if chunk_size else max(1, min(size, -(-left // (2 * pool.workers)))))
+                # the last chunks smaller, so no worker idles long, but not below _LEAST_SECONDS
+                left = sum(b - a for a, b in search.todo)
+                task = search.next(size if chunk_size else max(least, min(size, -(-left // (2 * pool.workers)))))
                 if task is None:
                     break
                 search.running[_submit(pool, ref, search, task, settings)] = task
@@ -299,6 +302,7 @@ def _drive(search: _Search, pool, ref, settings, journal, start, time_limit, chu
                     # and compiles: slow), growing at most twofold a chunk
                     per_schedule = max(chunk.seconds / chunk.run, 1e-6)
                     size = max(1, min(10_000, 2 * size, round(_TARGET_SECONDS / per_schedule)))
+                    least = max(1, min(size, round(_LEAST_SECONDS / per_schedule)))
                 if progress is not None:
                     progress(search.run, len(search.coverage))
             for future in search.beyond():
