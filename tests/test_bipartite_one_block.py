@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.sparse.csgraph import maximum_bipartite_matching
 from test_bipartite import SHAPES, assert_maximum, matrices, simulated_policies
 
 import gpusim.algorithms.bipartite as bipartite
@@ -15,6 +16,7 @@ from gpusim import Device
 from gpusim.algorithms.bipartite.augmenting import ONE_BLOCK_EDGES, _one_block
 from gpusim.algorithms.bipartite.kernels_bfs import fix_rows
 from gpusim.errors import InvalidArgument
+from gpusim.runtime.device_graphs import to_device
 from gpusim.testing.strategies import bipartite_graphs
 from gpusim.types.generators import uniform_random
 from gpusim.types.graphs import BipartiteGraph
@@ -112,3 +114,16 @@ def test_what_one_block_cannot_run_is_refused(options, fragment):
     options = {"launches": "one-block", **options}
     with pytest.raises(InvalidArgument, match=fragment.replace("[", r"\[").replace("]", r"\]")):
         bipartite.apfb(graph, backend="sim", **options)
+
+
+@settings(max_examples=15, deadline=None)
+@pytest.mark.parametrize("name", NAMES)
+@given(graph=bipartite_graphs(max_rows=9, max_cols=9), seed=st.integers(0, 2**31 - 1))
+def test_size_counted_by_the_block_on_a_device_graph(name, graph, seed):
+    # the block counts the matched rows itself: the device result's size is read with the counts, one read in all
+    dev = Device("sim", seed=seed, trace=False)
+    result = one_block(name, to_device(dev, graph), dev, output="device")
+    scipy_match = maximum_bipartite_matching(graph.to_scipy(), perm_type="column") if graph.n_edges else []
+    expected = int((np.asarray(scipy_match) >= 0).sum())
+    assert result.size == expected == int((dev.to_host(result.row_match)[:graph.n_rows] >= 0).sum())
+    assert result.valid

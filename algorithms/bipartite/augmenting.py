@@ -149,13 +149,14 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     flags = dev.zeros(max(2 * levels_per_read + 1, 6), np.int32)
     auto = direction == "auto"
     phases = levels = reads = 0
+    size = None  # counted on the device by the one-block kernel, else by bipartite_result
     if one_block and nc > 0 and nr > 0:
         with launch.phase("one block"):
-            counts = dev.zeros(2, np.int32)
+            counts = dev.zeros(3, np.int32)
             launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
                    rmatch, cmatch, bfs_array, root, predecessor, flags, counts, start_level,
                    mark_end, stop_on_found)
-            phases, levels = (int(x) for x in dev.to_host(counts)[:2])
+            phases, levels, size = (int(x) for x in dev.to_host(counts)[:3])
             reads = 1
     while not one_block and nc > 0 and nr > 0:
         phases += 1
@@ -208,7 +209,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
              "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": warp_degree,
              "direction": direction, "one_block": one_block}
     stats["reads_back"] += 2  # the matching itself
-    return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output)
+    return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output, size)
 
 
 @register("bipartite", "apfb", backends=("sim", "numba", "cupy"), on_cpu="hk",

@@ -26,11 +26,11 @@ Example
 >>> dev = Device("sim", seed=0)
 >>> rmatch, cmatch = dev.full(3, -1), dev.full(3, -1)
 >>> work = [dev.zeros(3) for _ in range(3)]                       # bfs_array, root, predecessor
->>> flags, counts = dev.zeros(6), dev.zeros(2)
+>>> flags, counts = dev.zeros(6), dev.zeros(3)
 >>> args = (dev.array(g.col_ptr), dev.array(g.col_adj), 3, 3, rmatch, cmatch, *work, flags, counts, 2, 0, 0)
 >>> _ = dev.launch(augment_in_one_block, 1, 32, args)
->>> int((dev.to_host(rmatch) >= 0).sum()), dev.to_host(counts).tolist()   # size; phases, levels
-(3, [2, 2])
+>>> int((dev.to_host(rmatch) >= 0).sum()), dev.to_host(counts).tolist()   # size; phases, levels, size
+(3, [2, 2, 3])
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def clear_flags(flags, slot):
 def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, root, predecessor, flags, counts,
                          start_level, mark_end, stop_on_found):
     """Seed 000, Alg. 1 (lines 3–14) by one block: phases of GPUBFS-WR levels, ALTERNATE and FIXMATCHING until no
-    augmenting path is found; ``counts`` receives the phases run and the BFS levels run.
+    augmenting path is found; ``counts`` (three ints, zero at launch) receives the phases run, the BFS levels run
+    and the rows matched at the end (per-warp sums added atomically), so the host reads the result's size with
+    the counts.
 
     ``flags`` holds three slots of two flags (six ints, zero at launch); ``mark_end`` and ``stop_on_found``
     are APsB's (1) or APFB's (0), as the host loop passes them.  Launch with a grid of one block.
@@ -105,6 +107,15 @@ def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, ro
             T.syncthreads()
             fix_column_side(cmatch, rmatch, nc)
             T.syncthreads()
+    matched = 0                                                          # the size, for the host's one read
+    r = lead
+    while r < nr:
+        if rmatch[r] >= 0:
+            matched += 1
+        r += T.num_threads()
+    matched = T.reduce_add(matched)
+    if T.lane_id() == 0:
+        T.atomic_add(counts, 2, matched)
     if lead == 0:
         counts[0] = phases
         counts[1] = levels

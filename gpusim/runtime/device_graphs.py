@@ -162,10 +162,12 @@ def weighted_bytes(graph: Any, vertex_words: int) -> int:
 
 
 def bipartite_result(dev: Device, graph: Any, col_ptr: Any, col_adj: Any, rmatch: Any, cmatch: Any,
-                     algorithm: str, stats: dict, output: str) -> BipartiteMatching | DeviceBipartiteMatching:
+                     algorithm: str, stats: dict, output: str, size: int | None = None
+                     ) -> BipartiteMatching | DeviceBipartiteMatching:
     """A bipartite driver's result: as before for a host graph and ``output="host"``; else a
     :class:`~gpusim.types.device_results.DeviceBipartiteMatching` checked on the device against the
-    column side's CSR (``col_ptr``, ``col_adj``), its mates on the device for ``output="device"``."""
+    column side's CSR (``col_ptr``, ``col_adj``), its mates on the device for ``output="device"``; ``size``, the
+    rows matched, when the driver already counted them on the device (else a kernel counts them here)."""
     nr, nc = graph.n_rows, graph.n_cols
     if output == "host" and not is_device_graph(graph):
         return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], algorithm,
@@ -180,7 +182,8 @@ def bipartite_result(dev: Device, graph: Any, col_ptr: Any, col_adj: Any, rmatch
             arrays += (dev.to_host(graph.row_ptr), dev.to_host(graph.row_adj)[:graph.n_edges])
         return arrays
 
-    size = matched_count(dev, rmatch, nr)
+    if size is None:
+        size = matched_count(dev, rmatch, nr)
     if output == "device":
         rows, cols = (rmatch if nr else dev.zeros(0, np.int32)), (cmatch if nc else dev.zeros(0, np.int32))
     else:
