@@ -18,19 +18,20 @@ Example
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from gpusim.errors import InvalidArgumentType
+from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import device_backend, resident, weighted_bytes
+from gpusim.runtime.device_graphs import check_output, device_backend, resident, weighted_bytes
 from gpusim.runtime.launcher import Launcher
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
 from .kernels_result import entry_owners, owner_width, sum_partials
 
-__all__ = ["MAX_BATCH", "REDUCE_GRID", "in_batches", "reduce_pairs", "upload_weighted_graph"]
+__all__ = ["MAX_BATCH", "REDUCE_GRID", "host_only_output", "in_batches", "reduce_pairs", "upload_weighted_graph"]
 
 #: The most blocks a result kernel runs (grid-stride): its warps' partial sums are added by one warp.
 REDUCE_GRID = 1024
@@ -42,7 +43,8 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
     """Check the arguments; copy the CSR and its weights to the device (a
     :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` is used where it lies, checked there once) and
     build each entry's owner (``src``) there.  Returns ``(device, launcher, ptr, adj, weights, src)``, the
-    arrays on the device."""
+    arrays on the device.  A device-resident graph costs no copy and no wait here: the host does O(1) work
+    (its first call also checks it on the device)."""
     if not isinstance(graph, (WeightedGraph, DeviceWeightedGraph)):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
@@ -61,7 +63,8 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
         ptr = dev.array(graph.ptr)
         adj, weights = (dev.array(np.zeros(1, a.dtype) if not entries else a) for a in (graph.adj, graph.weights))
     src = dev.zeros(max(entries, 1), np.int32)
-    dev.synchronize()  # CuPy copies host arrays asynchronously: the copies are not the kernels' time
+    if not on_device:
+        dev.synchronize()  # CuPy copies host arrays asynchronously: the copies are not the kernels' time
     if graph.n and entries:
         block = 32 if dev.backend == "sim" else 256
         with launch.phase("owners"):
@@ -104,3 +107,21 @@ def in_batches(one_round: Callable[[], None], over: Callable[[], bool]) -> int:
         if over():
             return reads
         batch = min(2 * batch, MAX_BATCH)
+
+
+def host_only_output(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` without ``output``, for a sequential reference (``backend="cpu"``): it computes on the host,
+    so ``output="host"`` is all it gives.
+
+    >>> host_only_output({"output": "host", "seed": 1})
+    {'seed': 1}
+    >>> host_only_output({"output": "device"})
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: output='device' needs a GPU backend (sim, numba or cupy); backend='cpu' runs ...
+    """
+    options = dict(options)
+    if check_output(options.pop("output", "host")) == "device":
+        raise InvalidArgument("output='device' needs a GPU backend (sim, numba or cupy); backend='cpu' runs the "
+                              "sequential reference on the host")
+    return options

@@ -15,6 +15,11 @@ next round's queue, once each.  The queue's length stays on the device: each rou
 batch of rounds (:func:`~gpusim.algorithms.weighted.assembly.in_batches`; ``stats["reads"]``).
 The partners table, its weight and size are built from the suitor sets on the device
 (:func:`~gpusim.algorithms.weighted.kernels_result.b_partners`), which also checks that every set is mirrored.
+For a graph that lives on the device (a :class:`~gpusim.types.device_graphs.DeviceWeightedGraph`) the
+capacities, slot offsets and first queue are built there too
+(:mod:`~gpusim.algorithms.weighted.kernels_slots`): the host reads back two numbers, not the offsets.
+With ``output="device"`` the partners table stays on the device
+(:class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching`).
 
 References
 ----------
@@ -40,29 +45,37 @@ import numpy as np
 from gpusim.errors import GpusimInternalError
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import fill
+from gpusim.runtime.device_graphs import check_output
+from gpusim.runtime.launcher import Launcher, fill
 from gpusim.runtime.registry import register
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_b_suitor
-from .assembly import in_batches, reduce_pairs, upload_weighted_graph
+from .assembly import host_only_output, in_batches, reduce_pairs, upload_weighted_graph
+from .device_result import DeviceWeightedMatching, exactly
 from .kernels_b_suitor import b_suitor_round
 from .kernels_result import b_partners
 from .kernels_rounds import open_queue
-from .result import BMatchingResult, WeightedMatching, b_capacities
+from .kernels_slots import count_up, scan_slots, vertex_capacities
+from .result import BMatchingResult, WeightedMatching, b_capacities, check_b, check_partners_memory
 
 __all__ = ["b_suitor", "run_b_suitor"]
 
+#: The largest capacity an int32 holds; a larger ``b`` is the same (no vertex has more neighbours).
+INT32_MAX = 2**31 - 1
 
-def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Device | None = None,
-             max_memory: int | None = None, kernels: Mapping[str, Any] | None = None) -> BMatchingResult:
+
+def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str = "auto",
+             device: Device | None = None, max_memory: int | None = None, kernels: Mapping[str, Any] | None = None,
+             output: str = "host") -> BMatchingResult | DeviceWeightedMatching:
     """b-Suitor on a GPU backend: the greedy b-matching (seed 003, Paper IV §3; Khan et al. 2016).
 
     Parameters
     ----------
-    graph : WeightedGraph
-        Non-negative weights; zero-weight edges are never chosen.
+    graph : WeightedGraph or DeviceWeightedGraph
+        Non-negative weights; zero-weight edges are never chosen.  A device-resident graph is used where it
+        lies, its slots laid out there (:mod:`~gpusim.algorithms.weighted.kernels_slots`).
     b : int or array_like of int
         The capacity of every vertex, or of each (length n); non-negative.
     backend, device
@@ -73,6 +86,8 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     kernels : dict, optional
         ``{"b_suitor_round": variant}`` or a ``@device`` step it calls, replaced
         (:func:`~gpusim.language.variants.kernel_table`): the seam a bug hunt plants mutations through.
+    output : {"host", "device"}
+        Where the partners table goes (default the host).
 
     Returns
     -------
@@ -80,6 +95,11 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
         ``partners`` (each row sorted, -1 padded), ``weight``, and ``stats`` with ``rounds``,
         ``launches`` and the device ``seconds``, as
         :func:`~gpusim.algorithms.weighted.reference_b_suitor.greedy_b_matching` returns them.
+    DeviceWeightedMatching
+        For ``output="device"``: ``partners`` a device array of ``n * width`` entries (row ``v`` at
+        ``v * width``), ``weight`` and ``size`` added on the device, the same ``stats``; validated on demand,
+        and :meth:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching.to_host` gives the
+        table as a ``(n, width)`` array.
 
     Examples
     --------
@@ -87,22 +107,30 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
     >>> b_suitor(g, [1, 2, 2, 1], backend="sim").partners.tolist()
     [[1, -1], [0, 2], [1, 3], [2, -1]]
+    >>> m = b_suitor(g, 2, backend="sim", output="device")
+    >>> m.width, m.size, m.weight, m.valid, m.to_host().partners.tolist()
+    (2, 3, 5.0, True, [[1, -1], [0, 2], [1, 3], [2, -1]])
     """
+    check_output(output)
     round_kernel = kernel_table({"b_suitor_round": b_suitor_round}, kernels)["b_suitor_round"]
     dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
-    # the degrees on the host (O(n), the offsets of a device-resident graph copied back)
-    degrees = np.diff(dev.to_host(ptr)[:graph.n + 1] if isinstance(graph, DeviceWeightedGraph) else graph.ptr)
-    bb = b_capacities(graph, b, max_memory, degrees)
     n = graph.n
-    caps = np.minimum(bb, degrees).astype(np.int32)
-    slot_ptr = np.zeros(n + 1, np.int32)
-    np.cumsum(caps, out=slot_ptr[1:])
-    slots = dev.full(max(int(slot_ptr[-1]), 1), -1, np.int32)
     size = max(n, 1)
     # vertex n is idle (capacity 0): it pads the queues, so a round is launched over n entries unread
-    b_dev, slot_ptr_dev = dev.array(np.append(caps, np.int32(0))), dev.array(slot_ptr)
+    if isinstance(graph, DeviceWeightedGraph):
+        b_dev, slot_ptr_dev, queue, slot_count, width = _slots_on_device(launch, n, ptr, check_b(graph, b),
+                                                                         max_memory)
+    else:
+        degrees = np.diff(graph.ptr)
+        caps = np.minimum(b_capacities(graph, b, max_memory, degrees), degrees).astype(np.int32)
+        slot_ptr = np.zeros(n + 1, np.int32)
+        np.cumsum(caps, out=slot_ptr[1:])
+        slot_count, width = int(slot_ptr[-1]), int(caps.max()) if n else 0
+        b_dev, slot_ptr_dev = dev.array(np.append(caps, np.int32(0))), dev.array(slot_ptr)
+        queue = dev.array(np.arange(size, dtype=np.int32))
+    slots = dev.full(max(slot_count, 1), -1, np.int32)
     locks, made, in_next = dev.zeros(size, np.int32), dev.zeros(n + 1, np.int32), dev.zeros(size, np.int32)
-    queue, next_queue = dev.array(np.arange(size, dtype=np.int32)), dev.zeros(size, np.int32)
+    next_queue = dev.zeros(size, np.int32)
     length, next_length, rounds = dev.full(1, n, np.int32), dev.zeros(1, np.int32), dev.zeros(1, np.int32)
     block = 32 if dev.backend == "sim" else 128
     grid = Device.grid_for(n, block)
@@ -119,7 +147,6 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
     if n:
         with launch.phase("rounds"):
             reads = in_batches(one_round, lambda: launch.flag(length) == 0) + 1
-    width = int(caps.max()) if n else 0
     partners, faults = dev.full(max(n * width, 1), -1, np.int32), dev.zeros(1, np.int32)
     weight, pairs = reduce_pairs(launch, b_partners, n, src_dev, weights, slot_ptr_dev, slots, n, width, partners,
                                  faults)
@@ -127,21 +154,51 @@ def b_suitor(graph: WeightedGraph, b: Any, *, backend: str = "auto", device: Dev
         raise GpusimInternalError(f"GPU b-Suitor ended with asymmetric suitor sets on {graph!r}")
     stats = {"algorithm": "b_suitor", "size": pairs, "backend": dev.backend, "rounds": launch.flag(rounds),
              "reads": reads, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    if output == "device":
+        table = exactly(dev, partners, n * width)
+        return DeviceWeightedMatching(graph, dev, table if width == 1 else None, weight, pairs, "bsuitor", stats,
+                                      partners=table, width=width, b=b)
     return BMatchingResult(dev.to_host(partners)[:n * width].reshape(n, width), weight, stats)
+
+
+def _slots_on_device(launch: Launcher, n: int, ptr: Any, b: int | np.ndarray, max_memory: int | None
+                     ) -> tuple[Any, Any, Any, int, int]:
+    """For a device-resident graph (offsets ``ptr`` on the device): the capacities ``min(b(v), degree(v))``
+    (and 0 for the idle vertex ``n``), the slot offsets and the first queue (every vertex), computed on the
+    device; only the slot count and the partners table's width are read back, and the width checked against
+    ``max_memory``.  Returns ``(caps, slot_ptr, queue, slot_count, width)``, the first three on the device."""
+    dev = launch.device
+    if isinstance(b, int):
+        each, scalar = dev.zeros(1, np.int32), min(b, INT32_MAX)
+    else:   # one per vertex: given on the host, copied in (clipped to int32: no vertex has more neighbours)
+        each, scalar = dev.array(np.minimum(b, INT32_MAX).astype(np.int32)) if n else dev.zeros(1, np.int32), -1
+    caps, slot_ptr, totals = dev.zeros(n + 1, np.int32), dev.zeros(n + 1, np.int32), dev.zeros(2, np.int32)
+    queue = dev.zeros(max(n, 1), np.int32)
+    block = 32 if dev.backend == "sim" else 256
+    with launch.phase("slots"):
+        launch(vertex_capacities, Device.grid_for(n + 1, block), block, ptr, each, scalar, n, caps)
+        launch(scan_slots, 1, 64 if dev.backend == "sim" else 1024, caps, slot_ptr, totals, n)
+        launch(count_up, Device.grid_for(max(n, 1), block), block, queue, max(n, 1))
+        slot_count, width = (int(x) for x in dev.to_host(totals))
+    check_partners_memory(n, width, max_memory)
+    return caps, slot_ptr, queue, slot_count, width
 
 
 @register("weighted", "bsuitor", backends=("sim", "numba", "cupy", "cpu"), title="b-Suitor",
           paper="seed 003, Paper IV §3 (Khan et al. 2016, Alg. 2)",
           guarantees="the greedy b-matching (a 1/2-approximation)", kernels=(b_suitor_round,))
-def run_b_suitor(graph: WeightedGraph, backend: str, b: Any = 1, max_memory: int | None = None, **options
-                 ) -> WeightedMatching:
+def run_b_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, b: Any = 1,
+                 max_memory: int | None = None, **options) -> WeightedMatching | DeviceWeightedMatching:
     """b-Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching` (``b`` defaults to 1): on a GPU
     backend, or with ``backend="cpu"`` its sequential reference.  The b-matching is in ``partners``; for
-    ``b = 1`` also in ``mate``."""
+    ``b = 1`` also in ``mate``.  With ``output="device"`` (GPU backends) both stay on the device."""
     if backend == "cpu":
-        found = reference_b_suitor.b_suitor(graph, b, max_memory=max_memory, **options)
+        found = reference_b_suitor.b_suitor(graph, b, max_memory=max_memory, **host_only_output(options))
     else:
         found = b_suitor(graph, b, backend=backend, max_memory=max_memory, **options)
+        if isinstance(found, DeviceWeightedMatching):
+            found.stats["b"] = b
+            return found
     partners = found.partners
     single = partners.ndim == 2 and partners.shape[1] == 1
     mate = partners[:, 0] if single else np.full(graph.n, -1, np.int32)

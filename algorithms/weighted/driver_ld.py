@@ -18,12 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_ld
-from .assembly import in_batches, reduce_pairs, upload_weighted_graph
+from .assembly import host_only_output, in_batches, reduce_pairs, upload_weighted_graph
+from .device_result import DeviceWeightedMatching, exactly
 from .kernels_ld import ld_candidates, ld_match
 from .kernels_result import pair_weights
 from .kernels_rounds import ld_close_round
@@ -32,13 +35,16 @@ from .result import WeightedMatching, from_reference
 __all__ = ["locally_dominant", "run_locally_dominant"]
 
 
-def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Device | None = None
-                     ) -> WeightedMatching:
+def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
+                     device: Device | None = None, output: str = "host") -> WeightedMatching | DeviceWeightedMatching:
     """Locally-Dominant matching on a GPU backend (seed 003, Paper I, Alg. 1–2): equal to the greedy matching.
 
     Each round, every free vertex points at its heaviest free neighbour, and mutual pointers
     match; rounds repeat until none matches.  A thread per vertex; the host reads one flag per
-    batch of rounds (``stats["reads"]`` counts the reads back).
+    batch of rounds (``stats["reads"]`` counts the reads back).  ``graph`` may be a
+    :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` (no copy in); ``output="device"`` leaves
+    ``mate`` on the device (a :class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching`,
+    weight and size added there, validated on demand).
 
     Examples
     --------
@@ -46,7 +52,11 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     >>> g = WeightedGraph.from_edges([0, 0, 1], [1, 2, 2], [2.0, 2.0, 5.0])
     >>> locally_dominant(g, backend="sim").mate.tolist()
     [-1, 2, 1]
+    >>> m = locally_dominant(g, backend="sim", output="device")
+    >>> m.weight, m.size, m.valid
+    (5.0, 1, True)
     """
+    check_output(output)
     dev, launch, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
     n = graph.n
     mate = dev.full(max(n, 1), -1, np.int32)
@@ -68,16 +78,19 @@ def locally_dominant(graph: WeightedGraph, *, backend: str = "auto", device: Dev
     stats = {"rounds": launch.flag(rounds), "reads": reads}
     weight, pairs = reduce_pairs(launch, pair_weights, n, ptr, adj, weights, mate, n)
     stats.update(launches=dict(launch.launches), seconds=dict(launch.seconds))
+    if output == "device":
+        return DeviceWeightedMatching(graph, dev, exactly(dev, mate, n), weight, pairs, "ld", stats)
     return WeightedMatching(dev.to_host(mate)[:n], weight, "ld", dev.backend, stats, graph, pairs=pairs)
 
 
 @register("weighted", "ld", backends=("sim", "numba", "cupy", "cpu"), title="Locally-Dominant",
           paper="seed 003, Paper I, Alg. 1-2", guarantees="the greedy matching (a 1/2-approximation)",
           kernels=(ld_candidates, ld_match))
-def run_locally_dominant(graph: WeightedGraph, backend: str, max_memory: int | None = None, **options
-                         ) -> WeightedMatching:
+def run_locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, backend: str, max_memory: int | None = None,
+                         **options) -> WeightedMatching | DeviceWeightedMatching:
     """Locally-Dominant for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`: on a GPU backend, or
-    with ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it)."""
+    with ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it; ``output`` must be
+    ``"host"`` there)."""
     if backend == "cpu":
-        return from_reference(reference_ld.locally_dominant(graph, **options), "ld", graph)
+        return from_reference(reference_ld.locally_dominant(graph, **host_only_output(options)), "ld", graph)
     return locally_dominant(graph, backend=backend, **options)

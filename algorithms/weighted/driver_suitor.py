@@ -14,6 +14,9 @@ References
    Paper I: M. Naim, F. Manne, M. Halappanavar, A. Tumeo, J. Langguth, "Optimizing approximate
    weighted matching on Nvidia Kepler K40", HiPC 2015 (seed 003).
 
+With ``output="device"`` the mate array stays on the device and the result is a
+:class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching` (weight and size added there).
+
 Example
 -------
 >>> from gpusim.types.graphs import WeightedGraph
@@ -32,12 +35,15 @@ from gpusim.errors import InvalidArgument
 from gpusim.language.kernels import DeviceFunction
 from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.registry import register
 from gpusim.types.arguments import check_int
+from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_suitor
-from .assembly import reduce_pairs, upload_weighted_graph
+from .assembly import host_only_output, reduce_pairs, upload_weighted_graph
+from .device_result import DeviceWeightedMatching, exactly
 from .kernels_result import mate_from_offers
 from .kernels_suitor import GPU_SUITOR, SUITOR_VARIANTS, gpu_suitor, suitor_thread_per_vertex
 from .result import WeightedMatching, from_reference
@@ -48,15 +54,17 @@ __all__ = ["SUITOR_MAX_BLOCK", "run_suitor", "suitor"]
 SUITOR_MAX_BLOCK = 256
 
 
-def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp", variant: str = "nosync",
-           vertices_per_warp: int = 4, balance_rounds: int = 2, block: int | None = None,
-           device: Device | None = None, kernels: Mapping[str, DeviceFunction] | None = None) -> WeightedMatching:
+def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto", layout: str = "warp",
+           variant: str = "nosync", vertices_per_warp: int = 4, balance_rounds: int = 2, block: int | None = None,
+           device: Device | None = None, kernels: Mapping[str, DeviceFunction] | None = None,
+           output: str = "host") -> WeightedMatching | DeviceWeightedMatching:
     """The Suitor matching on a GPU backend: equal to the greedy matching (seed 003, Paper I, Alg. 3–4).
 
     Parameters
     ----------
     graph:
-        An undirected graph with non-negative weights; zero-weight edges are never matched.
+        An undirected graph with non-negative weights; zero-weight edges are never matched.  A
+        :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` is used where it lies (no copy in).
     backend, device:
         Where to run (``device`` wins): ``"sim"``, ``"numba"``, ``"cupy"`` or ``"auto"``.
     layout:
@@ -76,6 +84,10 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
     kernels:
         Device functions to run in place of the kernel's own steps, by name (e.g. ``{"propose": ...}``;
         :func:`gpusim.language.variants.with_devices`): how the zoo's broken twins run.
+    output:
+        ``"host"`` (default): a :class:`~gpusim.algorithms.weighted.WeightedMatching` of host arrays;
+        ``"device"``: a :class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching` whose
+        ``mate`` is a device array (no copy back; validated on demand).
 
     Notes
     -----
@@ -93,7 +105,11 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
     [-1, 2, 1, -1]
     >>> suitor(WeightedGraph.from_edges([], [], [], n=0), backend="sim").mate.tolist()
     []
+    >>> m = suitor(g, backend="sim", layout="thread", output="device")
+    >>> m.size, m.weight, m.valid, m.to_host().mate.tolist()
+    (1, 3.0, True, [-1, 2, 1, -1])
     """
+    check_output(output)
     if layout not in ("warp", "thread"):
         raise InvalidArgument(f"layout={layout!r} is not one of ('warp', 'thread')")
     if variant not in SUITOR_VARIANTS:
@@ -123,6 +139,8 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
     weight, pairs = reduce_pairs(launch, mate_from_offers, n, ws, src_dev, weights, n, mate)
     stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
              "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    if output == "device":
+        return DeviceWeightedMatching(graph, dev, exactly(dev, mate, n), weight, pairs, "suitor", stats)
     return WeightedMatching(dev.to_host(mate)[:n], weight, "suitor", dev.backend, stats, graph, pairs=pairs)
 
 
@@ -130,9 +148,11 @@ def suitor(graph: WeightedGraph, *, backend: str = "auto", layout: str = "warp",
           title="Suitor (GPU-Suitor, or a thread per vertex)",
           paper="seed 003, Paper I, Alg. 3-4", guarantees="the greedy matching (a 1/2-approximation)",
           kernels=(gpu_suitor, suitor_thread_per_vertex))
-def run_suitor(graph: WeightedGraph, backend: str, max_memory: int | None = None, **options) -> WeightedMatching:
+def run_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, max_memory: int | None = None, **options
+               ) -> WeightedMatching | DeviceWeightedMatching:
     """Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`: on a GPU backend, or with
-    ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it)."""
+    ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it; ``output`` must be
+    ``"host"`` there)."""
     if backend == "cpu":
-        return from_reference(reference_suitor.suitor(graph, **options), "suitor", graph)
+        return from_reference(reference_suitor.suitor(graph, **host_only_output(options)), "suitor", graph)
     return suitor(graph, backend=backend, **options)

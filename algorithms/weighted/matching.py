@@ -10,17 +10,27 @@ Example
 
 from __future__ import annotations
 
-from gpusim.errors import InvalidArgumentType
-from gpusim.runtime.dispatch import dispatch
-from gpusim.types.graphs import WeightedGraph
+from typing import Any
 
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.runtime.device_graphs import device_backend
+from gpusim.runtime.dispatch import dispatch
+from gpusim.runtime.registry import lookup
+from gpusim.types.device_graphs import DeviceWeightedGraph, is_device_sparse
+from gpusim.types.graphs import WeightedGraph, load_graph
+
+from .device_result import DeviceWeightedMatching
 from .result import WeightedMatching
 
-__all__ = ["maximum_weight_matching"]
+__all__ = ["DEVICE_RESIDENT", "maximum_weight_matching"]
+
+#: The algorithms that take a graph in device memory (and ``output="device"``): the sparse GPU ones of seed 003.
+DEVICE_RESIDENT = ("suitor", "ld", "bsuitor")
 
 
-def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", backend: str = "auto", *,
-                            max_memory: int | None = None, **options) -> WeightedMatching:
+def maximum_weight_matching(graph: WeightedGraph | DeviceWeightedGraph, algorithm: str = "suitor",
+                            backend: str = "auto", *, max_memory: int | None = None, **options: Any
+                            ) -> WeightedMatching | DeviceWeightedMatching:
     """A half-approximate maximum-weight matching of ``graph`` by ``algorithm`` on ``backend``.
 
     ``suitor``, ``ld``, ``bsuitor`` (option ``b``, default 1) and ``roma`` run on the GPU
@@ -31,6 +41,12 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     ``b = 1`` also in ``mate``).  ``stats["chosen"]`` says which backend
     ran and why (:func:`gpusim.runtime.dispatch.dispatch`).  The result validates itself against
     ``graph`` on first use of ``valid`` (:class:`~gpusim.algorithms.weighted.WeightedMatching`).
+
+    ``suitor``, ``ld`` and ``bsuitor`` (:data:`DEVICE_RESIDENT`) also take a graph already in device memory
+    (a :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` or a ``cupyx.scipy.sparse`` matrix; ``"auto"``
+    runs on the device that holds it) and ``output="device"`` (GPU backends), which leaves the result's
+    arrays on the device: a :class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching`.
+    Other options go to the algorithm (``layout``, ``variant``, ``b``, ...).
 
     ``roma`` and ``rama`` are defined on complete graphs (seed 002): they run on the complete
     graph of ``graph``'s dense weight matrix, where non-edges weigh 0, start from
@@ -50,7 +66,16 @@ def maximum_weight_matching(graph: WeightedGraph, algorithm: str = "suitor", bac
     >>> r = maximum_weight_matching(g, "roma", backend="cpu", mate="i,i+n/2")   # 0-2 and 1-3 are no edges
     >>> r.mate.tolist(), r.weight, r.stats["dropped"], r.valid
     ([-1, 2, 1, -1], 3.0, 1, True)
+    >>> m = maximum_weight_matching(g, "ld", backend="sim", output="device")
+    >>> type(m).__name__, m.weight, m.to_host().mate.tolist()
+    ('DeviceWeightedMatching', 3.0, [-1, 2, 1, -1])
     """
-    if not isinstance(graph, WeightedGraph):
+    graph = load_graph(graph, kind="weighted") if is_device_sparse(graph) else graph  # stays on the GPU
+    if not isinstance(graph, (WeightedGraph, DeviceWeightedGraph)):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
+    if isinstance(graph, DeviceWeightedGraph):
+        if lookup("weighted", algorithm).name not in DEVICE_RESIDENT:
+            raise InvalidArgument(f"{algorithm!r} needs a host graph (the graph lives in {graph.memory} memory); "
+                                  f"a device-resident graph runs {', '.join(DEVICE_RESIDENT)}")
+        backend = device_backend(graph, backend)
     return dispatch("weighted", graph, algorithm, backend, size=graph.n_edges, max_memory=max_memory, **options)

@@ -36,7 +36,7 @@ from gpusim.types.results import CheckedResult
 
 __all__ = [
     "BMatchingResult", "WeightedMatching", "WeightedMatchingResult", "b_capacities", "b_matching_result",
-    "from_reference", "matching_result", "suitor_pairs",
+    "check_b", "check_partners_memory", "from_reference", "matching_result", "suitor_pairs",
 ]
 
 
@@ -187,24 +187,48 @@ def b_capacities(graph: WeightedGraph, b: Any, max_memory: int | None = None, de
     """``b`` as an int64 array of length n: a non-negative integer, or one per vertex; refused when the
     partners table (a row of ``max(min(b, degree))`` entries per vertex) would pass ``max_memory``.
     ``degrees`` (default: from ``graph.ptr``) for a graph whose offsets live on a device."""
-    bb = _b_values(graph, b)
+    value = check_b(graph, b)
     n = graph.n
+    bb = np.full(n, value, np.int64) if isinstance(value, int) else value
     degrees = np.diff(graph.ptr) if degrees is None else degrees
-    width = int(np.max(np.minimum(bb, degrees))) if n else 0
-    check_memory(8 * n * width, max_memory, f"the partners table of a b-matching ({n} vertices x {width} partners)",
-                 "choose a smaller b (a row per vertex holds min(b, degree) partners)")
+    check_partners_memory(n, int(np.max(np.minimum(bb, degrees))) if n else 0, max_memory)
     return bb
 
 
-def _b_values(graph: WeightedGraph, b: Any) -> np.ndarray:
-    """``b`` as an int64 array of length n: a non-negative integer, or one per vertex."""
-    n = graph.n
+def check_partners_memory(n: int, width: int, max_memory: int | None) -> None:
+    """Refuse (``InvalidArgument``) a partners table of ``n`` rows of ``width`` entries above ``max_memory`` bytes.
+
+    >>> check_partners_memory(10, 3, 1000)
+    >>> check_partners_memory(10, 3, 100)
+    Traceback (most recent call last):
+    ...
+    gpusim.errors.InvalidArgument: the partners table of a b-matching (10 vertices x 3 partners) needs about ...
+    """
+    check_memory(8 * n * width, max_memory, f"the partners table of a b-matching ({n} vertices x {width} partners)",
+                 "choose a smaller b (a row per vertex holds min(b, degree) partners)")
+
+
+def check_b(graph: Any, b: Any) -> int | np.ndarray:
+    """``b`` checked against ``graph`` (anything with ``n``): a non-negative integer (capped at 2^62) as an
+    ``int``, or one per vertex as an int64 array of length n.
+
+    >>> from gpusim.types.graphs import WeightedGraph
+    >>> g = WeightedGraph.from_edges([0], [1], [1.0])
+    >>> check_b(g, 3), check_b(g, [1, 2]).tolist()
+    (3, [1, 2])
+    """
     if isinstance(b, (bool, np.bool_)):
         raise InvalidArgumentType(f"b must be a non-negative integer or an integer array, got b={b!r} (a bool)")
     if isinstance(b, (int, np.integer)):
         if b < 0:
             raise InvalidArgument(f"b={int(b)} must be non-negative")
-        return np.full(n, min(int(b), 2**62), np.int64)
+        return min(int(b), 2**62)
+    return _b_values(graph, b)
+
+
+def _b_values(graph: Any, b: Any) -> np.ndarray:
+    """``b`` (not an integer: :func:`check_b` takes those) as an int64 array of length n, one per vertex."""
+    n = graph.n
     try:
         arr = np.asarray(b)
     except (TypeError, ValueError) as exc:
