@@ -42,13 +42,16 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device, choose_backend
+from gpusim.runtime.device_graphs import device_backend, resident
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.registry import lookup, register
 from gpusim.types.arguments import check_int, check_seed
+from gpusim.types.device_graphs import DeviceWeightedGraph
 
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
+from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
 from .kernels_scan import exclusive_scan
@@ -69,7 +72,7 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 _SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
 
 
-def louvain(graph, *, algorithm: str = "louvain", backend: str = "auto", device: Device | None = None,
+def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto", device: Device | None = None,
             **options) -> CommunityResult:
     """Communities of ``graph`` by ``algorithm`` on ``backend``: the registry's ``"communities"`` problem.
 
@@ -80,18 +83,36 @@ def louvain(graph, *, algorithm: str = "louvain", backend: str = "auto", device:
     :func:`~gpusim.algorithms.louvain.graph.load_louvain_graph` takes; ``device`` (a
     :class:`gpusim.Device`) wins over ``backend`` for the GPU method.  ``stats["chosen"]`` says what ran.
 
+    The GPU method also takes a graph already in device memory, with no copy in: a
+    :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` (no self-loops) or a ``cupyx.scipy.sparse`` matrix
+    (:mod:`~gpusim.algorithms.louvain.device_input`); ``"auto"`` runs on the device that holds it, and the
+    result keeps it as its input (copied to the host only when the result is checked).
+
     >>> from gpusim.algorithms.louvain import karate
     >>> round(louvain(karate(), algorithm="blondel").modularity, 4)
     0.4188
+    >>> from gpusim import Device
+    >>> from gpusim.runtime.device_graphs import to_device
+    >>> from gpusim.types.graphs import WeightedGraph
+    >>> on_sim = to_device(Device("sim"), WeightedGraph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], [5.0, 1.0, 5.0, 1.0]))
+    >>> r = louvain(on_sim, seed=1)
+    >>> r.labels.tolist(), round(r.modularity, 4), r.backend, r.valid
+    ([0, 0, 1, 1], 0.3333, 'sim', True)
     """
-    graph = load_louvain_graph(graph)
+    graph = louvain_input(graph)
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
-    on_device = device is not None and lookup("communities", algorithm).gpu
+    gpu = lookup("communities", algorithm).gpu
+    if isinstance(graph, DeviceWeightedGraph):
+        if not gpu:
+            raise InvalidArgument(f"{algorithm!r} needs a host graph (the graph lives in {graph.memory} memory); "
+                                  "the GPU method 'louvain' takes a device-resident graph")
+        backend = backend if device is not None else device_backend(graph, backend)
+    on_device = device is not None and gpu
     if on_device:
         options["device"] = device
     result = dispatch("communities", graph, algorithm, device.backend if on_device else backend,
-                      size=graph.n_entries, **options)
+                      size=_entries(graph), **options)
     if on_device:
         result.stats["chosen"] = "the device given"
     return result
@@ -102,7 +123,7 @@ def louvain(graph, *, algorithm: str = "louvain", backend: str = "auto", device:
           paper="seed 003 (Naim 2017), Paper III, Algorithms 1-3",
           guarantees="a partition; modularity of the result at least that of every earlier level",
           kernels=tuple(PAPER))
-def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float = 1.0,
+def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto", *, resolution: float = 1.0,
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
                 follow_leaves: bool = True, refine: bool = True, progress: bool = False,
@@ -112,7 +133,11 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
     Parameters
     ----------
     graph:
-        A :class:`~gpusim.algorithms.louvain.graph.LouvainGraph`.
+        A :class:`~gpusim.algorithms.louvain.graph.LouvainGraph` (or what
+        :func:`~gpusim.algorithms.louvain.graph.load_louvain_graph` takes), or a graph in device memory: a
+        :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` (no self-loops) or a ``cupyx.scipy.sparse``
+        matrix, taken where it lives (:mod:`~gpusim.algorithms.louvain.device_input`: checked once on the device,
+        no copy of its arrays in; ``"auto"`` runs on its device, ``"cpu"`` is refused).
     backend, device:
         ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the bucket-synchronous reference, which gives the
         simulator's answer); ``device`` (a :class:`gpusim.Device`) wins.
@@ -155,8 +180,10 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
     CommunityResult
         ``labels``, ``modularity``, ``levels``, ``stats`` (levels, sweeps, launches, seconds per phase, and
         ``conflict_free_from``: for each phase, the sweep after which its sweeps were conflict-free, or None).
+        A device-resident graph's first phase is ``"input"`` (its check, once, and :func:`~.device_input.input_facts`)
+        where a host graph's is ``"copy in"``; ``graph`` stays the device graph (copied back only for the checks).
     """
-    graph = load_louvain_graph(graph)
+    graph = louvain_input(graph)
     resolution = _positive("resolution", resolution)
     threshold, bin_threshold = _positive("threshold", threshold), _positive("bin_threshold", bin_threshold)
     bin_vertices = check_int("bin_vertices", bin_vertices, 0, None)
@@ -173,8 +200,13 @@ def gpu_louvain(graph: LouvainGraph, backend: str = "auto", *, resolution: float
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     limits = (threshold, bin_threshold, int(bin_vertices))
-    chosen, reason = ((device.backend, "the device given") if device is not None
-                      else choose_backend(backend, graph.n_entries))
+    if device is not None:
+        chosen, reason = device.backend, "the device given"
+    elif isinstance(graph, DeviceWeightedGraph):
+        chosen, reason = choose_backend(device_backend(graph, backend))
+        reason = f"auto: the graph lives in {graph.memory} memory" if backend == "auto" else reason
+    else:
+        chosen, reason = choose_backend(backend, graph.n_entries)
     if chosen == "cpu":
         result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
                                 bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
@@ -228,6 +260,11 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
     return LouvainGraph(n, host_ptr, run.read(adj, entries), run.read(w, entries)), ids
 
 
+def _entries(graph: LouvainGraph | DeviceWeightedGraph) -> int:
+    """Adjacency entries (no copy for a device-resident graph)."""
+    return int(graph.adj.shape[0])
+
+
 def _positive(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise InvalidArgument(f"{name}={value!r} must be a finite number > 0")
@@ -237,9 +274,9 @@ def _positive(name: str, value) -> float:
 class _Run:
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
-    def __init__(self, graph: LouvainGraph, dev: Device, resolution: float, limits: tuple, layout: str,
-                 kernels: LouvainKernels, progress: bool, dip_rule: str = "independent", follow_leaves: bool = True,
-                 refine: bool = False):
+    def __init__(self, graph: LouvainGraph | DeviceWeightedGraph, dev: Device, resolution: float, limits: tuple,
+                 layout: str, kernels: LouvainKernels, progress: bool, dip_rule: str = "independent",
+                 follow_leaves: bool = True, refine: bool = False):
         self.graph, self.dev, self.gamma, self.limits, self.dip_rule = graph, dev, resolution, limits, dip_rule
         self.follow_leaves, self.refine = follow_leaves, refine
         self.layout, self.kernels = layout, kernels
@@ -294,16 +331,16 @@ class _Run:
     def result(self) -> CommunityResult:
         graph, dev, launch = self.graph, self.dev, self.launch
         n0 = graph.n
-        with launch.phase("copy in"):
-            ptr, adj, w = dev.array(graph.ptr), self.nonempty(graph.adj), self.nonempty(graph.weights)
+        with launch.phase("copy in" if isinstance(graph, LouvainGraph) else "input"):
+            ptr, adj, w, facts = self.input()
             self.primes = dev.array(self.primes_host)
             labels = self.zeros(n0, np.int32)
             self.each(mv.init_communities, n0, labels, n0)
-        n, entries, isolated = n0, graph.n_entries, graph.n_isolated
+        n, entries, isolated = n0, facts.entries, facts.isolated
         finest = ptr, adj, w
         levels, level_q, sweeps = [], [], []
         first_q = 0.0
-        while n and graph.total_weight > 0:
+        while n and facts.total_weight > 0:
             with launch.phase("optimise"):
                 C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, self.limit(n - isolated))
             first_q = q0 if not levels else first_q
@@ -323,8 +360,8 @@ class _Run:
         final_q, refine_sweeps = (level_q[-1] if levels else first_q), None
         if self.refine and levels:
             with launch.phase("refine"):
-                C, _, final_q, refine_sweeps = self.optimise(*finest, n0, graph.n_entries,
-                                                             self.limit(n0 - graph.n_isolated), start=labels)
+                C, _, final_q, refine_sweeps = self.optimise(*finest, n0, facts.entries,
+                                                             self.limit(n0 - facts.isolated), start=labels)
                 _, _, new_id, _ = self.new_ids(finest[0], C, n0)
                 self.each(mv.init_communities, n0, labels, n0)
                 self.each(agg.relabel, n0, labels, C, new_id, n0)
@@ -338,6 +375,18 @@ class _Run:
 
     def nonempty(self, host: np.ndarray):
         return self.dev.array(host if host.size else np.zeros(1, host.dtype))
+
+    def input(self) -> tuple:
+        """``(ptr, adj, w, facts)`` of the input on the device: a host graph's arrays copied in; a device-resident
+        graph's adopted where they are (checked there once) and its facts computed by a kernel."""
+        graph, dev = self.graph, self.dev
+        if isinstance(graph, LouvainGraph):
+            return dev.array(graph.ptr), self.nonempty(graph.adj), self.nonempty(graph.weights), host_facts(graph)
+        graph = resident(dev, graph)
+        facts = device_facts(dev, graph, self.launch)
+        if not facts.entries:
+            return graph.ptr, self.zeros(1, np.int32), self.zeros(1, np.float64), facts
+        return graph.ptr, graph.adj, graph.weights, facts
 
     # -- Algorithm 1 -----------------------------------------------------------------------------
     def optimise(self, ptr, adj, w, n: int, entries: int, limit: float, start=None):

@@ -18,7 +18,9 @@ Loaders (each bad input is one :class:`~gpusim.errors.InvalidArgument` line nami
 - :meth:`LouvainGraph.from_matrix_market`: the same from a file; a pattern file is weight 1;
 - :meth:`LouvainGraph.from_networkx`: an undirected ``Graph`` (a ``MultiGraph``'s parallel edges
   are summed; a directed graph is refused), missing weights 1;
-- :func:`karate`: Zachary's karate club, bundled.
+- :func:`karate`: Zachary's karate club, bundled;
+- :meth:`LouvainGraph.from_device`: a :class:`~gpusim.types.device_graphs.DeviceWeightedGraph`'s arrays
+  copied back (the GPU method takes such a graph where it lives: :mod:`.device_input`).
 
 Weights must be finite and non-negative; zero-weight entries are no edge.
 
@@ -45,6 +47,7 @@ import scipy.io
 import scipy.sparse as sp
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.types.device_graphs import DeviceWeightedGraph
 
 __all__ = ["SYMMETRISE_RULES", "LouvainGraph", "karate", "load_louvain_graph"]
 
@@ -117,6 +120,26 @@ class LouvainGraph:
         return f"LouvainGraph(n={self.n}, entries={self.n_entries}, total_weight={self.total_weight:g})"
 
     # -- constructors --------------------------------------------------------------------------
+
+    @classmethod
+    def from_device(cls, graph: DeviceWeightedGraph) -> LouvainGraph:
+        """A device-resident graph's arrays copied to the host, as they are (a graph without self-loops).
+
+        >>> import numpy as np
+        >>> from gpusim import Device
+        >>> dev = Device("sim")
+        >>> d = DeviceWeightedGraph(2, dev.array(np.array([0, 1, 2], np.int32)), dev.array(np.array([1, 0], np.int32)),
+        ...                         dev.array(np.array([0.5, 0.5])))
+        >>> LouvainGraph.from_device(d)
+        LouvainGraph(n=2, entries=2, total_weight=0.5)
+        """
+        from gpusim.runtime.device import Device
+
+        if not isinstance(graph, DeviceWeightedGraph):
+            raise InvalidArgumentType(f"graph must be a DeviceWeightedGraph, got {type(graph).__name__}")
+        memory = graph.memory  # where its arrays live, which need not be the backend that ran
+        dev = Device("cupy" if memory == "cuda" else memory)
+        return cls(graph.n, *(dev.to_host(dev.array(a)) for a in (graph.ptr, graph.adj, graph.weights)))
 
     @classmethod
     def from_edges(cls, u: Any, v: Any, w: Any = None, n: int | None = None) -> LouvainGraph:
@@ -268,6 +291,9 @@ def load_louvain_graph(source: Any, symmetrise: str | None = None) -> LouvainGra
         if len(source) not in (2, 3):
             raise InvalidArgument(f"a tuple must be (u, v) or (u, v, w), got {len(source)} arrays")
         return LouvainGraph.from_edges(*source)
+    if isinstance(source, DeviceWeightedGraph):
+        raise InvalidArgumentType(f"the graph lives in {source.memory} memory: louvain() and gpu_louvain() take it "
+                                  "where it is; LouvainGraph.from_device(graph) copies it to the host")
     import networkx as nx
 
     if isinstance(source, nx.Graph):

@@ -2,9 +2,9 @@
 
 The check (:func:`check_partition`) is independent of the kernels: the labels must be one community id
 per input vertex, consecutive from 0, and the reported modularity must equal Eq. (1) recomputed on the
-host from the input graph (to 1e-9 relative); every level of the dendrogram must be a partition too, and
-the final modularity at least every earlier level's (the driver keeps the best partition of each phase:
-parallel moves can lower modularity within one).
+host from the input graph (to 1e-9 relative; a graph in device memory is copied back for this, once);
+every level of the dendrogram must be a partition too, and the final modularity at least every earlier
+level's (the driver keeps the best partition of each phase: parallel moves can lower modularity within one).
 
 Example
 -------
@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 
 from gpusim.errors import InvalidArgument
+from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.results import CheckedResult
 
 from .graph import LouvainGraph
@@ -84,7 +85,12 @@ class CommunityResult(CheckedResult):
     Attributes
     ----------
     graph:
-        The :class:`~gpusim.algorithms.louvain.graph.LouvainGraph` it partitions.
+        The graph it partitions, as given: a :class:`~gpusim.algorithms.louvain.graph.LouvainGraph`, or a
+        :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` left where it lives.
+    input_graph:
+        The input on the host, for the checks: ``graph`` itself, or a device-resident graph's arrays copied
+        back once, on the first check (:meth:`LouvainGraph.from_device
+        <gpusim.algorithms.louvain.graph.LouvainGraph.from_device>`).
     labels:
         ``labels[v]``: the community of input vertex ``v``, consecutive from 0 (int32).
     modularity:
@@ -106,9 +112,9 @@ class CommunityResult(CheckedResult):
         What computed it: levels, sweeps per level, launches, seconds per phase.
     """
 
-    def __init__(self, graph: LouvainGraph, labels: np.ndarray, modularity: float, levels: list[np.ndarray],
-                 level_modularity: list[float], algorithm: str, backend: str, stats: dict | None = None,
-                 resolution: float = 1.0):
+    def __init__(self, graph: LouvainGraph | DeviceWeightedGraph, labels: np.ndarray, modularity: float,
+                 levels: list[np.ndarray], level_modularity: list[float], algorithm: str, backend: str,
+                 stats: dict | None = None, resolution: float = 1.0):
         self.graph = graph
         self.labels = np.asarray(labels, np.int32)
         self.modularity = float(modularity)
@@ -123,17 +129,24 @@ class CommunityResult(CheckedResult):
     def n_communities(self) -> int:
         return int(self.labels.max(initial=-1)) + 1
 
+    @cached_property
+    def input_graph(self) -> LouvainGraph:
+        """The input on the host: a device-resident graph is copied back here, once, on demand."""
+        if isinstance(self.graph, DeviceWeightedGraph):
+            return LouvainGraph.from_device(self.graph)
+        return self.graph
+
     def communities(self) -> list[list]:
         """The communities as lists of vertices (of the original nodes for NetworkX input), by id."""
         order = np.argsort(self.labels, kind="stable")
         groups = np.split(order, np.cumsum(np.bincount(self.labels, minlength=self.n_communities))[:-1])
-        nodes = self.graph.nodes
+        nodes = getattr(self.graph, "nodes", None)
         return [[nodes[v] for v in g.tolist()] if nodes is not None else g.tolist() for g in groups if g.size]
 
     def _check(self) -> float:
-        q = check_partition(self.graph, self.labels, self.modularity, self.resolution)
+        q = check_partition(self.input_graph, self.labels, self.modularity, self.resolution)
         for depth, level in enumerate(self.levels):
-            q_level = check_partition(self.graph, level, self.level_modularity[depth], self.resolution)
+            q_level = check_partition(self.input_graph, level, self.level_modularity[depth], self.resolution)
             if q_level > q + RELATIVE_TOLERANCE * max(abs(q), 1e-3):
                 raise InvalidArgument(f"level {depth} has modularity {q_level!r}, above the final {q!r}")
         refined = self.stats.get("refine_sweeps") is not None
@@ -143,7 +156,7 @@ class CommunityResult(CheckedResult):
 
     def certificate(self) -> float:
         """The modularity of ``labels`` recomputed from the input graph alone (:func:`check_partition`)."""
-        return check_partition(self.graph, self.labels, self.modularity, self.resolution)
+        return check_partition(self.input_graph, self.labels, self.modularity, self.resolution)
 
     @cached_property
     def certified(self) -> bool:

@@ -1,0 +1,155 @@
+"""Louvain's input when it already lives in device memory (issue 18): no copy of the edge arrays in.
+
+The GPU Louvain method (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`) takes, besides every host
+input of :func:`~gpusim.algorithms.louvain.graph.load_louvain_graph`, a
+:class:`~gpusim.types.device_graphs.DeviceWeightedGraph` (a symmetric weighted CSR of CuPy, numba, other
+CUDA or simulator arrays) or a ``cupyx.scipy.sparse`` matrix, which becomes one on the GPU.  The graph
+is Louvain's input as it is: its arrays are those of a
+:class:`~gpusim.algorithms.louvain.graph.LouvainGraph` (``A[u, v]`` per entry, sorted lists), with one
+restriction: **no self-loops** (a device weighted graph refuses them, as the matching graphs do).  A
+graph with self-loops goes in as a host graph.
+
+Its contents are checked once, on the device, by the kernels of :mod:`gpusim.runtime.device_checks`
+(:func:`gpusim.runtime.device_graphs.resident`: offsets, ids in range, sorted lists, finite weights
+>= 0, symmetric weights, no self-loops).  The few numbers the host loop needs about the input
+(:class:`InputFacts`: entries, vertices without an edge, whether there is any weight) are computed by
+:func:`input_facts`, one launch, with three numbers read back.
+
+Example
+-------
+>>> import numpy as np
+>>> from gpusim import Device
+>>> from gpusim.types.device_graphs import DeviceWeightedGraph
+>>> dev = Device("sim", seed=0)
+>>> g = DeviceWeightedGraph(4, dev.array(np.array([0, 1, 3, 4, 4], np.int32)),
+...                         dev.array(np.array([1, 0, 2, 1], np.int32)), dev.array(np.array([1.0, 1.0, 2.5, 2.5])))
+>>> device_facts(dev, g)
+InputFacts(n=4, entries=4, isolated=1, total_weight=3.5)
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from gpusim import T, kernel
+from gpusim.errors import InvalidArgument
+from gpusim.runtime.device import Device
+from gpusim.types.device_graphs import DeviceWeightedGraph, is_device_sparse
+
+from .graph import LouvainGraph, load_louvain_graph
+
+__all__ = ["FACTS_BLOCK", "InputFacts", "device_facts", "from_cupyx", "host_facts", "input_facts", "louvain_input"]
+
+#: Threads per block of :func:`input_facts` (a grid-stride loop covers any size).
+FACTS_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
+_MAX_GRID = {"sim": 4, "numba": 1024, "cupy": 1024}
+
+
+class InputFacts(NamedTuple):
+    """What the host loop knows of its input graph (:class:`~gpusim.algorithms.louvain.graph.LouvainGraph`'s
+    ``n``, ``n_entries``, ``n_isolated`` and ``total_weight``)."""
+
+    n: int
+    entries: int
+    isolated: int
+    total_weight: float
+
+
+@kernel(signature="int32[:], float64[:], int32, int32, int32[:], float64[:]")
+def input_facts(ptr, weights, n, m, nonempty, total):
+    """``nonempty[0]`` += the vertices ``i < n`` with an entry (``ptr[i + 1] > ptr[i]``), ``total[0]`` += the
+    sum of the ``m`` entries' weights (``2 m`` of Eq. (1): each edge twice).  One grid-stride loop over
+    vertices and entries together, a warp sum (``T.reduce_add``) and one atomic a warp for each."""
+    i = T.gtid()
+    count = 0
+    weight = 0.0
+    while i < n or i < m:
+        if i < n and ptr[i + 1] > ptr[i]:
+            count += 1
+        if i < m:
+            weight += weights[i]
+        i += T.num_threads()
+    count = T.reduce_add(count)
+    weight = T.reduce_add(weight)
+    if T.lane_id() == 0:
+        T.atomic_add(nonempty, 0, count)
+        T.atomic_add(total, 0, weight)
+
+
+def host_facts(graph: LouvainGraph) -> InputFacts:
+    """The facts of a host graph, from its own attributes.
+
+    >>> from gpusim.algorithms.louvain.graph import karate
+    >>> host_facts(karate())
+    InputFacts(n=34, entries=156, isolated=0, total_weight=78.0)
+    """
+    return InputFacts(graph.n, graph.n_entries, graph.n_isolated, graph.total_weight)
+
+
+def device_facts(dev: Device, graph: DeviceWeightedGraph, launch: Any = None) -> InputFacts:
+    """The facts of a device-resident graph (adopted by ``dev``), computed there by :func:`input_facts`.
+
+    ``total_weight`` is the weights' sum halved, added in the device's order (it may differ from
+    :class:`~gpusim.algorithms.louvain.graph.LouvainGraph`'s in the last bits; the host loop only asks
+    whether it is positive, which no order changes).  ``launch`` (a
+    :class:`~gpusim.runtime.launcher.Launcher`) counts the launch when given."""
+    n, entries = graph.n, int(graph.adj.shape[0])
+    nonempty, total = dev.zeros(1, np.int32), dev.zeros(1, np.float64)
+    if n:
+        block = FACTS_BLOCK[dev.backend]
+        grid = Device.grid_for(max(n, entries), block, _MAX_GRID[dev.backend])
+        weights = graph.weights if entries else dev.zeros(1, np.float64)
+        args = (graph.ptr, weights, n, entries, nonempty, total)
+        if launch is None:
+            dev.launch(input_facts, grid, block, args)
+        else:
+            launch(input_facts, grid, block, *args)
+    with_edges, two_m = int(dev.to_host(nonempty)[0]), float(dev.to_host(total)[0])
+    return InputFacts(n, entries, n - with_edges, two_m / 2.0)
+
+
+def louvain_input(source: Any, symmetrise: str | None = None) -> LouvainGraph | DeviceWeightedGraph:
+    """Louvain's input: a :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` as it is, a
+    ``cupyx.scipy.sparse`` matrix as one (:func:`from_cupyx`), anything else through
+    :func:`~gpusim.algorithms.louvain.graph.load_louvain_graph` (to the host graph).
+
+    >>> louvain_input(([0, 1], [1, 2]))
+    LouvainGraph(n=3, entries=4, total_weight=2)
+    """
+    if isinstance(source, DeviceWeightedGraph):
+        return source
+    if is_device_sparse(source):
+        if symmetrise is not None:
+            raise InvalidArgument("symmetrise= is for host matrices: a cupyx matrix must be symmetric already")
+        return from_cupyx(source)
+    return load_louvain_graph(source, symmetrise=symmetrise)
+
+
+def from_cupyx(matrix: Any) -> DeviceWeightedGraph:
+    """A square, symmetric ``cupyx.scipy.sparse`` matrix as a device graph, on the GPU: the graph
+    :meth:`LouvainGraph.from_scipy <gpusim.algorithms.louvain.graph.LouvainGraph.from_scipy>` reads from the same
+    matrix on the host (duplicates summed, zeros no edge), built by
+    :meth:`DeviceWeightedGraph.from_cupyx <gpusim.types.device_graphs.DeviceWeightedGraph.from_cupyx>`.
+
+    That constructor drops the diagonal and takes ``|a_ij|``; for Louvain a diagonal entry is a self-loop
+    and a negative weight an error, so both are refused first, in one line, by CuPy on the GPU (a few
+    numbers read back).  Symmetry is checked on the device when the driver takes the graph."""
+    import cupy
+
+    if len(matrix.shape) == 2 and matrix.shape[0] == matrix.shape[1] and matrix.dtype.kind in "fiub":
+        coo = matrix.tocsr().tocoo()  # a new matrix: the caller's is not put in canonical form
+        coo.sum_duplicates()
+        loops = cupy.flatnonzero((coo.row == coo.col) & (coo.data != 0))
+        if int(loops.size):
+            k = int(loops[0])
+            i, value = int(coo.row[k]), float(coo.data[k])
+            raise InvalidArgument(f"entry ({i}, {i}) = {value!r} is a self-loop: a device-resident Louvain input has "
+                                  "none (give the graph on the host, e.g. a SciPy matrix, for self-loops)")
+        bad = cupy.flatnonzero(~(coo.data >= 0) | ~cupy.isfinite(coo.data.astype(cupy.float64)))
+        if int(bad.size):
+            k = int(bad[0])
+            raise InvalidArgument(f"entry ({int(coo.row[k])}, {int(coo.col[k])}) = {float(coo.data[k])!r} is negative "
+                                  "or not finite: Louvain needs finite, non-negative weights")
+    return DeviceWeightedGraph.from_cupyx(matrix)  # refuses other shapes and dtypes
