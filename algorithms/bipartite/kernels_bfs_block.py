@@ -39,7 +39,7 @@ from gpusim import T, device, kernel
 
 from .kernels_bfs import alternate_paths, expand_level, fix_column_side, fix_row_side, start_columns
 
-__all__ = ["augment_in_one_block", "clear_flags"]
+__all__ = ["add_matched_rows", "augment_in_one_block", "clear_flags"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -50,6 +50,21 @@ def clear_flags(flags, slot):
     """Both flags of ``slot`` (*vertex_inserted*, *augmenting_path_found*) back to 0."""
     flags[2 * slot] = 0
     flags[2 * slot + 1] = 0
+
+
+@device
+def add_matched_rows(rmatch, nr, counts, at):
+    """``counts[at] +=`` the rows matched (``rmatch[r] >= 0``): the threads' counts summed by warp, one atomic a
+    warp.  Every thread of the block calls it."""
+    matched = 0
+    r = T.gtid()
+    while r < nr:
+        if rmatch[r] >= 0:
+            matched += 1
+        r += T.num_threads()
+    matched = T.reduce_add(matched)
+    if T.lane_id() == 0:
+        T.atomic_add(counts, at, matched)
 
 
 @kernel(signature=", ".join([_A, _A, _I, _I, _A, _A, _A, _A, _A, _A, _A, _I, _I, _I]), intended_races={
@@ -107,15 +122,7 @@ def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, ro
             T.syncthreads()
             fix_column_side(cmatch, rmatch, nc)
             T.syncthreads()
-    matched = 0                                                          # the size, for the host's one read
-    r = lead
-    while r < nr:
-        if rmatch[r] >= 0:
-            matched += 1
-        r += T.num_threads()
-    matched = T.reduce_add(matched)
-    if T.lane_id() == 0:
-        T.atomic_add(counts, 2, matched)
+    add_matched_rows(rmatch, nr, counts, 2)                              # the size, for the host's one read
     if lead == 0:
         counts[0] = phases
         counts[1] = levels
