@@ -43,6 +43,13 @@ def test_a_b_matching_vertex_with_a_free_slot_dominates_nothing():
     assert undominated_edges(g, partners=np.array([[1, 2], [0, 2], [0, 1]]), b=2) == []
 
 
+def test_an_edge_at_a_vertex_with_b_zero_needs_no_domination():
+    # 1 takes no partner (b = 0): the heavy edge (0, 1) is in no b-matching, so the greedy one, {0, 2}, is certified
+    g = WeightedGraph.from_edges([0, 0], [1, 2], [5.0, 1.0])
+    assert undominated_edges(g, partners=np.array([[2], [-1], [0]]), b=np.array([1, 0, 1])) == []
+    assert undominated_edges(g, partners=np.array([[2], [-1], [0]]), b=1) == [(0, 1)]
+
+
 def test_the_dense_certificate_of_a_complete_graph():
     w = np.array([[0, 1, 5, 0], [1, 0, 0, 5], [5, 0, 0, 1], [0, 5, 1, 0]], float)
     assert undominated_edges(w, mate=np.array([1, 0, 3, 2])) == [(0, 2), (1, 3)]

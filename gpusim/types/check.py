@@ -405,4 +405,7 @@ def undominated_edges(graph, mate=None, partners=None, b=None) -> list[tuple[int
     held = np.where(full, lightest, -np.inf)
     in_matching = np.isin(u * n + v, owner * n + partner)
     undominated = ~in_matching & (np.maximum(held[u], held[v]) < w)
+    if partners is not None:  # an edge at a vertex with b = 0 is in no b-matching, the maximum's neither
+        capacity = np.broadcast_to(np.asarray(b, np.int64), (n,))
+        undominated &= (capacity[u] > 0) & (capacity[v] > 0)
     return [(int(a), int(c)) for a, c in zip(u[undominated], v[undominated], strict=True)]
