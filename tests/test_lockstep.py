@@ -418,7 +418,7 @@ CASES = {
     **{f"suitor-{variant}": _suitor_case("gpu_suitor", variant=variant) for variant in SUITOR_VARIANTS},
     "ld": Case(lambda dev: locally_dominant(WEIGHTED, device=dev).mate.tolist(),
                lambda: greedy(WEIGHTED).mate.tolist(),
-               frozenset({"fill", "ld_candidates", "ld_match", "ld_close_round", *_WEIGHTED_RESULT, "pair_weights"})),
+               frozenset({"fill", "ld_candidates", "ld_match", "ld_close_round", "sum_partials", "pair_weights"})),
     "b-suitor-issue-16": _b_suitor_case(ISSUE_16_STAR, 1),
     "b-suitor-b2": _b_suitor_case(WEIGHTED, 2),
     "roma-thread": _roma_case("thread", "roma_thread_phase"),

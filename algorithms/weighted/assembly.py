@@ -39,12 +39,13 @@ REDUCE_GRID = 1024
 MAX_BATCH = 16
 
 
-def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: str, device: Device | None) -> tuple:
+def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: str, device: Device | None,
+                          owners: bool = True) -> tuple:
     """Check the arguments; copy the CSR and its weights to the device (a
-    :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` is used where it lies, checked there once) and
-    build each entry's owner (``src``) there.  Returns ``(device, launcher, ptr, adj, weights, src)``, the
-    arrays on the device.  A device-resident graph costs no copy and no wait here: the host does O(1) work
-    (its first call also checks it on the device)."""
+    :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` is used where it lies, checked there once) and,
+    unless ``owners=False`` (``src`` is then None), build each entry's owner (``src``) there.  Returns
+    ``(device, launcher, ptr, adj, weights, src)``, the arrays on the device.  A device-resident graph costs no
+    copy and no wait here: the host does O(1) work (its first call also checks it on the device)."""
     if not isinstance(graph, (WeightedGraph, DeviceWeightedGraph)):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
@@ -62,10 +63,10 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
     else:
         ptr = dev.array(graph.ptr)
         adj, weights = (dev.array(np.zeros(1, a.dtype) if not entries else a) for a in (graph.adj, graph.weights))
-    src = dev.zeros(max(entries, 1), np.int32)
+    src = dev.zeros(max(entries, 1), np.int32) if owners else None
     if not on_device:
         dev.synchronize()  # CuPy copies host arrays asynchronously: the copies are not the kernels' time
-    if graph.n and entries:
+    if owners and graph.n and entries:
         block = 32 if dev.backend == "sim" else 256
         with launch.phase("owners"):
             width = owner_width(entries, graph.n)

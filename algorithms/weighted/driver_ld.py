@@ -57,7 +57,7 @@ def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str
     (5.0, 1, True)
     """
     check_output(output)
-    dev, launch, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device)
+    dev, launch, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device, owners=False)
     n = graph.n
     mate = dev.full(max(n, 1), -1, np.int32)
     candidate = dev.full(max(n, 1), -1, np.int32)
