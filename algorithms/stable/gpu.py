@@ -6,12 +6,24 @@ place of one of them, or replaces a step they call (the bug zoo's broken twin re
 Every order of proposals gives the man-optimal stable matching, so the result equals sequential
 Gale-Shapley's on every schedule.
 
+Both drivers take a host :class:`~gpusim.types.preferences.PreferenceInstance` (its lists copied in) or a
+:class:`~gpusim.types.device_preferences.DevicePreferenceInstance` whose lists already live on the device
+(no copy in: the "copy in" phase only allocates the work arrays; checked on the device the first time),
+and return the wives on the host (``output="host"``) or left on the device (``output="device"``, a
+:class:`~gpusim.algorithms.stable.device_result.DeviceStableMatching`) — issue 18.
+
 Example
 -------
+>>> from gpusim import Device
+>>> from gpusim.types.device_preferences import DevicePreferenceInstance
 >>> from gpusim.types.preferences import PreferenceInstance
 >>> inst = PreferenceInstance([[0, 1], [0]], [[1, 0], [0]])
 >>> mw_gpu(inst, backend="sim").wife.tolist(), gs_rounds(inst, backend="sim").wife.tolist()
 ([1, 0], [1, 0])
+>>> dev = Device("sim")
+>>> m = mw_gpu(DevicePreferenceInstance.from_instance(inst, dev), device=dev, output="device")
+>>> m.size, dev.to_host(m.wife).tolist(), m.stable
+(2, [1, 0], True)
 """
 
 from __future__ import annotations
@@ -23,12 +35,17 @@ import numpy as np
 from gpusim.errors import InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_checks import matched_count
+from gpusim.runtime.device_graphs import check_output
+from gpusim.runtime.device_preferences import instance_backend, resident_instance
 from gpusim.runtime.launcher import Launcher, fill
 from gpusim.runtime.registry import register
+from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.preferences import PreferenceInstance
 
+from .device_result import DeviceStableMatching, ResidentStableMatching
 from .kernels import gale_shapley_round, mcvitie_wilson_gpu
-from .kernels_result import proposals_made, sum_warps, wives_from_held
+from .kernels_result import list_starts, proposals_made, sum_warps, wives_from_held
 from .result import StableMatching
 from .slots import EMPTY, LOW, capacity_array, slot_offsets
 
@@ -38,33 +55,42 @@ __all__ = ["gs_rounds", "mw_gpu"]
 REDUCE_GRID = 1024
 #: The kernels the two drivers launch, by name; ``kernels=`` replaces either.
 KERNELS = {k.name: k for k in (mcvitie_wilson_gpu, gale_shapley_round)}
+#: What the drivers take: preference lists on the host, or already on the device.
+Instance = PreferenceInstance | DevicePreferenceInstance
+#: What they return: the wives on the host, or (``output="device"``) on the device.
+Result = StableMatching | DeviceStableMatching
 
 
 @register("stable", "gs-rounds", backends=("sim", "numba", "cupy"), on_cpu="gs",
           title="Gale-Shapley in rounds: a kernel per round, CAS proposals",
           paper="seed 003 (Naim 2017), Paper IV §2 and §4", guarantees="man-optimal stable",
           kernels=(gale_shapley_round,))
-def gs_rounds(instance: PreferenceInstance, backend: str = "auto", *, capacities: Any = None,
-              device: Device | None = None, progress: bool = False, kernels: dict | None = None) -> StableMatching:
+def gs_rounds(instance: Instance, backend: str = "auto", *, capacities: Any = None, device: Device | None = None,
+              progress: bool = False, kernels: dict | None = None, output: str = "host") -> Result:
     """Gale-Shapley in rounds on ``backend`` (or ``device``): each round a thread per free man.
 
-    ``capacities``: ``b(w)`` as :func:`~gpusim.algorithms.stable.slots.capacity_array`; ``progress``:
-    a tqdm bar over the rounds; ``kernels``: ``{"gale_shapley_round": variant}`` or ``{"propose_to": step}``
-    (:func:`~gpusim.language.variants.kernel_table`).
+    ``instance``: a :class:`~gpusim.types.preferences.PreferenceInstance`, or a
+    :class:`~gpusim.types.device_preferences.DevicePreferenceInstance` already on the device (no copy in;
+    ``backend="auto"`` then runs where it lives); ``capacities``: ``b(w)`` as
+    :func:`~gpusim.algorithms.stable.slots.capacity_array` (host values, one per woman); ``progress``: a
+    tqdm bar over the rounds; ``kernels``: ``{"gale_shapley_round": variant}`` or ``{"propose_to": step}``
+    (:func:`~gpusim.language.variants.kernel_table`); ``output``: ``"host"`` (a
+    :class:`~gpusim.algorithms.stable.result.StableMatching`) or ``"device"`` (a
+    :class:`~gpusim.algorithms.stable.device_result.DeviceStableMatching`, its wives left on the device).
 
     >>> from gpusim.types.preferences import PreferenceInstance
     >>> gs_rounds(PreferenceInstance([[0, 1], [0]], [[1, 0], [0]]), backend="sim", capacities=2).wife.tolist()
     [0, 0]
     """
-    return _run(instance, "gs-rounds", backend, capacities, device, progress, kernels)
+    return _run(instance, "gs-rounds", backend, capacities, device, progress, kernels, output)
 
 
 @register("stable", "mw-gpu", backends=("sim", "numba", "cupy"), on_cpu="mw",
           title="McVitie-Wilson on the GPU: a thread per man, CAS on each woman's suitor",
           paper="seed 003 (Naim 2017), Paper IV §4", guarantees="man-optimal stable",
           kernels=(mcvitie_wilson_gpu,))
-def mw_gpu(instance: PreferenceInstance, backend: str = "auto", *, capacities: Any = None,
-           device: Device | None = None, progress: bool = False, kernels: dict | None = None) -> StableMatching:
+def mw_gpu(instance: Instance, backend: str = "auto", *, capacities: Any = None, device: Device | None = None,
+           progress: bool = False, kernels: dict | None = None, output: str = "host") -> Result:
     """McVitie-Wilson on ``backend`` (or ``device``) in one launch; options as :func:`gs_rounds`
     (``kernels``: ``{"mcvitie_wilson_gpu": variant}``, or ``{"propose_to": step}`` as the bug zoo's twin
     without the CAS does).
@@ -73,31 +99,46 @@ def mw_gpu(instance: PreferenceInstance, backend: str = "auto", *, capacities: A
     >>> mw_gpu(PreferenceInstance([[0, 1], [0, 1], [1]], [[1, 0], [2, 0, 1]]), backend="sim").wife.tolist()
     [-1, 0, 1]
     """
-    return _run(instance, "mw-gpu", backend, capacities, device, progress, kernels)
+    return _run(instance, "mw-gpu", backend, capacities, device, progress, kernels, output)
 
 
-def _run(instance: PreferenceInstance, algorithm: str, backend: str, capacities: Any, device: Device | None,
-         progress: bool, kernels: dict | None) -> StableMatching:
-    if not isinstance(instance, PreferenceInstance):
-        raise InvalidArgumentType(f"instance must be a PreferenceInstance, got {type(instance).__name__}")
+def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, device: Device | None,
+         progress: bool, kernels: dict | None, output: str) -> Result:
+    if not isinstance(instance, (PreferenceInstance, DevicePreferenceInstance)):
+        raise InvalidArgumentType(
+            f"instance must be a PreferenceInstance or a DevicePreferenceInstance, got {type(instance).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
+    check_output(output)
+    on_device = isinstance(instance, DevicePreferenceInstance)
     b = capacity_array(instance, capacities)
     kernels = kernel_table(KERNELS, kernels)
-    dev = device if device is not None else Device(backend)
+    if device is None:
+        device = Device(instance_backend(instance, backend) if on_device else backend)
+    dev = device
+    lists = resident_instance(dev, instance)  # a device instance: adopted (no copy) and checked, once
     n_men = instance.n_men
     slot_ptr_host = slot_offsets(b)
     launch = Launcher(dev, progress=progress, description=f"{algorithm} rounds")
+    block = 32 if dev.backend == "sim" else 256
     with launch.phase("copy in"):
-        men_ptr = dev.array(instance.men_ptr)
-        men_list = dev.array(_nonempty(instance.men_list))
-        men_rank = dev.array(_nonempty(instance.men_rank_by_woman))
+        if on_device:  # the lists are there already: only the work arrays are made
+            men_ptr = lists.men_ptr
+            men_list, men_rank = (lists.men_list, lists.men_rank_by_woman) if lists.n_pairs else (
+                dev.zeros(1, np.int32), dev.zeros(1, np.int32))
+            # man_next[m]: the next position of man m's list he will consider.
+            man_next = dev.zeros(max(n_men, 1), np.int32)
+            if n_men:
+                launch(list_starts, Device.grid_for(n_men, block, max_grid=REDUCE_GRID), block, men_ptr, n_men,
+                       man_next)
+        else:
+            men_ptr = dev.array(instance.men_ptr)
+            men_list = dev.array(_nonempty(instance.men_list))
+            men_rank = dev.array(_nonempty(instance.men_rank_by_woman))
+            man_next = dev.array(_nonempty(instance.men_ptr[:-1].copy()))
         slot_ptr = dev.array(slot_ptr_host)
         # held[s]: the offer in slot s, rank << 32 | man (smaller is better); EMPTY when free.
         held = dev.full(max(int(slot_ptr_host[-1]), 1), EMPTY, np.int64)
-        # man_next[m]: the next position of man m's list he will consider.
-        man_next = dev.array(_nonempty(instance.men_ptr[:-1].copy()))
-    block = 32 if dev.backend == "sim" else 256
     rounds = 0
     if n_men and algorithm == "mw-gpu":
         with launch.phase("proposals"):
@@ -120,16 +161,42 @@ def _run(instance: PreferenceInstance, algorithm: str, backend: str, capacities:
                 free, rejected = rejected, free
                 launch.tick(free=n_free)
     launch.close()
-    wife, proposals = _result(launch, held, slot_ptr, man_next, men_ptr, instance.n_women, n_men, block)
+    wife, total = _result(launch, held, slot_ptr, man_next, men_ptr, instance.n_women, n_men, block)
+    if output == "device":
+        with launch.phase("result"):
+            size = matched_count(dev, wife, n_men)
+        with launch.phase("copy out"):
+            proposals = int(dev.to_host(total)[0])
+        wife = wife if n_men else dev.zeros(0, np.int32)
+    else:
+        with launch.phase("copy out"):
+            wife, proposals = dev.to_host(wife)[:n_men], int(dev.to_host(total)[0])
     stats = {"rounds": rounds, "launches": dict(launch.launches), "seconds": dict(launch.seconds),
              "proposals": proposals}
+    if output == "device":
+        return DeviceStableMatching(instance, wife, size, proposals, algorithm, dev.backend, stats, capacities=b,
+                                    host_wife=lambda: dev.to_host(wife)[:n_men],
+                                    host_instance=lambda: _host_instance(instance, lists, dev))
+    if on_device:
+        return ResidentStableMatching(lambda: _host_instance(instance, lists, dev), instance.n_women, wife,
+                                      algorithm, dev.backend, stats, b, proposals=proposals)
     return StableMatching(instance, wife, algorithm, dev.backend, stats, b)
 
 
+def _host_instance(instance: Instance, lists: Instance, dev: Device) -> PreferenceInstance:
+    """The host instance of a result: ``instance`` itself, or the device lists copied back (once: kept on
+    ``instance`` as its :attr:`~gpusim.types.device_preferences.DevicePreferenceInstance.host`)."""
+    if isinstance(instance, PreferenceInstance):
+        return instance
+    if instance.host is None:
+        instance.host = lists.to_host(dev)
+    return instance.host
+
+
 def _result(launch: Launcher, held, slot_ptr, man_next, men_ptr, n_women: int, n_men: int, block: int
-            ) -> tuple[np.ndarray, int]:
+            ) -> tuple[Any, Any]:
     """Each man's wife and the proposals made, built on the device (:mod:`gpusim.algorithms.stable.kernels_result`):
-    the host copies back ``n_men`` wives and one number."""
+    device arrays of ``max(n_men, 1)`` wives and one total, for the host to copy back or leave there."""
     dev = launch.device
     grid = Device.grid_for(max(n_women, n_men), block, max_grid=REDUCE_GRID)
     wife = dev.full(max(n_men, 1), -1, np.int32)
@@ -138,8 +205,7 @@ def _result(launch: Launcher, held, slot_ptr, man_next, men_ptr, n_women: int, n
         launch(wives_from_held, grid, block, held, slot_ptr, n_women, wife, LOW, EMPTY)
         launch(proposals_made, grid, block, men_ptr, man_next, n_men, partial)
         launch(sum_warps, 1, 32, partial, grid * block // 32, total)
-    with launch.phase("copy out"):
-        return dev.to_host(wife)[:n_men], int(dev.to_host(total)[0])
+    return wife, total
 
 
 def _nonempty(host: np.ndarray) -> np.ndarray:

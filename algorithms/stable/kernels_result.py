@@ -4,7 +4,8 @@ slots, and the number of proposals made, so the host copies back one array of ``
 :func:`wives_from_held` reads every slot of woman ``w`` (offers packed ``rank << 32 | man``,
 :mod:`gpusim.algorithms.stable.slots`) and writes ``wife[man] = w``; :func:`proposals_made` adds, per warp,
 how far each man went down his list (``man_next[m] - men_ptr[m]``) and :func:`sum_warps` adds the warps'
-sums in a fixed order.
+sums in a fixed order.  :func:`list_starts` sets every man at the top of his list when the lists are
+already on the device (issue 18: no copy of ``men_ptr`` in).
 
 Example
 -------
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from gpusim import T, kernel
 
-__all__ = ["proposals_made", "sum_warps", "wives_from_held"]
+__all__ = ["list_starts", "proposals_made", "sum_warps", "wives_from_held"]
 
 
 @kernel(signature="int64[:], int32[:], int32, int32[:], int64, int64")
@@ -64,3 +65,12 @@ def sum_warps(partial, k, total):
     s = T.reduce_add(s)
     if T.gtid() == 0:
         total[0] = s
+
+
+@kernel(signature="int32[:], int32, int32[:]")
+def list_starts(men_ptr, n_men, man_next):
+    """``man_next[m] = men_ptr[m]``: each man starts at the top of his list (lists already on the device)."""
+    m = T.gtid()
+    while m < n_men:
+        man_next[m] = men_ptr[m]
+        m += T.num_threads()
