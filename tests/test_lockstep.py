@@ -23,7 +23,7 @@ import gpusim.algorithms.bipartite as bipartite
 from gpusim import Device, T, device, kernel
 from gpusim.algorithms.louvain import LouvainGraph, bucket_louvain, karate, louvain
 from gpusim.algorithms.louvain.kernels_scan import exclusive_scan
-from gpusim.algorithms.stable import gale_shapley, stable_marriage
+from gpusim.algorithms.stable import gale_shapley, mw_gpu, stable_marriage
 from gpusim.algorithms.weighted import SUITOR_VARIANTS, b_suitor, locally_dominant, roma, suitor
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
@@ -31,11 +31,13 @@ from gpusim.errors import Livelock
 from gpusim.exercises import list_exercises
 from gpusim.language.kernels import Kernel, registry
 from gpusim.runtime.device_checks import csr_problem, matched_count, matching_problem, weighted_problem
-from gpusim.runtime.device_graphs import resident
+from gpusim.runtime.device_graphs import resident, to_device
+from gpusim.runtime.device_preference_checks import preference_problem
 from gpusim.teaching.bench import barrier_bound, memory_bound
 from gpusim.teaching.demo import racy_count
 from gpusim.types.complete_graphs import uniform
 from gpusim.types.device_graphs import DeviceBipartiteGraph
+from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.generators import uniform_random
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 from gpusim.types.preference_generators import easy_instance, hard_instance
@@ -295,6 +297,29 @@ def _roma_case(variant: str, kernel: str) -> Case:
     return Case(run, lambda: ([2, 3, 0, 1], (True, True, True)), frozenset({"fill", kernel}))
 
 
+#: Two bad device instances (n_men, n_women, men_ptr, men_list, men_rank_by_woman): a woman listed twice, a rank
+#: given twice.
+_BAD_PREFERENCES = ((2, 2, (0, 1, 3), (1, 0, 0), (0, 0, 1)), (3, 2, (0, 1, 2, 3), (1, 0, 1), (0, 0, 0)))
+
+
+def _stable_device_checks(dev):
+    instance = easy_instance(40, seed=2)
+    arrays = (dev.array(np.asarray(a, np.int32)) for a in (instance.men_ptr, instance.men_list,
+                                                           instance.men_rank_by_woman))
+    on_device = DevicePreferenceInstance(instance.n_men, instance.n_women, *arrays)
+    problems = [preference_problem(dev, men, women, *(dev.array(np.array(a, np.int32)) for a in lists))
+                for men, women, *lists in _BAD_PREFERENCES]
+    return mw_gpu(on_device, device=dev).wife.tolist(), problems
+
+
+def _stable_device_checks_oracle():
+    return gale_shapley(easy_instance(40, seed=2)).wife.tolist(), [
+        "men_list[2]=0 repeats men_list[1]: man 1 lists woman 0 twice "
+        "(a preference list names each woman at most once)",
+        "men_rank_by_woman[2]=0 repeats men_rank_by_woman[0]: woman 1 would rank both man 0 and man 2 at 0 "
+        "(ranks must be distinct)"]
+
+
 def _stable_case(algorithm: str, instance, kernels: str, capacities=None) -> Case:
     return Case(lambda dev: stable_marriage(instance, algorithm, device=dev, capacities=capacities).wife.tolist(),
                 lambda: gale_shapley(instance, capacities).wife.tolist(),
@@ -426,6 +451,14 @@ CASES = {
     "mw-gpu": _stable_case("mw-gpu", MEN_AND_WOMEN, "mcvitie_wilson_gpu"),
     "mw-gpu-capacities": _stable_case("mw-gpu", HOSPITALS, "mcvitie_wilson_gpu", capacities=2),
     "gs-rounds": _stable_case("gs-rounds", MEN_AND_WOMEN, "fill gale_shapley_round"),
+    "stable-device-checks": Case(_stable_device_checks, _stable_device_checks_oracle, frozenset(
+        "women_counted repeated_women first_equal scan_in_one_block rank_places rank_repeats list_starts".split())),
+    "b-suitor-resident": Case(lambda dev: b_suitor(to_device(dev, WEIGHTED), 2, device=dev).partners.tolist(),
+                              lambda: greedy_b_matching(WEIGHTED, 2).partners.tolist(),
+                              frozenset({"vertex_capacities", "scan_in_one_block", "count_up", "b_suitor_round"})),
+    "louvain-resident": Case(lambda dev: louvain(to_device(dev, WeightedGraph.from_edges(*karate().edges(), n=34)),
+                                                 device=dev).labels.tolist(),
+                             lambda: bucket_louvain(karate()).labels.tolist(), frozenset({"input_facts"})),
     "louvain-buckets": _louvain_case(
         _louvain_hubs(), "vertex_degrees init_communities follow_leaves clear_totals community_totals entry_counts "
         "count_buckets fill_buckets move_subwarp move_block_shared move_block_global apply_moves "

@@ -19,7 +19,6 @@ from gpusim.algorithms.stable import gale_shapley, gs_rounds, mw_gpu, stable_mar
 from gpusim.algorithms.stable.device_result import DeviceStableMatching, ResidentStableMatching
 from gpusim.algorithms.stable.result import StableMatching
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device_preference_checks import prefix_offsets
 from gpusim.runtime.device_preferences import resident_instance
 from gpusim.types.device_preferences import DevicePreferenceInstance, host_instance_from_arrays
 from gpusim.types.preference_generators import easy_instance, hard_instance
@@ -207,15 +206,6 @@ def test_a_valid_device_instance_is_checked_once():
     mw_gpu(d, device=dev)
     assert "women_counted" not in launches and "list_starts" in launches and "mcvitie_wilson_gpu" in launches
     assert repr(d) == "DevicePreferenceInstance(n_men=16, n_women=16, n_pairs=256, memory='sim')"
-
-
-def test_the_device_prefix_sum_matches_numpy():
-    dev = Device("sim")
-    rng = np.random.default_rng(0)
-    for n in (0, 1, 31, 32, 33, 200):
-        counts = rng.integers(0, 5, n).astype(np.int32)
-        got = dev.to_host(prefix_offsets(dev, dev.array(counts) if n else dev.zeros(1), n))
-        assert got.tolist() == [0, *np.cumsum(counts).tolist()]
 
 
 def test_a_device_result_with_a_wrong_wife_is_not_valid():

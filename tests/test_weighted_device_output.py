@@ -13,11 +13,12 @@ import pytest
 from gpusim import Device, T, kernel
 from gpusim.algorithms.weighted import b_suitor, locally_dominant, maximum_weight_matching, suitor
 from gpusim.algorithms.weighted.device_result import DeviceWeightedMatching
-from gpusim.algorithms.weighted.kernels_slots import count_up, scan_slots, vertex_capacities
+from gpusim.algorithms.weighted.kernels_slots import count_up, vertex_capacities
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device_graphs import to_device
+from gpusim.runtime.device_scan import scan_in_one_block
 from gpusim.types.device_graphs import DeviceWeightedGraph, memory_of
 from gpusim.types.graphs import WeightedGraph
 
@@ -139,7 +140,7 @@ def test_the_slot_kernels_agree_with_numpy_over_several_passes(seed):
     dev = _sim(seed)
     caps, slot_ptr, totals, queue = (dev.zeros(n + 1), dev.zeros(n + 1), dev.zeros(2), dev.zeros(max(n, 1)))
     dev.launch(vertex_capacities, grid=2, block=32, args=(dev.array(ptr), dev.array(each), -1, n, caps))
-    dev.launch(scan_slots, grid=1, block=32 * int(rng.integers(1, 4)), args=(caps, slot_ptr, totals, n))
+    dev.launch(scan_in_one_block, grid=1, block=32 * int(rng.integers(1, 4)), args=(caps, slot_ptr, totals, n))
     dev.launch(count_up, grid=2, block=32, args=(queue, max(n, 1)))
     expected = np.append(np.minimum(degrees, each[:n]), 0)
     assert dev.to_host(caps).tolist() == expected.tolist()

@@ -36,15 +36,13 @@ import numpy as np
 from gpusim import T, kernel
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import Device
+from gpusim.runtime.device_checks import check_grid
 from gpusim.types.device_graphs import DeviceWeightedGraph, is_device_sparse
 
 from .graph import LouvainGraph, load_louvain_graph
 
-__all__ = ["FACTS_BLOCK", "InputFacts", "device_facts", "from_cupyx", "host_facts", "input_facts", "louvain_input"]
+__all__ = ["InputFacts", "device_facts", "from_cupyx", "host_facts", "input_facts", "louvain_input"]
 
-#: Threads per block of :func:`input_facts` (a grid-stride loop covers any size).
-FACTS_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
-_MAX_GRID = {"sim": 4, "numba": 1024, "cupy": 1024}
 
 
 class InputFacts(NamedTuple):
@@ -98,8 +96,7 @@ def device_facts(dev: Device, graph: DeviceWeightedGraph, launch: Any = None) ->
     n, entries = graph.n, int(graph.adj.shape[0])
     nonempty, total = dev.zeros(1, np.int32), dev.zeros(1, np.float64)
     if n:
-        block = FACTS_BLOCK[dev.backend]
-        grid = Device.grid_for(max(n, entries), block, _MAX_GRID[dev.backend])
+        grid, block = check_grid(dev, max(n, entries))
         weights = graph.weights if entries else dev.zeros(1, np.float64)
         args = (graph.ptr, weights, n, entries, nonempty, total)
         if launch is None:

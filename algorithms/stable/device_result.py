@@ -90,7 +90,7 @@ class DeviceStableMatching(CheckedResult):
         Married men and women considered, counted on the device.
     valid, problem, blocking_pairs, stable, certified:
         As for :class:`~gpusim.algorithms.stable.result.StableMatching`, checked on the host on demand
-        (:attr:`host`).
+        (``host``).
     algorithm, backend, stats:
         What computed it.
     """
@@ -116,11 +116,11 @@ class DeviceStableMatching(CheckedResult):
                                       self.backend, self.stats, self.capacities, proposals=self.proposals)
 
     def to_host(self) -> StableMatching:
-        """:attr:`host`: a :class:`~gpusim.algorithms.stable.result.StableMatching` of host arrays."""
+        """``host``: a :class:`~gpusim.algorithms.stable.result.StableMatching` of host arrays."""
         return self.host
 
     def husbands(self, woman: int) -> list[int]:
-        """The men married to ``woman``, in increasing id order (from :attr:`host`)."""
+        """The men married to ``woman``, in increasing id order (from ``host``)."""
         return self.host.husbands(woman)
 
     @property

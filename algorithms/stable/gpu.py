@@ -185,7 +185,7 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
 
 def _host_instance(instance: Instance, lists: Instance, dev: Device) -> PreferenceInstance:
     """The host instance of a result: ``instance`` itself, or the device lists copied back (once: kept on
-    ``instance`` as its :attr:`~gpusim.types.device_preferences.DevicePreferenceInstance.host`)."""
+    ``instance`` as its ``host``)."""
     if isinstance(instance, PreferenceInstance):
         return instance
     if instance.host is None:

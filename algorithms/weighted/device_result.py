@@ -88,7 +88,7 @@ class DeviceWeightedMatching(CheckedResult):
         return self.device.to_host(array)[:length] if length else np.zeros(0, np.int32)
 
     def to_host(self) -> WeightedMatching:
-        """:attr:`host`: the result copied back, as a :class:`~gpusim.algorithms.weighted.WeightedMatching`."""
+        """``host``: the result copied back, as a :class:`~gpusim.algorithms.weighted.WeightedMatching`."""
         return self.host
 
     def _check(self) -> float:

@@ -46,6 +46,7 @@ from gpusim.errors import GpusimInternalError
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import check_output
+from gpusim.runtime.device_scan import exclusive_scan_in_one_block
 from gpusim.runtime.launcher import Launcher, fill
 from gpusim.runtime.registry import register
 from gpusim.types.device_graphs import DeviceWeightedGraph
@@ -57,7 +58,7 @@ from .device_result import DeviceWeightedMatching, exactly
 from .kernels_b_suitor import b_suitor_round
 from .kernels_result import b_partners
 from .kernels_rounds import open_queue
-from .kernels_slots import count_up, scan_slots, vertex_capacities
+from .kernels_slots import count_up, vertex_capacities
 from .result import BMatchingResult, WeightedMatching, b_capacities, check_b, check_partners_memory
 
 __all__ = ["b_suitor", "run_b_suitor"]
@@ -86,8 +87,8 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
     kernels : dict, optional
         ``{"b_suitor_round": variant}`` or a ``@device`` step it calls, replaced
         (:func:`~gpusim.language.variants.kernel_table`): the seam a bug hunt plants mutations through.
-    output : {"host", "device"}
-        Where the partners table goes (default the host).
+    output : str
+        ``"host"`` (default) or ``"device"``: where the partners table goes.
 
     Returns
     -------
@@ -172,12 +173,12 @@ def _slots_on_device(launch: Launcher, n: int, ptr: Any, b: int | np.ndarray, ma
         each, scalar = dev.zeros(1, np.int32), min(b, INT32_MAX)
     else:   # one per vertex: given on the host, copied in (clipped to int32: no vertex has more neighbours)
         each, scalar = dev.array(np.minimum(b, INT32_MAX).astype(np.int32)) if n else dev.zeros(1, np.int32), -1
-    caps, slot_ptr, totals = dev.zeros(n + 1, np.int32), dev.zeros(n + 1, np.int32), dev.zeros(2, np.int32)
+    caps = dev.zeros(n + 1, np.int32)
     queue = dev.zeros(max(n, 1), np.int32)
     block = 32 if dev.backend == "sim" else 256
     with launch.phase("slots"):
         launch(vertex_capacities, Device.grid_for(n + 1, block), block, ptr, each, scalar, n, caps)
-        launch(scan_slots, 1, 64 if dev.backend == "sim" else 1024, caps, slot_ptr, totals, n)
+        slot_ptr, totals = exclusive_scan_in_one_block(dev, caps, n, launch)
         launch(count_up, Device.grid_for(max(n, 1), block), block, queue, max(n, 1))
         slot_count, width = (int(x) for x in dev.to_host(totals))
     check_partners_memory(n, width, max_memory)

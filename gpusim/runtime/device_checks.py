@@ -25,15 +25,16 @@ from gpusim.language import interface as T
 from gpusim.language.kernels import device, kernel
 from gpusim.runtime.device import Device
 
-__all__ = ["BLOCK", "NONE", "count_matched", "csr_offsets_check", "csr_problem", "lists_check",
-           "matched_count", "matching_check", "matching_problem", "peek", "peek_weight", "position_in_list",
-           "symmetry_check", "transpose_check", "transpose_problem", "value_at", "weighted_problem"]
+__all__ = ["BLOCK", "MAX_GRID", "NONE", "check_grid", "count_matched", "csr_offsets_check", "csr_problem",
+           "list_holding", "lists_check", "matched_count", "matching_check", "matching_problem", "peek", "peek_weight",
+           "position_in_list", "smallest_offenders", "symmetry_check", "transpose_check", "transpose_problem",
+           "value_at", "weighted_problem"]
 
 #: No offending position found (the atomic minima start here).
 NONE = 2**31 - 1
 #: Threads per block of the check kernels (a grid-stride loop covers any size).
 BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
-_MAX_GRID = {"sim": 4, "numba": 1024, "cupy": 1024}
+MAX_GRID = {"sim": 4, "numba": 1024, "cupy": 1024}
 
 
 @kernel(signature="int32[:], int32, int32, int32[:]")
@@ -163,14 +164,17 @@ def peek_weight(array, i, out):
         out[0] = array[i]
 
 
-def _grid(dev: Device, n: int) -> tuple[int, int]:
+def check_grid(dev: Device, n: int) -> tuple[int, int]:
+    """``(grid, block)`` of a grid-stride check kernel over ``n`` items."""
     block = BLOCK[dev.backend]
-    return Device.grid_for(n, block, _MAX_GRID[dev.backend]), block
+    return Device.grid_for(n, block, MAX_GRID[dev.backend]), block
 
 
-def _minima(dev: Device, kernel_, n: int, slots: int, *args: Any) -> list[int]:
+def smallest_offenders(dev: Device, kernel_, n: int, slots: int, *args: Any) -> list[int]:
+    """Launch ``kernel_(*args, bad)`` over ``n`` items, ``bad`` holding ``slots`` atomic minima: read back, each the
+    smallest offending position of its kind or :data:`NONE`."""
     bad = dev.full(slots, NONE, np.int32)
-    grid, block = _grid(dev, n)
+    grid, block = check_grid(dev, n)
     dev.launch(kernel_, grid, block, (*args, bad))
     return dev.to_host(bad).tolist()
 
@@ -189,24 +193,24 @@ def csr_problem(dev: Device, ptr: Any, adj: Any, n: int, n_dst: int, ptr_name: s
     m = int(adj.shape[0])
     if int(ptr.shape[0]) != n + 1:
         return f"{ptr_name} must have {n + 1} entries, got {int(ptr.shape[0])}"
-    (i,) = _minima(dev, csr_offsets_check, n + 1, 1, ptr, n, m)
+    (i,) = smallest_offenders(dev, csr_offsets_check, n + 1, 1, ptr, n, m)
     if i != NONE:
         if i == 0 or i == n:
             return (f"{ptr_name} must start at 0 and end at len({adj_name})={m}, got "
                     f"{ptr_name}[{i}]={value_at(dev, ptr, i)}")
         return (f"{ptr_name} must not decrease: {ptr_name}[{i}]={value_at(dev, ptr, i)} > "
                 f"{ptr_name}[{i + 1}]={value_at(dev, ptr, i + 1)}")
-    out_of_range, unsorted = _minima(dev, lists_check, n, 2, ptr, adj, n, n_dst)
+    out_of_range, unsorted = smallest_offenders(dev, lists_check, n, 2, ptr, adj, n, n_dst)
     if out_of_range != NONE:
         return f"{adj_name}[{out_of_range}]={value_at(dev, adj, out_of_range)} is not in [0, {n_dst})"
     if unsorted != NONE:
         k = unsorted
         return (f"{adj_name}[{k}]={value_at(dev, adj, k)} is not above {adj_name}[{k - 1}]="
-                f"{value_at(dev, adj, k - 1)} in list {_list_of(dev, ptr, n, k)} (unsorted or duplicate)")
+                f"{value_at(dev, adj, k - 1)} in list {list_holding(dev, ptr, n, k)} (unsorted or duplicate)")
     return None
 
 
-def _list_of(dev: Device, ptr: Any, n: int, k: int) -> int:
+def list_holding(dev: Device, ptr: Any, n: int, k: int) -> int:
     """The list holding position ``k`` (a binary search over ``ptr``, one element read at a time)."""
     lo, hi = 0, n - 1
     while lo < hi:
@@ -221,10 +225,10 @@ def _list_of(dev: Device, ptr: Any, n: int, k: int) -> int:
 def transpose_problem(dev: Device, ptr: Any, adj: Any, t_ptr: Any, t_adj: Any, n: int, names: tuple[str, str]
                       ) -> str | None:
     """For two valid CSR sides with as many entries: the first entry of one that the other lacks, or None."""
-    (k,) = _minima(dev, transpose_check, n, 1, ptr, adj, t_ptr, t_adj, n)
+    (k,) = smallest_offenders(dev, transpose_check, n, 1, ptr, adj, t_ptr, t_adj, n)
     if k == NONE:
         return None
-    u, v = _list_of(dev, ptr, n, k), value_at(dev, adj, k)
+    u, v = list_holding(dev, ptr, n, k), value_at(dev, adj, k)
     return f"{names[0]} lists edge ({u}, {v}) at position {k}, but {names[1]} does not: the two sides disagree"
 
 
@@ -235,13 +239,13 @@ def weighted_problem(dev: Device, n: int, ptr: Any, adj: Any, weights: Any) -> s
         return problem
     if int(weights.shape[0]) != int(adj.shape[0]):
         return f"weights must have one entry per adjacency entry ({int(adj.shape[0])}), got {int(weights.shape[0])}"
-    loop, weight, mirror = _minima(dev, symmetry_check, n, 3, ptr, adj, weights, n)
+    loop, weight, mirror = smallest_offenders(dev, symmetry_check, n, 3, ptr, adj, weights, n)
     if loop != NONE:
         return f"adj[{loop}]={value_at(dev, adj, loop)} is a self loop"
     if weight != NONE:
         return f"weights[{weight}]={value_at(dev, weights, weight)!r} is not finite and >= 0"
     if mirror != NONE:
-        u, v = _list_of(dev, ptr, n, mirror), value_at(dev, adj, mirror)
+        u, v = list_holding(dev, ptr, n, mirror), value_at(dev, adj, mirror)
         return (f"the adjacency is not symmetric: entry ({u}, {v}) of weight "
                 f"{value_at(dev, weights, mirror)!r} has no mirror ({v}, {u}) of the same weight")
     return None
@@ -250,7 +254,8 @@ def weighted_problem(dev: Device, n: int, ptr: Any, adj: Any, weights: Any) -> s
 def matching_problem(dev: Device, ptr: Any, adj: Any, mate_a: Any, mate_b: Any, n_a: int, n_b: int,
                      a: str = "row", b: str = "column") -> str | None:
     """What is wrong with a device matching (``mate_a``, ``mate_b``) of a graph given by side ``a``'s CSR."""
-    inconsistent, non_edge, back = _minima(dev, matching_check, max(n_a, n_b), 3, ptr, adj, mate_a, mate_b, n_a, n_b)
+    inconsistent, non_edge, back = smallest_offenders(dev, matching_check, max(n_a, n_b), 3, ptr, adj, mate_a, mate_b,
+                                                      n_a, n_b)
     if inconsistent != NONE:
         mate = value_at(dev, mate_a, inconsistent)
         return f"{a} {inconsistent} is matched to {b} {mate}, which is out of range or not matched back to it"
@@ -266,7 +271,7 @@ def matching_problem(dev: Device, ptr: Any, adj: Any, mate_a: Any, mate_b: Any, 
 def matched_count(dev: Device, mate: Any, n: int) -> int:
     """How many of the first ``n`` entries of the device array ``mate`` are matched (>= 0)."""
     count = dev.zeros(1, np.int32)
-    grid, block = _grid(dev, n)
+    grid, block = check_grid(dev, n)
     if n:
         dev.launch(count_matched, grid, block, (mate, n, count))
     return int(dev.to_host(count)[0])

@@ -38,15 +38,10 @@ import numpy as np
 from gpusim.language import interface as T
 from gpusim.language.kernels import kernel
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_checks import BLOCK, NONE, csr_offsets_check, value_at
+from gpusim.runtime.device_checks import NONE, csr_offsets_check, list_holding, smallest_offenders, value_at
+from gpusim.runtime.device_scan import exclusive_scan_in_one_block
 
-__all__ = ["chunk_prefix", "chunk_totals", "first_equal", "prefix_offsets", "preference_problem", "rank_places",
-           "rank_repeats", "repeated_women", "scan_chunk_totals", "women_counted"]
-
-#: The most chunks :func:`prefix_offsets` scans in one thread (each chunk summed by a thread of its own).
-SCAN_CHUNKS = 4096
-#: The most blocks of a check kernel (a grid-stride loop covers any size), as in :mod:`~gpusim.runtime.device_checks`.
-MAX_GRID = {"sim": 4, "numba": 1024, "cupy": 1024}
+__all__ = ["first_equal", "preference_problem", "rank_places", "rank_repeats", "repeated_women", "women_counted"]
 
 
 @kernel(signature="int32[:], int32, int32, int32[:], int32[:]")
@@ -105,44 +100,6 @@ def first_equal(array, lo, n, value, bad):
         i += T.num_threads()
 
 
-@kernel(signature="int32[:], int32, int32, int32, int32[:]")
-def chunk_totals(count, n, chunk, n_chunks, sums):
-    """A thread per chunk of ``chunk`` entries of ``count``: ``sums[t]`` the sum of chunk ``t``."""
-    t = T.gtid()
-    while t < n_chunks:
-        s = T.i32(0)
-        for i in range(t * chunk, min(n, t * chunk + chunk)):
-            s += count[i]
-        sums[t] = s
-        t += T.num_threads()
-
-
-@kernel(signature="int32[:], int32")
-def scan_chunk_totals(sums, k):
-    """One thread: ``sums[:k]`` replaced by its exclusive prefix sum (the chunks' starting offsets)."""
-    if T.gtid() == 0:
-        running = T.i32(0)
-        for i in range(k):
-            value = sums[i]
-            sums[i] = running
-            running += value
-
-
-@kernel(signature="int32[:], int32, int32, int32, int32[:], int32[:]")
-def chunk_prefix(count, n, chunk, n_chunks, sums, ptr):
-    """A thread per chunk, from its starting offset ``sums[t]``: ``ptr[i + 1] = count[0] + ... + count[i]``
-    for the chunk's ``i``; ``ptr[0] = 0``."""
-    t = T.gtid()
-    if t == 0:
-        ptr[0] = 0
-    while t < n_chunks:
-        running = sums[t]
-        for i in range(t * chunk, min(n, t * chunk + chunk)):
-            running += count[i]
-            ptr[i + 1] = running
-        t += T.num_threads()
-
-
 @kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32[:]")
 def rank_places(men_list, men_rank, n_pairs, women_ptr, first, bad):
     """A thread per entry ``k`` (woman ``w``, rank ``r``): ``bad[0]`` the smallest ``k`` whose rank is
@@ -171,53 +128,6 @@ def rank_repeats(men_list, men_rank, n_pairs, women_ptr, first, bad):
         k += T.num_threads()
 
 
-def _grid(dev: Device, n: int) -> tuple[int, int]:
-    block = BLOCK[dev.backend]
-    return Device.grid_for(n, block, MAX_GRID[dev.backend]), block
-
-
-def _minima(dev: Device, kernel_, n: int, *args: Any) -> int:
-    """Launch ``kernel_`` over ``n`` items with a one-slot minimum last: the smallest offending position, or NONE."""
-    bad = dev.full(1, NONE, np.int32)
-    grid, block = _grid(dev, n)
-    dev.launch(kernel_, grid, block, (*args, bad))
-    return int(dev.to_host(bad)[0])
-
-
-def _man_of(dev: Device, men_ptr: Any, n_men: int, k: int) -> int:
-    """The man whose list holds position ``k`` (a binary search over ``men_ptr``, one element read at a time)."""
-    lo, hi = 0, n_men - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if value_at(dev, men_ptr, mid) <= k:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def prefix_offsets(dev: Device, count: Any, n: int) -> Any:
-    """CSR offsets from counts, on the device: ``ptr[0] = 0``, ``ptr[i + 1] = count[0] + ... + count[i]``
-    (int32; at most :data:`SCAN_CHUNKS` chunks summed by a thread each, their offsets by one thread).
-
-    >>> import numpy as np
-    >>> dev = Device("sim")
-    >>> dev.to_host(prefix_offsets(dev, dev.array(np.array([2, 0, 3, 1], np.int32)), 4)).tolist()
-    [0, 2, 2, 5, 6]
-    """
-    ptr = dev.zeros(n + 1, np.int32)
-    chunk = max(32, -(-n // SCAN_CHUNKS))
-    n_chunks = -(-n // chunk)
-    if n_chunks == 0:
-        return ptr
-    sums = dev.zeros(n_chunks, np.int32)
-    grid, block = _grid(dev, n_chunks)
-    dev.launch(chunk_totals, grid, block, (count, n, chunk, n_chunks, sums))
-    dev.launch(scan_chunk_totals, 1, 32, (sums, n_chunks))
-    dev.launch(chunk_prefix, grid, block, (count, n, chunk, n_chunks, sums, ptr))
-    return ptr
-
-
 def preference_problem(dev: Device, n_men: int, n_women: int, men_ptr: Any, men_list: Any, men_rank: Any
                        ) -> str | None:
     """What is wrong with device preference lists (mutual men's lists and the women's ranks), or None."""
@@ -226,7 +136,7 @@ def preference_problem(dev: Device, n_men: int, n_women: int, men_ptr: Any, men_
         return f"men_ptr must have {n_men + 1} entries, got {int(men_ptr.shape[0])}"
     if int(men_rank.shape[0]) != n_pairs:
         return f"men_rank_by_woman must have one entry per men_list entry ({n_pairs}), got {int(men_rank.shape[0])}"
-    i = _minima(dev, csr_offsets_check, n_men + 1, men_ptr, n_men, n_pairs)
+    i = smallest_offenders(dev, csr_offsets_check, n_men + 1, 1, men_ptr, n_men, n_pairs)[0]
     if i != NONE:
         if i == 0 or i == n_men:
             return (f"men_ptr must start at 0 and end at len(men_list)={n_pairs}, got "
@@ -236,32 +146,32 @@ def preference_problem(dev: Device, n_men: int, n_women: int, men_ptr: Any, men_
     if n_pairs == 0:
         return None
     count = dev.zeros(max(n_women, 1), np.int32)
-    k = _minima(dev, women_counted, n_pairs, men_list, n_pairs, n_women, count)
+    k = smallest_offenders(dev, women_counted, n_pairs, 1, men_list, n_pairs, n_women, count)[0]
     if k != NONE:
-        return (f"men_list[{k}]={value_at(dev, men_list, k)} (man {_man_of(dev, men_ptr, n_men, k)}'s list) "
+        return (f"men_list[{k}]={value_at(dev, men_list, k)} (man {list_holding(dev, men_ptr, n_men, k)}'s list) "
                 f"is not a woman id in [0, {n_women})")
     table = dev.full(n_pairs, -1, np.int32)
-    k = _minima(dev, repeated_women, n_men, men_ptr, men_list, n_men, table)
+    k = smallest_offenders(dev, repeated_women, n_men, 1, men_ptr, men_list, n_men, table)[0]
     del table
     if k != NONE:
-        m, w = _man_of(dev, men_ptr, n_men, k), value_at(dev, men_list, k)
+        m, w = list_holding(dev, men_ptr, n_men, k), value_at(dev, men_list, k)
         lo = value_at(dev, men_ptr, m)
-        j = _minima(dev, first_equal, k - lo, men_list, lo, k - lo, w)
+        j = smallest_offenders(dev, first_equal, k - lo, 1, men_list, lo, k - lo, w)[0]
         return (f"men_list[{k}]={w} repeats men_list[{j}]: man {m} lists woman {w} twice "
                 "(a preference list names each woman at most once)")
-    women_ptr = prefix_offsets(dev, count, n_women)
+    women_ptr, _ = exclusive_scan_in_one_block(dev, count, n_women)
     first = dev.full(n_pairs, NONE, np.int32)
-    k = _minima(dev, rank_places, n_pairs, men_list, men_rank, n_pairs, women_ptr, first)
+    k = smallest_offenders(dev, rank_places, n_pairs, 1, men_list, men_rank, n_pairs, women_ptr, first)[0]
     if k != NONE:
         w = value_at(dev, men_list, k)
         c = value_at(dev, count, w)
         return (f"men_rank_by_woman[{k}]={value_at(dev, men_rank, k)} is not in [0, {c}): woman {w} is listed by "
-                f"{c} men (man {_man_of(dev, men_ptr, n_men, k)}'s entry)")
-    k = _minima(dev, rank_repeats, n_pairs, men_list, men_rank, n_pairs, women_ptr, first)
+                f"{c} men (man {list_holding(dev, men_ptr, n_men, k)}'s entry)")
+    k = smallest_offenders(dev, rank_repeats, n_pairs, 1, men_list, men_rank, n_pairs, women_ptr, first)[0]
     if k != NONE:
         w, r = value_at(dev, men_list, k), value_at(dev, men_rank, k)
         j = value_at(dev, first, value_at(dev, women_ptr, w) + r)
         return (f"men_rank_by_woman[{k}]={r} repeats men_rank_by_woman[{j}]: woman {w} would rank both man "
-                f"{_man_of(dev, men_ptr, n_men, j)} and man {_man_of(dev, men_ptr, n_men, k)} at {r} "
+                f"{list_holding(dev, men_ptr, n_men, j)} and man {list_holding(dev, men_ptr, n_men, k)} at {r} "
                 "(ranks must be distinct)")
     return None

@@ -39,7 +39,7 @@ def resident_instance(dev: Device, instance: Any) -> Any:
     """``instance`` ready for ``dev``: a host instance unchanged; a device instance adopted and checked (once).
 
     The instance itself comes back when ``dev`` uses its arrays as they are (the usual case); a view of
-    them (numba viewing CuPy's arrays, say) comes back as a new instance sharing its :attr:`host`.
+    them (numba viewing CuPy's arrays, say) comes back as a new instance sharing its ``host``.
     """
     if not isinstance(instance, DevicePreferenceInstance):
         return instance

@@ -131,7 +131,7 @@ class DevicePreferenceInstance:
         """``instance``'s mutual lists and ranks copied to ``device`` (a :class:`gpusim.Device`) once.
 
         For pipelines and benchmarks that time calls with the input already on the device; the copy is
-        valid by construction (``checked``), and keeps ``instance`` as :attr:`host` for validation.
+        valid by construction (``checked``), and keeps ``instance`` as ``host`` for validation.
 
         >>> from gpusim import Device
         >>> from gpusim.types.preferences import PreferenceInstance
@@ -177,7 +177,7 @@ class DevicePreferenceInstance:
 
     def to_host(self, device: Any) -> PreferenceInstance:
         """The :class:`~gpusim.types.preferences.PreferenceInstance` these lists stand for, copied back by
-        ``device`` (a :class:`gpusim.Device` that holds the arrays) on first use, then kept as :attr:`host`.
+        ``device`` (a :class:`gpusim.Device` that holds the arrays) on first use, then kept as ``host``.
 
         The women's lists are rebuilt from the ranks (woman ``w``'s man of rank ``r`` is the owner of the
         entry naming ``w`` with rank ``r``) and the whole checked again on the host.
