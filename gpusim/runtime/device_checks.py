@@ -26,9 +26,9 @@ from gpusim.language.kernels import device, kernel
 from gpusim.runtime.device import Device
 
 __all__ = ["BLOCK", "MAX_GRID", "NONE", "check_grid", "count_matched", "csr_offsets_check", "csr_problem",
-           "list_holding", "lists_check", "matched_count", "matching_check", "matching_problem", "peek", "peek_weight",
-           "position_in_list", "smallest_offenders", "symmetry_check", "transpose_check", "transpose_problem",
-           "value_at", "weighted_problem"]
+           "list_holding", "lists_check", "matched_count", "matching_check", "matching_problem", "offsets_problem",
+           "peek", "peek_weight", "position_in_list", "smallest_offenders", "symmetry_check", "transpose_check",
+           "transpose_problem", "value_at", "weighted_problem"]
 
 #: No offending position found (the atomic minima start here).
 NONE = 2**31 - 1
@@ -188,18 +188,24 @@ def value_at(dev: Device, array: Any, i: int) -> Any:
     return value.item()
 
 
-def csr_problem(dev: Device, ptr: Any, adj: Any, n: int, n_dst: int, ptr_name: str, adj_name: str) -> str | None:
-    """What is wrong with a device CSR (``n`` lists of ids below ``n_dst``, sorted), or None."""
-    m = int(adj.shape[0])
+def offsets_problem(dev: Device, ptr: Any, n: int, m: int, ptr_name: str, adj_name: str) -> str | None:
+    """What is wrong with device CSR offsets ``ptr`` of ``n`` lists over ``m`` entries, or None."""
     if int(ptr.shape[0]) != n + 1:
         return f"{ptr_name} must have {n + 1} entries, got {int(ptr.shape[0])}"
     (i,) = smallest_offenders(dev, csr_offsets_check, n + 1, 1, ptr, n, m)
-    if i != NONE:
-        if i == 0 or i == n:
-            return (f"{ptr_name} must start at 0 and end at len({adj_name})={m}, got "
-                    f"{ptr_name}[{i}]={value_at(dev, ptr, i)}")
-        return (f"{ptr_name} must not decrease: {ptr_name}[{i}]={value_at(dev, ptr, i)} > "
-                f"{ptr_name}[{i + 1}]={value_at(dev, ptr, i + 1)}")
+    if i == NONE:
+        return None
+    if i == 0 or i == n:
+        return f"{ptr_name} must start at 0 and end at len({adj_name})={m}, got {ptr_name}[{i}]={value_at(dev, ptr, i)}"
+    return (f"{ptr_name} must not decrease: {ptr_name}[{i}]={value_at(dev, ptr, i)} > "
+            f"{ptr_name}[{i + 1}]={value_at(dev, ptr, i + 1)}")
+
+
+def csr_problem(dev: Device, ptr: Any, adj: Any, n: int, n_dst: int, ptr_name: str, adj_name: str) -> str | None:
+    """What is wrong with a device CSR (``n`` lists of ids below ``n_dst``, sorted), or None."""
+    problem = offsets_problem(dev, ptr, n, int(adj.shape[0]), ptr_name, adj_name)
+    if problem is not None:
+        return problem
     out_of_range, unsorted = smallest_offenders(dev, lists_check, n, 2, ptr, adj, n, n_dst)
     if out_of_range != NONE:
         return f"{adj_name}[{out_of_range}]={value_at(dev, adj, out_of_range)} is not in [0, {n_dst})"

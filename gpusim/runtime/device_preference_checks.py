@@ -38,7 +38,7 @@ import numpy as np
 from gpusim.language import interface as T
 from gpusim.language.kernels import kernel
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_checks import NONE, csr_offsets_check, list_holding, smallest_offenders, value_at
+from gpusim.runtime.device_checks import NONE, list_holding, offsets_problem, smallest_offenders, value_at
 from gpusim.runtime.device_scan import exclusive_scan_in_one_block
 
 __all__ = ["first_equal", "preference_problem", "rank_places", "rank_repeats", "repeated_women", "women_counted"]
@@ -132,17 +132,11 @@ def preference_problem(dev: Device, n_men: int, n_women: int, men_ptr: Any, men_
                        ) -> str | None:
     """What is wrong with device preference lists (mutual men's lists and the women's ranks), or None."""
     n_pairs = int(men_list.shape[0])
-    if int(men_ptr.shape[0]) != n_men + 1:
-        return f"men_ptr must have {n_men + 1} entries, got {int(men_ptr.shape[0])}"
     if int(men_rank.shape[0]) != n_pairs:
         return f"men_rank_by_woman must have one entry per men_list entry ({n_pairs}), got {int(men_rank.shape[0])}"
-    i = smallest_offenders(dev, csr_offsets_check, n_men + 1, 1, men_ptr, n_men, n_pairs)[0]
-    if i != NONE:
-        if i == 0 or i == n_men:
-            return (f"men_ptr must start at 0 and end at len(men_list)={n_pairs}, got "
-                    f"men_ptr[{i}]={value_at(dev, men_ptr, i)}")
-        return (f"men_ptr must not decrease: men_ptr[{i}]={value_at(dev, men_ptr, i)} > "
-                f"men_ptr[{i + 1}]={value_at(dev, men_ptr, i + 1)}")
+    problem = offsets_problem(dev, men_ptr, n_men, n_pairs, "men_ptr", "men_list")
+    if problem is not None:
+        return problem
     if n_pairs == 0:
         return None
     count = dev.zeros(max(n_women, 1), np.int32)

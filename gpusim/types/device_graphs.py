@@ -32,7 +32,7 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.arguments import check_count, type_name
 
-__all__ = ["DeviceBipartiteGraph", "DeviceWeightedGraph", "is_device_sparse", "memory_of"]
+__all__ = ["DeviceBipartiteGraph", "DeviceWeightedGraph", "checked_device_array", "is_device_sparse", "memory_of"]
 
 
 def memory_of(array: Any) -> str:
@@ -64,18 +64,20 @@ def is_device_sparse(matrix: Any) -> bool:
     return type(matrix).__module__.startswith("cupyx.scipy.sparse") and hasattr(matrix, "tocsr")
 
 
-def _device_ids(name: str, array: Any, length: int | None, dtype: str = "int32") -> Any:
-    """``array`` checked as a 1-D device array of ``dtype`` (and ``length``), by its metadata alone."""
+def checked_device_array(name: str, array: Any, length: int | None, dtype: str = "int32", *,
+                         host_home: str = "BipartiteGraph / WeightedGraph", holder: str = "device graphs") -> Any:
+    """``array`` checked as a 1-D device array of ``dtype`` (and ``length``), by its metadata alone; the messages
+    say where host arrays go (``host_home``) and what holds ``dtype`` (``holder``)."""
     if memory_of(array) == "host" or not hasattr(array, "shape") or not hasattr(array, "dtype"):
         raise InvalidArgumentType(
             f"{name} must be a device array (CuPy, numba, __cuda_array_interface__ or the simulator's), "
-            f"got {type_name(array)}; host arrays go to BipartiteGraph / WeightedGraph"
+            f"got {type_name(array)}; host arrays go to {host_home}"
         )
     if len(array.shape) != 1:
         raise InvalidArgument(f"{name} must be 1-D, got shape {tuple(array.shape)}")
     if np.dtype(array.dtype) != np.dtype(dtype):
         raise InvalidArgument(
-            f"{name} has dtype {np.dtype(array.dtype).name}; device graphs hold {dtype} "
+            f"{name} has dtype {np.dtype(array.dtype).name}; {holder} hold {dtype} "
             f"(convert on the device, e.g. {name}.astype('{dtype}'))"
         )
     if length is not None and int(array.shape[0]) != length:
@@ -134,8 +136,8 @@ class DeviceBipartiteGraph:
     def __init__(self, n_rows: int, n_cols: int, row_ptr: Any, row_adj: Any, col_ptr: Any = None,
                  col_adj: Any = None):
         n_rows, n_cols = check_count("n_rows", n_rows), check_count("n_cols", n_cols)
-        row_ptr = _device_ids("row_ptr", row_ptr, n_rows + 1)
-        row_adj = _device_ids("row_adj", row_adj, None)
+        row_ptr = checked_device_array("row_ptr", row_ptr, n_rows + 1)
+        row_adj = checked_device_array("row_adj", row_adj, None)
         if (col_ptr is None) != (col_adj is None):
             raise InvalidArgument("give both col_ptr and col_adj, or neither (the transpose is then built by cupyx)")
         if col_ptr is None:
@@ -153,8 +155,8 @@ class DeviceBipartiteGraph:
             csc = csp.csr_matrix((ones, adj, ptr), shape=(n_rows, n_cols)).tocsc()
             csc.sort_indices()
             col_ptr, col_adj = _int32(csc.indptr), _int32(csc.indices)
-        col_ptr = _device_ids("col_ptr", col_ptr, n_cols + 1)
-        col_adj = _device_ids("col_adj", col_adj, int(row_adj.shape[0]))
+        col_ptr = checked_device_array("col_ptr", col_ptr, n_cols + 1)
+        col_adj = checked_device_array("col_adj", col_adj, int(row_adj.shape[0]))
         self._n_rows, self._n_cols = n_rows, n_cols
         self._arrays = (row_ptr, row_adj, col_ptr, col_adj)
         #: Set once the contents were checked on a device (the check then is not repeated).
@@ -235,9 +237,9 @@ class DeviceWeightedGraph:
 
     def __init__(self, n: int, ptr: Any, adj: Any, weights: Any):
         n = check_count("n", n)
-        ptr = _device_ids("ptr", ptr, n + 1)
-        adj = _device_ids("adj", adj, None)
-        weights = _device_ids("weights", weights, int(adj.shape[0]), "float64")
+        ptr = checked_device_array("ptr", ptr, n + 1)
+        adj = checked_device_array("adj", adj, None)
+        weights = checked_device_array("weights", weights, int(adj.shape[0]), "float64")
         self._n = n
         self._arrays = (ptr, adj, weights)
         self.checked = False

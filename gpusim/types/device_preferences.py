@@ -40,7 +40,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.arguments import check_count, type_name
-from gpusim.types.device_graphs import memory_of
+from gpusim.types.device_graphs import checked_device_array, memory_of
 from gpusim.types.preferences import PreferenceInstance
 
 __all__ = ["DevicePreferenceInstance", "host_instance_from_arrays"]
@@ -49,23 +49,9 @@ __all__ = ["DevicePreferenceInstance", "host_instance_from_arrays"]
 ARRAYS = ("men_ptr", "men_list", "men_rank_by_woman")
 
 
-def _device_int32(name: str, array: Any, length: int | None) -> Any:
-    """``array`` checked as a 1-D int32 device array (of ``length``), by its metadata alone."""
-    if memory_of(array) == "host" or not hasattr(array, "shape") or not hasattr(array, "dtype"):
-        raise InvalidArgumentType(
-            f"{name} must be a device array (CuPy, numba, __cuda_array_interface__ or the simulator's), "
-            f"got {type_name(array)}; host lists go to PreferenceInstance (or DevicePreferenceInstance.from_instance)"
-        )
-    if len(array.shape) != 1:
-        raise InvalidArgument(f"{name} must be 1-D, got shape {tuple(array.shape)}")
-    if np.dtype(array.dtype) != np.int32:
-        raise InvalidArgument(
-            f"{name} has dtype {np.dtype(array.dtype).name}; device preference lists hold int32 "
-            f"(convert on the device, e.g. {name}.astype('int32'))"
-        )
-    if length is not None and int(array.shape[0]) != length:
-        raise InvalidArgument(f"{name} must have {length} entries, got {int(array.shape[0])}")
-    return array
+def _checked(name: str, array: Any, length: int | None) -> Any:
+    return checked_device_array(name, array, length, host_home="PreferenceInstance (or "
+                                "DevicePreferenceInstance.from_instance)", holder="device preference lists")
 
 
 class DevicePreferenceInstance:
@@ -118,9 +104,9 @@ class DevicePreferenceInstance:
 
     def __init__(self, n_men: int, n_women: int, men_ptr: Any, men_list: Any, men_rank_by_woman: Any):
         n_men, n_women = check_count("n_men", n_men), check_count("n_women", n_women)
-        men_ptr = _device_int32("men_ptr", men_ptr, n_men + 1)
-        men_list = _device_int32("men_list", men_list, None)
-        men_rank_by_woman = _device_int32("men_rank_by_woman", men_rank_by_woman, int(men_list.shape[0]))
+        men_ptr = _checked("men_ptr", men_ptr, n_men + 1)
+        men_list = _checked("men_list", men_list, None)
+        men_rank_by_woman = _checked("men_rank_by_woman", men_rank_by_woman, int(men_list.shape[0]))
         self._n_men, self._n_women = n_men, n_women
         self._arrays = (men_ptr, men_list, men_rank_by_woman)
         self.checked = False
