@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.backends.gpu import GpuBackend, kept_once_working
+from gpusim.backends.gpu import REGISTER_BYTES, GpuBackend, kept_once_working
 from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
 __all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "probe", "transpile_kernel"]
@@ -209,8 +209,22 @@ class CupyBackend(GpuBackend):
                                       cupy.cuda.get_current_stream().ptr)
         return out
 
-    def array(self, host: np.ndarray):
-        return self._cupy.asarray(np.ascontiguousarray(host))
+    def copy_in(self, host: np.ndarray):
+        """``cupy.asarray`` for pageable memory (CuPy stages it through its pinned pool); for registered pages a
+        synchronous ``cudaMemcpy`` straight from them."""
+        if host.nbytes < REGISTER_BYTES:
+            return self._cupy.asarray(host)
+        out = self._cupy.empty(host.shape, host.dtype)
+        out.set(host)
+        return out
+
+    def register(self, host: np.ndarray):
+        runtime = self._cupy.cuda.runtime
+        try:
+            runtime.hostRegister(host.ctypes.data, host.nbytes, 0)
+        except runtime.CUDARuntimeError:
+            return None
+        return lambda: runtime.hostUnregister(host.ctypes.data)
 
     def adopt(self, value: Any):
         """``value`` as a CuPy array without a copy (a ``cupy.ndarray``, or any object with

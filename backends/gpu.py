@@ -9,7 +9,7 @@ refuses an :class:`~gpusim.errors.InvalidArgument`, a kernel that faults while r
 
 >>> from gpusim.backends.gpu import GpuBackend
 >>> sorted(GpuBackend.__abstractmethods__)[:4]
-['adopt', 'array', 'compile', 'device_synchronize']
+['adopt', 'compile', 'copy_in', 'device_synchronize']
 """
 
 from __future__ import annotations
@@ -22,7 +22,14 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, KernelFault
 
-__all__ = ["GpuBackend", "kept_once_working"]
+__all__ = ["REGISTER_BYTES", "GpuBackend", "kept_once_working"]
+
+#: A host array of at least this many bytes is page-locked for its copy to the device: registered with the
+#: driver, copied by DMA, unregistered (:meth:`GpuBackend.array`).  On an H100 (``benchmarks/RESULTS.md``,
+#: issue 18) a pageable copy ran at 7.4 GB/s (the driver stages it through its own page-locked buffers), a
+#: copy from registered pages at 55 GB/s, and registering 100 MB took 2.8 ms: together about three times the
+#: pageable speed, for nothing kept page-locked after the call.
+REGISTER_BYTES = 4 << 20
 
 
 def kept_once_working(probe: Callable[[], tuple[bool, str]]) -> Callable[[], tuple[bool, str]]:
@@ -83,7 +90,13 @@ class GpuBackend(ABC):
     def full(self, n: int, value: Any, dtype: np.dtype) -> Any: ...
 
     @abstractmethod
-    def array(self, host: np.ndarray) -> Any: ...
+    def copy_in(self, host: np.ndarray) -> Any:
+        """A new device array holding contiguous ``host``, copied before this returns."""
+
+    @abstractmethod
+    def register(self, host: np.ndarray) -> Callable[[], None] | None:
+        """Page-lock ``host``'s memory for a copy: the function that unlocks it, or None when the driver refuses
+        (memory already registered, or not registrable): the copy is then made from pageable memory."""
 
     @abstractmethod
     def adopt(self, value: Any) -> Any:
@@ -116,6 +129,18 @@ class GpuBackend(ABC):
         """Launch a compiled kernel."""
 
     # -- the skeleton ------------------------------------------------------------------------------
+    def array(self, host: np.ndarray) -> Any:
+        """``host`` copied to a new device array; from page-locked memory when it has :data:`REGISTER_BYTES` or
+        more (registered for the copy only: the copy from registered pages is synchronous, so they are
+        unregistered as soon as it returns)."""
+        host = np.ascontiguousarray(host)
+        unregister = self.register(host) if host.nbytes >= REGISTER_BYTES else None
+        try:
+            return self.copy_in(host)
+        finally:
+            if unregister is not None:
+                unregister()
+
     def compiled(self, kernel, signature: tuple) -> Any:
         """The compiled kernel for ``kernel`` at ``signature``, compiled on first use."""
         key = (kernel, signature)

@@ -172,8 +172,19 @@ class NumbaBackend(GpuBackend):
             NumbaBackend._fill_kernel = fill
         return NumbaBackend._fill_kernel
 
-    def array(self, host: np.ndarray):
-        return self._cuda.to_device(np.ascontiguousarray(host))
+    def copy_in(self, host: np.ndarray):
+        return self._cuda.to_device(host)
+
+    def register(self, host: np.ndarray):
+        """numba's own page-locking (``Context.mempin``, as ``cuda.pinned`` does): the pages are unlocked as soon
+        as the handle it returns is released (its finalizer bypasses numba's deferred deallocation queue)."""
+        from numba.cuda.cudadrv.driver import CudaAPIError
+
+        try:
+            handle = [self._cuda.current_context().mempin(host, host.ctypes.data, host.nbytes)]
+        except CudaAPIError:
+            return None
+        return handle.clear
 
     def adopt(self, value: Any):
         """``value`` as a numba device array without a copy (a numba device array, or any object with

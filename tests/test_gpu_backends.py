@@ -387,6 +387,28 @@ def test_device_arrays_round_trip(gpu):
     assert dev.to_host(dev.zeros(0, np.int32)).shape == (0,)
 
 
+def test_large_copies_through_registered_pages(gpu):
+    """Arrays of REGISTER_BYTES or more are copied from page-locked pages (registered for the copy only): the
+    values arrive whole, read-only and strided arrays too, the pages are unlocked afterwards (registering them
+    again works), and memory already registered by the caller is copied as it is."""
+    from gpusim.backends.gpu import REGISTER_BYTES
+
+    dev = Device(gpu)
+    rng = np.random.default_rng(3)
+    host = rng.integers(-(2**31), 2**31 - 1, REGISTER_BYTES // 4 + 12345, dtype=np.int32)
+    frozen = host.copy()
+    frozen.flags.writeable = False
+    for given in (host, frozen, rng.random(REGISTER_BYTES // 4), host[::2]):
+        np.testing.assert_array_equal(dev.to_host(dev.array(given)), given, strict=True)
+    unlock = dev._impl.register(host)
+    assert unlock is not None, "the pages stayed registered after the copies above"
+    try:
+        assert dev._impl.register(host) is None  # already registered: refused, and the copy is made as it is
+        np.testing.assert_array_equal(dev.to_host(dev.array(host)), host, strict=True)
+    finally:
+        unlock()
+
+
 def test_bad_launches_fail_clearly(gpu):
     dev = Device(gpu)
     out = dev.zeros(9 * 64, np.int32)

@@ -13,12 +13,13 @@ import pytest
 from gpusim import Device, T, kernel
 from gpusim.algorithms.weighted import b_suitor, locally_dominant, maximum_weight_matching, suitor
 from gpusim.algorithms.weighted.device_result import DeviceWeightedMatching
-from gpusim.algorithms.weighted.kernels_slots import count_up, vertex_capacities
+from gpusim.algorithms.weighted.kernels_slots import vertex_capacities
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device_graphs import to_device
 from gpusim.runtime.device_scan import scan_in_one_block
+from gpusim.runtime.launcher import count_up
 from gpusim.types.device_graphs import DeviceWeightedGraph, memory_of
 from gpusim.types.graphs import WeightedGraph
 

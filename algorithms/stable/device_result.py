@@ -85,7 +85,7 @@ class DeviceStableMatching(CheckedResult):
     wife:
         A device array of the backend, ``n_men`` long: ``wife[m]`` the woman of man ``m``, -1 when single.
     capacities:
-        ``b(w)`` per woman (host, int32).
+        ``b(w)`` per woman (host, int32); made on first use when the call gave none (one each).
     size, proposals:
         Married men and women considered, counted on the device.
     valid, problem, blocking_pairs, stable, certified:
@@ -96,15 +96,20 @@ class DeviceStableMatching(CheckedResult):
     """
 
     def __init__(self, instance: Any, wife: Any, size: int, proposals: int, algorithm: str, backend: str,
-                 stats: dict | None = None, *, capacities: np.ndarray,
+                 stats: dict | None = None, *, capacities: np.ndarray | None,
                  host_wife: Callable[[], np.ndarray], host_instance: Callable[[], PreferenceInstance]):
         self.instance = instance
         self.wife = wife
         self.size, self.proposals = int(size), int(proposals)
         self.algorithm, self.backend = algorithm, backend
         self.stats = dict(stats or {})
-        self.capacities = np.asarray(capacities, np.int32)
+        self._capacities = capacities
         self._host_wife, self._host_instance = host_wife, host_instance
+
+    @cached_property
+    def capacities(self) -> np.ndarray:
+        given = self._capacities
+        return np.ones(self.instance.n_women, np.int32) if given is None else np.asarray(given, np.int32)
 
     @cached_property
     def host(self) -> StableMatching:
@@ -112,7 +117,7 @@ class DeviceStableMatching(CheckedResult):
         wife = self._host_wife()
         if isinstance(self.instance, PreferenceInstance):
             return StableMatching(self.instance, wife, self.algorithm, self.backend, self.stats, self.capacities)
-        return ResidentStableMatching(self._host_instance, self.capacities.shape[0], wife, self.algorithm,
+        return ResidentStableMatching(self._host_instance, self.instance.n_women, wife, self.algorithm,
                                       self.backend, self.stats, self.capacities, proposals=self.proposals)
 
     def to_host(self) -> StableMatching:

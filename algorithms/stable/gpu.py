@@ -38,7 +38,7 @@ from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import matched_count
 from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.device_preferences import instance_backend, resident_instance
-from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.launcher import Launcher, count_up, fill
 from gpusim.runtime.registry import register
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.preferences import PreferenceInstance
@@ -111,14 +111,15 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     check_output(output)
     on_device = isinstance(instance, DevicePreferenceInstance)
-    b = capacity_array(instance, capacities)
+    b = None if capacities is None else capacity_array(instance, capacities)  # None: one slot a woman
     kernels = kernel_table(KERNELS, kernels)
     if device is None:
         device = Device(instance_backend(instance, backend) if on_device else backend)
     dev = device
     lists = resident_instance(dev, instance)  # a device instance: adopted (no copy) and checked, once
-    n_men = instance.n_men
-    slot_ptr_host = slot_offsets(b)
+    n_men, n_women = instance.n_men, instance.n_women
+    slot_ptr_host = None if b is None else slot_offsets(b)
+    n_slots = n_women if b is None else int(slot_ptr_host[-1])
     launch = Launcher(dev, progress=progress, description=f"{algorithm} rounds")
     block = 32 if dev.backend == "sim" else 256
     with launch.phase("copy in"):
@@ -136,9 +137,13 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
             men_list = dev.array(_nonempty(instance.men_list))
             men_rank = dev.array(_nonempty(instance.men_rank_by_woman))
             man_next = dev.array(_nonempty(instance.men_ptr[:-1].copy()))
-        slot_ptr = dev.array(slot_ptr_host)
+        if b is None:  # woman w's one slot is slot w: the offsets 0, 1, ..., n_women, made on the device
+            slot_ptr = dev.zeros(n_women + 1, np.int32)
+            launch(count_up, Device.grid_for(n_women + 1, block, max_grid=REDUCE_GRID), block, slot_ptr, n_women + 1)
+        else:
+            slot_ptr = dev.array(slot_ptr_host)
         # held[s]: the offer in slot s, rank << 32 | man (smaller is better); EMPTY when free.
-        held = dev.full(max(int(slot_ptr_host[-1]), 1), EMPTY, np.int64)
+        held = dev.full(max(n_slots, 1), EMPTY, np.int64)
     rounds = 0
     if n_men and algorithm == "mw-gpu":
         with launch.phase("proposals"):
@@ -161,7 +166,7 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
                 free, rejected = rejected, free
                 launch.tick(free=n_free)
     launch.close()
-    wife, total = _result(launch, held, slot_ptr, man_next, men_ptr, instance.n_women, n_men, block)
+    wife, total = _result(launch, held, slot_ptr, man_next, men_ptr, n_women, n_men, block)
     if output == "device":
         with launch.phase("result"):
             size = matched_count(dev, wife, n_men)
@@ -178,7 +183,7 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
                                     host_wife=lambda: dev.to_host(wife)[:n_men],
                                     host_instance=lambda: _host_instance(instance, lists, dev))
     if on_device:
-        return ResidentStableMatching(lambda: _host_instance(instance, lists, dev), instance.n_women, wife,
+        return ResidentStableMatching(lambda: _host_instance(instance, lists, dev), n_women, wife,
                                       algorithm, dev.backend, stats, b, proposals=proposals)
     return StableMatching(instance, wife, algorithm, dev.backend, stats, b)
 

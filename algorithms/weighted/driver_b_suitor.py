@@ -47,7 +47,7 @@ from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.device_scan import exclusive_scan_in_one_block
-from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.launcher import Launcher, count_up, fill
 from gpusim.runtime.registry import register
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
@@ -58,7 +58,7 @@ from .device_result import DeviceWeightedMatching, exactly
 from .kernels_b_suitor import b_suitor_round
 from .kernels_result import b_partners
 from .kernels_rounds import open_queue
-from .kernels_slots import count_up, vertex_capacities
+from .kernels_slots import vertex_capacities
 from .result import BMatchingResult, WeightedMatching, b_capacities, check_b, check_partners_memory
 
 __all__ = ["b_suitor", "run_b_suitor"]

@@ -10,7 +10,7 @@ widest row of the partners table:
   vertex that pads the queues);
 * :func:`~gpusim.runtime.device_scan.scan_in_one_block` then gives ``slot_ptr``, the exclusive prefix sum of
   ``caps``, and ``totals = [slots, width]``;
-* :func:`count_up` — ``queue[i] = i``, the first round's queue (every vertex).
+* :func:`gpusim.runtime.launcher.count_up` — ``queue[i] = i``, the first round's queue (every vertex).
 
 Example
 -------
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from gpusim import T, kernel
 
-__all__ = ["count_up", "vertex_capacities"]
+__all__ = ["vertex_capacities"]
 
 
 @kernel(signature="int32[:], int32[:], int32, int32, int32[:]")
@@ -48,12 +48,3 @@ def vertex_capacities(ptr, b_each, b, n, caps):
             cap = min(cap, limit)
         caps[v] = cap
         v += T.num_threads()
-
-
-@kernel(signature="int32[:], int32")
-def count_up(values, n):
-    """``values[i] = i`` for every ``i < n``."""
-    i = T.gtid()
-    while i < n:
-        values[i] = i
-        i += T.num_threads()

@@ -24,7 +24,7 @@ from gpusim.language import interface as T
 from gpusim.language.kernels import kernel
 from gpusim.runtime.device import Device
 
-__all__ = ["Launcher", "fill"]
+__all__ = ["Launcher", "count_up", "fill"]
 
 
 
@@ -34,6 +34,16 @@ def fill(array, value, n):
     i = T.gtid()
     while i < n:
         array[i] = value
+        i += T.num_threads()
+
+
+@kernel(signature="int32[:], int32")
+def count_up(values, n):
+    """``values[i] = i`` for every ``i < n`` (a grid-stride loop): a queue of every vertex, the slot offsets of
+    one slot each."""
+    i = T.gtid()
+    while i < n:
+        values[i] = i
         i += T.num_threads()
 
 
