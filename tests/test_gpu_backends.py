@@ -10,6 +10,7 @@ launches fail clearly.  ``scripts/gpu-check`` runs the ``gpu`` tests on the devi
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -407,6 +408,38 @@ def test_large_copies_through_registered_pages(gpu):
         np.testing.assert_array_equal(dev.to_host(dev.array(host)), host, strict=True)
     finally:
         unlock()
+
+
+@pytest.mark.gpu
+def test_numba_on_the_stream_ordered_allocator():
+    """``NUMBA_CUDA_MEMORY_MANAGER=gpusim.backends.numba_memory`` (a process of its own: numba's memory manager is
+    the process's) runs APFB on numba from the driver's pool, with SciPy's matching size and a certified result,
+    many allocations and frees over."""
+    import subprocess
+
+    from gpusim.backends import gpu_status
+
+    ok, why = gpu_status("numba")
+    if not ok:
+        pytest.skip(f"numba unavailable: {why}")
+    script = (
+        "from numba import cuda\n"
+        "from gpusim.algorithms.bipartite import maximum_bipartite_matching\n"
+        "from gpusim.types.generators import uniform_random\n"
+        "g = uniform_random(300, 300, 1500, seed=1)\n"
+        "sizes = {maximum_bipartite_matching(g, 'apfb', 'numba').size for _ in range(20)}\n"
+        "r = maximum_bipartite_matching(g, 'apfb', 'numba')\n"
+        "print(type(cuda.current_context().memory_manager).__name__, sizes, r.valid, r.certified)\n")
+    env = {**os.environ, "NUMBA_CUDA_MEMORY_MANAGER": "gpusim.backends.numba_memory"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    from gpusim.types.generators import uniform_random
+
+    expected = int((maximum_bipartite_matching(uniform_random(300, 300, 1500, seed=1).to_scipy().tocsr(),
+                                               perm_type="column") >= 0).sum())
+    assert done.stdout.split() == ["StreamOrderedMemoryManager", f"{{{expected}}}", "True", "True"]
 
 
 def test_bad_launches_fail_clearly(gpu):
