@@ -411,7 +411,7 @@ def test_large_copies_through_registered_pages(gpu):
 
 
 @pytest.mark.gpu
-def test_numba_on_the_stream_ordered_allocator():
+def test_numba_on_the_stream_ordered_allocator(tmp_path):
     """``NUMBA_CUDA_MEMORY_MANAGER=gpusim.backends.numba_memory`` (a process of its own: numba's memory manager is
     the process's) runs APFB on numba from the driver's pool, with SciPy's matching size and a certified result,
     many allocations and frees over."""
@@ -431,7 +431,8 @@ def test_numba_on_the_stream_ordered_allocator():
         "r = maximum_bipartite_matching(g, 'apfb', 'numba')\n"
         "print(type(cuda.current_context().memory_manager).__name__, sizes, r.valid, r.certified)\n")
     env = {**os.environ, "NUMBA_CUDA_MEMORY_MANAGER": "gpusim.backends.numba_memory"}
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)  # not the checkout: gpusim imported as installed
     assert done.returncode == 0, done.stderr[-2000:]
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
