@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.backends.gpu import REGISTER_BYTES, GpuBackend, kept_once_working
+from gpusim.backends.gpu import GpuBackend, kept_once_working
 from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
 __all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "probe", "transpile_kernel"]
@@ -209,10 +209,10 @@ class CupyBackend(GpuBackend):
                                       cupy.cuda.get_current_stream().ptr)
         return out
 
-    def copy_in(self, host: np.ndarray):
+    def copy_in(self, host: np.ndarray, registered: bool):
         """``cupy.asarray`` for pageable memory (CuPy stages it through its pinned pool); for registered pages a
         synchronous ``cudaMemcpy`` straight from them."""
-        if host.nbytes < REGISTER_BYTES:
+        if not registered:
             return self._cupy.asarray(host)
         out = self._cupy.empty(host.shape, host.dtype)
         out.set(host)

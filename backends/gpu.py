@@ -90,8 +90,9 @@ class GpuBackend(ABC):
     def full(self, n: int, value: Any, dtype: np.dtype) -> Any: ...
 
     @abstractmethod
-    def copy_in(self, host: np.ndarray) -> Any:
-        """A new device array holding contiguous ``host``, copied before this returns."""
+    def copy_in(self, host: np.ndarray, registered: bool) -> Any:
+        """A new device array holding contiguous ``host``; when ``registered`` (its pages are locked for this copy)
+        the copy must be complete when this returns."""
 
     @abstractmethod
     def register(self, host: np.ndarray) -> Callable[[], None] | None:
@@ -136,7 +137,7 @@ class GpuBackend(ABC):
         host = np.ascontiguousarray(host)
         unregister = self.register(host) if host.nbytes >= REGISTER_BYTES else None
         try:
-            return self.copy_in(host)
+            return self.copy_in(host, unregister is not None)
         finally:
             if unregister is not None:
                 unregister()

@@ -172,8 +172,8 @@ class NumbaBackend(GpuBackend):
             NumbaBackend._fill_kernel = fill
         return NumbaBackend._fill_kernel
 
-    def copy_in(self, host: np.ndarray):
-        return self._cuda.to_device(host)
+    def copy_in(self, host: np.ndarray, registered: bool):
+        return self._cuda.to_device(host)  # synchronous either way
 
     def register(self, host: np.ndarray):
         """numba's own page-locking (``Context.mempin``, as ``cuda.pinned`` does): the pages are unlocked as soon
