@@ -27,6 +27,7 @@ from gpusim.algorithms.stable import gale_shapley, mw_gpu, stable_marriage
 from gpusim.algorithms.weighted import SUITOR_VARIANTS, b_suitor, locally_dominant, roma, suitor
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
+from gpusim.algorithms.weighted.resident_matrix import matrix_problem
 from gpusim.errors import Livelock
 from gpusim.exercises import list_exercises
 from gpusim.language.kernels import Kernel, registry
@@ -297,6 +298,27 @@ def _roma_case(variant: str, kernel: str) -> Case:
     return Case(run, lambda: ([2, 3, 0, 1], (True, True, True)), frozenset({"fill", kernel}))
 
 
+ODD_COMPLETE = uniform(7, 5)
+#: Bad dense matrices for the device check, each with the host path's message (check_weight_matrix's wording).
+_BAD_MATRICES = (([[0, 1], [1, -2]], "weights[1, 1]=-2.0 is negative: weights must be finite and >= 0"),
+                 ([[0, 1, 2], [1, 0, 3], [2, 4, 0]],
+                  "weights is not symmetric: weights[1, 2]=3.0 but weights[2, 1]=4.0"),
+                 ([[0, np.nan], [np.nan, 0]], "weights[0, 1]=nan is not finite: weights must be finite and >= 0"))
+
+
+def _roma_resident(dev: Device) -> tuple:
+    """ROMA on a device matrix of odd n, padded there, its matching left there; and the device checks of bad
+    matrices.  The matching is judged on the padded matrix, the dummy vertex 7 matched to the unmatched one."""
+    flat = lambda w: dev.array(np.asarray(w, float).ravel())  # noqa: E731
+    found = roma(flat(ODD_COMPLETE), device=dev, pad=True, threshold=1e-5, output="device")
+    mate = found.to_host().mate
+    alone = np.flatnonzero(mate == -1)
+    full = np.r_[np.where(mate == -1, 7, mate), alone].astype(int)
+    padded = np.pad(ODD_COMPLETE, ((0, 1), (0, 1)))
+    judged = _roma_guarantees(padded, type("Found", (), {"mate": full, "weight": found.weight}), 1e-5)
+    return len(alone), judged, [matrix_problem(dev, flat(w), len(w)) for w, _ in _BAD_MATRICES]
+
+
 #: Two bad device instances (n_men, n_women, men_ptr, men_list, men_rank_by_woman): a woman listed twice, a rank
 #: given twice.
 _BAD_PREFERENCES = ((2, 2, (0, 1, 3), (1, 0, 0), (0, 0, 1)), (3, 2, (0, 1, 2, 3), (1, 0, 1), (0, 0, 0)))
@@ -453,6 +475,8 @@ CASES = {
     "gs-rounds": _stable_case("gs-rounds", MEN_AND_WOMEN, "fill gale_shapley_round"),
     "stable-device-checks": Case(_stable_device_checks, _stable_device_checks_oracle, frozenset(
         "women_counted repeated_women first_equal scan_in_one_block rank_places rank_repeats list_starts".split())),
+    "roma-resident": Case(_roma_resident, lambda: (1, (True, True, True), [m for _, m in _BAD_MATRICES]), frozenset(
+        "weight_matrix_check pad_matrix phase_weight unpadded_mate roma_block_phase peek_weight".split())),
     "b-suitor-resident": Case(lambda dev: b_suitor(to_device(dev, WEIGHTED), 2, device=dev).partners.tolist(),
                               lambda: greedy_b_matching(WEIGHTED, 2).partners.tolist(),
                               frozenset({"vertex_capacities", "scan_in_one_block", "count_up", "b_suitor_round"})),

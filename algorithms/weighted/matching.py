@@ -46,7 +46,9 @@ def maximum_weight_matching(graph: WeightedGraph | DeviceWeightedGraph, algorith
     (a :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` or a ``cupyx.scipy.sparse`` matrix; ``"auto"``
     runs on the device that holds it) and ``output="device"`` (GPU backends), which leaves the result's
     arrays on the device: a :class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching`.
-    Other options go to the algorithm (``layout``, ``variant``, ``b``, ...).
+    The others refuse ``output="device"`` (ROMA's own :func:`~gpusim.algorithms.weighted.driver_roma.roma` takes a
+    dense matrix already on the device and leaves its matching there).  Other options go to the algorithm
+    (``layout``, ``variant``, ``b``, ...).
 
     ``roma`` and ``rama`` are defined on complete graphs (seed 002): they run on the complete
     graph of ``graph``'s dense weight matrix, where non-edges weigh 0, start from
@@ -78,4 +80,9 @@ def maximum_weight_matching(graph: WeightedGraph | DeviceWeightedGraph, algorith
             raise InvalidArgument(f"{algorithm!r} needs a host graph (the graph lives in {graph.memory} memory); "
                                   f"a device-resident graph runs {', '.join(DEVICE_RESIDENT)}")
         backend = device_backend(graph, backend)
+    name = lookup("weighted", algorithm).name if options.get("output") == "device" else None
+    if name is not None and name not in DEVICE_RESIDENT:
+        hint = " (gpusim.algorithms.weighted.roma(weights, output='device') leaves ROMA's on the device)"
+        raise InvalidArgument(f"output='device' is offered by {', '.join(DEVICE_RESIDENT)}; {algorithm!r} builds its "
+                              f"matching of the graph on the host{hint if name == 'roma' else ''}")
     return dispatch("weighted", graph, algorithm, backend, size=graph.n_edges, max_memory=max_memory, **options)

@@ -24,7 +24,8 @@ from gpusim.types.graphs import WeightedGraph
 from .reference_greedy import greedy
 from .reference_paths import gpa
 
-__all__ = ["START_KINDS", "AugmentationInput", "augmentation_bytes", "prepare_augmentation", "start_matching", "unpad"]
+__all__ = ["START_KINDS", "AugmentationInput", "augmentation_bytes", "augmentation_options", "needs_padding",
+           "perfect_start", "prepare_augmentation", "start_matching", "unpad"]
 
 #: The kinds of start matching :func:`start_matching` builds.
 START_KINDS = ("i,i+1", "i,i+n/2", "shuffled", "greedy", "gpa")
@@ -177,14 +178,13 @@ def augmentation_bytes(n: int, mate: Any, on_device: bool = False) -> int:
     return dense_bytes(size, 2 + int(on_device) + start)
 
 
-def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any,
-                         seed: Any, max_memory: int | None = None, on_device: bool = False) -> AugmentationInput:
-    """Check the arguments of RAMA / ROMA (sequential or GPU), the memory they need against
-    ``max_memory`` (:func:`gpusim.types.complete_graphs.check_memory`), pad odd n, build the start matching."""
-    w = check_weight_matrix("weights", weights)
-    n = w.shape[0]
-    check_memory(augmentation_bytes(n, mate, on_device), max_memory,
-                 f"a 4-cycle augmentation (RAMA/ROMA) on {n} vertices, with its dense {n} x {n} weight matrix")
+def augmentation_options(threshold: Any, max_phases: Any, pad: Any, seed: Any) -> tuple[float, int | None, bool, int]:
+    """RAMA's and ROMA's options checked: ``(threshold, max_phases, pad, seed)`` (a flip must gain more than a
+    finite ``threshold >= 0``; ``max_phases`` None or ``>= 0``; ``pad`` a bool).
+
+    >>> augmentation_options(0, None, False, 3)
+    (0.0, None, False, 3)
+    """
     pad = _check_pad(pad)
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)):
         raise InvalidArgumentType(f"threshold must be a real number, got threshold={threshold!r} "
@@ -194,24 +194,52 @@ def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: An
         raise InvalidArgument(f"threshold={threshold!r} must be finite and >= 0 (a flip must gain more than it)")
     if max_phases is not None:
         max_phases = check_int("max_phases", max_phases, 0, None)
-    seed = check_seed(seed)
-    padded = n % 2 == 1
-    if padded and not pad:
+    return threshold, max_phases, pad, check_seed(seed)
+
+
+def needs_padding(n: int, pad: bool) -> bool:
+    """Whether ``n`` vertices take a dummy vertex (``n`` odd); refused unless ``pad``: a complete graph has a
+    perfect matching only for even ``n`` (seed 002 §5.1)."""
+    if n % 2 and not pad:
         raise InvalidArgument(f"weights is {n} x {n} with n odd: a complete graph has a perfect matching only for "
                               "even n; pass pad=True to add a dummy vertex whose edges all weigh 0 (seed 002 §5.1)")
-    size = n + 1 if padded else n
-    if padded:
-        w = np.pad(w, ((0, 1), (0, 1)))
+    return n % 2 == 1
+
+
+def perfect_start(mate: Any, n: int, size: int, seed: int, w: np.ndarray | None) -> np.ndarray:
+    """The perfect start matching (int32) on ``size`` vertices (``n`` real ones, ``size - n`` dummies): a kind of
+    :data:`START_KINDS` or a matching of the ``n`` vertices, its unmatched vertices paired in increasing id order.
+    ``w`` (``size x size``) is None when the weights are on a device: ``"greedy"`` and ``"gpa"``, which build
+    the complete graph's edge list on the host, are then refused."""
     if isinstance(mate, str):
         if mate not in START_KINDS:
             raise InvalidArgument(f"mate={mate!r} is neither a matching array nor one of {list(START_KINDS)!r}")
-        start = _start(size, mate, w, seed).astype(np.int64)
-    else:
-        given = check_mate("mate", mate, n)
-        start = np.full(size, -1, np.int64)
-        start[:n] = given
-        start = _complete(start)
-    return AugmentationInput(w, start.astype(np.int32), n, padded, threshold, max_phases, seed)
+        if w is None and mate in ("greedy", "gpa"):
+            raise InvalidArgument(
+                f"mate={mate!r} builds the complete graph's edge list on the host, and the weights live on the "
+                "device: start from 'i,i+1', 'i,i+n/2', 'shuffled' or a mate array (e.g. start_matching(n, "
+                f"{mate!r}, host_weights)), or pass the weights as a host array")
+        return _start(size, mate, w, seed).astype(np.int32)
+    given = check_mate("mate", mate, n)
+    start = np.full(size, -1, np.int64)
+    start[:n] = given
+    return _complete(start).astype(np.int32)
+
+
+def prepare_augmentation(weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any,
+                         seed: Any, max_memory: int | None = None, on_device: bool = False) -> AugmentationInput:
+    """Check the arguments of RAMA / ROMA (sequential or GPU), the memory they need against
+    ``max_memory`` (:func:`gpusim.types.complete_graphs.check_memory`), pad odd n, build the start matching."""
+    w = check_weight_matrix("weights", weights)
+    n = w.shape[0]
+    check_memory(augmentation_bytes(n, mate, on_device), max_memory,
+                 f"a 4-cycle augmentation (RAMA/ROMA) on {n} vertices, with its dense {n} x {n} weight matrix")
+    threshold, max_phases, pad, seed = augmentation_options(threshold, max_phases, pad, seed)
+    padded = needs_padding(n, pad)
+    if padded:
+        w = np.pad(w, ((0, 1), (0, 1)))
+    start = perfect_start(mate, n, n + int(padded), seed, w)
+    return AugmentationInput(w, start, n, padded, threshold, max_phases, seed)
 
 
 def unpad(mate: np.ndarray, n: int, padded: bool) -> np.ndarray:
