@@ -134,7 +134,7 @@ def roma_cases(large: bool, quick: bool) -> list[Case]:
                 and w[first, mate[first]].sum() >= w[np.arange(0, n, 2), start[::2]].sum() - 1e-9)
 
     return [Case("weighted", "roma", f"complete, uniform weights, n = {n:,}", n * n,
-                 lambda dev: dev.array(w), lambda a, dev: weighted.roma(a, device=dev, output="device"), check)]
+                 lambda dev: dev.array(w.ravel()), lambda a, dev: weighted.roma(a, device=dev, output="device"), check)]
 
 
 def stable_cases(large: bool, quick: bool) -> list[Case]:
