@@ -29,7 +29,7 @@ __all__ = ["REGISTER_BYTES", "GpuBackend", "kept_once_working"]
 #: issue 18) a pageable copy ran at 7.4 GB/s (the driver stages it through its own page-locked buffers), a
 #: copy from registered pages at 55 GB/s, and registering 100 MB took 2.8 ms: together about three times the
 #: pageable speed, for nothing kept page-locked after the call.
-REGISTER_BYTES = 4 << 20
+REGISTER_BYTES = 16 << 20
 
 
 def kept_once_working(probe: Callable[[], tuple[bool, str]]) -> Callable[[], tuple[bool, str]]:
