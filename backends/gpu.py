@@ -26,9 +26,10 @@ __all__ = ["REGISTER_BYTES", "GpuBackend", "kept_once_working"]
 
 #: A host array of at least this many bytes is page-locked for its copy to the device: registered with the
 #: driver, copied by DMA, unregistered (:meth:`GpuBackend.array`).  On an H100 (``benchmarks/RESULTS.md``,
-#: issue 18) a pageable copy ran at 7.4 GB/s (the driver stages it through its own page-locked buffers), a
-#: copy from registered pages at 55 GB/s, and registering 100 MB took 2.8 ms: together about three times the
-#: pageable speed, for nothing kept page-locked after the call.
+#: issue 18; ``benchmarks/diagnostics/copy_in.py``) a pageable copy ran at 5 to 9 GB/s (the driver stages it
+#: through its own page-locked buffers) and a registered one, the registering included, at 12 to 14 GB/s from
+#: 16 MiB up; at 4 MiB the two were equal, below it registering cost more than it saved.  Nothing stays
+#: page-locked after the call.
 REGISTER_BYTES = 16 << 20
 
 
