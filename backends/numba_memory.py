@@ -52,7 +52,8 @@ class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         _checked(binding.cuMemPoolSetAttribute(pool, binding.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
                                                keep_all))
 
-    def memalloc(self, size: int) -> MemoryPointer:
+    def memalloc(self, size: int):
+        """A numba ``MemoryPointer`` to ``size`` bytes from the pool, given back to it in stream order when freed."""
         from cuda.bindings import driver as binding
 
         stream = binding.CUstream(0)
@@ -63,7 +64,8 @@ class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
         return MemoryPointer(self.context, pointer, size, finalizer=free)
 
-    def get_memory_info(self) -> MemoryInfo:
+    def get_memory_info(self):
+        """numba's ``MemoryInfo(free, total)`` of the device, from the driver."""
         from cuda.bindings import driver as binding
 
         free, total = _checked(binding.cuMemGetInfo())
