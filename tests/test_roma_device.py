@@ -16,6 +16,7 @@ import re
 
 import numpy as np
 import pytest
+from device_copies import watch
 
 from gpusim import Device
 from gpusim.algorithms.weighted import maximum_weight_matching, roma
@@ -70,25 +71,6 @@ def as_mate(start, n: int):
     mate = np.empty(n, np.int64)
     mate[start[:, 0]], mate[start[:, 1]] = start[:, 1], start[:, 0]
     return mate
-
-
-def watch(dev: Device) -> list[tuple[str, int]]:
-    """Record every copy between the host and ``dev`` from now on: ("in", entries) and ("out", entries)."""
-    copies: list[tuple[str, int]] = []
-    to_host, array = dev.to_host, dev.array
-
-    def watched_to_host(a):
-        out = to_host(a)
-        copies.append(("out", int(out.size)))
-        return out
-
-    def watched_array(a):
-        if not dev.holds(a):
-            copies.append(("in", int(np.asarray(a).size)))
-        return array(a)
-
-    dev.to_host, dev.array = watched_to_host, watched_array
-    return copies
 
 
 # -- the host input's matching and phase weights ------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from device_copies import watch
 
 from gpusim import Device, T, kernel
 from gpusim.algorithms.weighted import b_suitor, locally_dominant, maximum_weight_matching, suitor
@@ -51,25 +52,6 @@ def poke(values, index, value):
     """``values[index] = value``: corrupts a result on the device, on any backend."""
     if T.gtid() == 0:
         values[index] = value
-
-
-def _watch(dev: Device) -> list[tuple[str, int]]:
-    """Record every copy between host and ``dev`` from now on: ("in", entries) and ("out", entries)."""
-    copies: list[tuple[str, int]] = []
-    to_host, array = dev.to_host, dev.array
-
-    def watched_to_host(a):
-        out = to_host(a)
-        copies.append(("out", int(out.size)))
-        return out
-
-    def watched_array(a):
-        if not dev.holds(a):
-            copies.append(("in", int(np.asarray(a).size)))
-        return array(a)
-
-    dev.to_host, dev.array = watched_to_host, watched_array
-    return copies
 
 
 # -- the same matching as output="host", on host and device-resident graphs ----------------------------------
@@ -157,7 +139,7 @@ def test_the_slot_kernels_agree_with_numpy_over_several_passes(seed):
 def test_a_resident_call_copies_only_totals_and_flags_until_validated(program):
     graph, dev = _graph(5), _sim(5)
     on_device = to_device(dev, graph)
-    copies = _watch(dev)
+    copies = watch(dev)
     if program == "b-suitor":
         m = b_suitor(on_device, 2, device=dev, output="device")
     else:
@@ -170,7 +152,7 @@ def test_a_resident_call_copies_only_totals_and_flags_until_validated(program):
 def test_a_per_vertex_b_is_the_one_copy_in():
     graph, dev = _graph(6), _sim(6)
     on_device = to_device(dev, graph)
-    copies = _watch(dev)
+    copies = watch(dev)
     b_suitor(on_device, B_VALUES["b per vertex"], device=dev, output="device")
     assert [c for c in copies if c[0] == "in"] == [("in", graph.n)]
     assert all(entries <= 2 for way, entries in copies if way == "out")
@@ -295,7 +277,7 @@ def test_a_resident_call_on_a_gpu_copies_only_totals_and_flags(gpu_backend):
     graph, dev = _graph(15, n=20_000, degree=4), Device(gpu_backend)
     on_device = to_device(dev, graph)
     for run in (*MATCHINGS.values(), lambda g, d, **k: b_suitor(g, 2, device=d, **k)):
-        copies = _watch(dev)
+        copies = watch(dev)
         run(on_device, dev, output="device")
         assert all(way == "out" and entries <= 2 for way, entries in copies), copies
         del dev.to_host, dev.array
