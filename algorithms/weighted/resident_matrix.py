@@ -37,7 +37,7 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import BLOCK, MAX_GRID, NONE, value_at
-from gpusim.runtime.device_graphs import adopt
+from gpusim.runtime.device_graphs import adopt, backend_where
 from gpusim.types.device_graphs import is_device_sparse, memory_of
 
 from .device_result import DeviceWeightedMatching
@@ -65,12 +65,9 @@ def matrix_backend(weights: Any, backend: str) -> str:
     'sim'
     """
     memory = memory_of(weights)
-    if backend == "cpu":
-        raise InvalidArgument(f"weights lives in {memory} memory, and backend='cpu' runs on the host: run roma on "
-                              "the device that holds the matrix (backend='auto'), or copy the matrix to the host first")
-    if backend == "auto":
-        return "cupy" if memory == "cuda" else memory
-    return backend
+    return backend_where(memory, backend,
+                         f"weights lives in {memory} memory, and backend='cpu' runs on the host: run roma on the "
+                         "device that holds the matrix (backend='auto'), or copy the matrix to the host first")
 
 
 class _FlatView:

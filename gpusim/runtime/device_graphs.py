@@ -38,7 +38,7 @@ from gpusim.types.device_results import DeviceBipartiteMatching
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 from gpusim.types.results import BipartiteMatching
 
-__all__ = ["OUTPUTS", "adopt", "bipartite_bytes", "bipartite_result", "check_output", "device_backend",
+__all__ = ["OUTPUTS", "adopt", "backend_where", "bipartite_bytes", "bipartite_result", "check_output", "device_backend",
            "is_device_graph", "resident", "to_device", "weighted_bytes"]
 
 #: Where a GPU algorithm leaves its result: copied to the host (the default) or on the device.
@@ -124,12 +124,24 @@ def device_backend(graph: Any, backend: str) -> str:
     >>> device_backend(g, "auto")
     'sim'
     """
+    return backend_where(graph.memory, backend,
+                         f"the graph lives in {graph.memory} memory: the sequential algorithms (backend='cpu') need a "
+                         "host graph; run a GPU algorithm on its device, or copy the graph to the host first")
+
+
+def backend_where(memory: str, backend: str, refusal: str) -> str:
+    """The backend for an input already in ``memory`` (:func:`~gpusim.types.device_graphs.memory_of`): ``"auto"``
+    takes the one whose memory it is (CuPy for any other CUDA array), ``"cpu"`` is refused with ``refusal`` (its
+    data are not on the host), any other name is kept.  The graphs, preference lists and dense matrices on a
+    device all choose their backend so.
+
+    >>> backend_where("cuda", "auto", "no"), backend_where("numba", "cupy", "no")
+    ('cupy', 'cupy')
+    """
     if backend == "cpu":
-        raise InvalidArgument(
-            f"the graph lives in {graph.memory} memory: the sequential algorithms (backend='cpu') need a host "
-            "graph; run a GPU algorithm on its device, or copy the graph to the host first")
+        raise InvalidArgument(refusal)
     if backend == "auto":
-        return "cupy" if graph.memory == "cuda" else graph.memory
+        return "cupy" if memory == "cuda" else memory
     return backend
 
 

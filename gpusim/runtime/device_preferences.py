@@ -23,7 +23,7 @@ from typing import Any
 
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import adopt
+from gpusim.runtime.device_graphs import adopt, backend_where
 from gpusim.runtime.device_preference_checks import preference_problem
 from gpusim.types.device_preferences import ARRAYS, DevicePreferenceInstance
 
@@ -66,11 +66,7 @@ def instance_backend(instance: DevicePreferenceInstance, backend: str) -> str:
     >>> instance_backend(d, "auto")
     'sim'
     """
-    if backend == "cpu":
-        raise InvalidArgument(
-            f"the preference lists live in {instance.memory} memory: the sequential algorithms (backend='cpu') "
-            "need a PreferenceInstance; run mw-gpu or gs-rounds on its device, or copy it to the host first "
-            "(DevicePreferenceInstance.to_host)")
-    if backend == "auto":
-        return "cupy" if instance.memory == "cuda" else instance.memory
-    return backend
+    return backend_where(instance.memory, backend,
+                         f"the preference lists live in {instance.memory} memory: the sequential algorithms "
+                         "(backend='cpu') need a PreferenceInstance; run mw-gpu or gs-rounds on its device, or copy "
+                         "it to the host first (DevicePreferenceInstance.to_host)")
