@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from cuda.bindings import driver as binding
 from numba import cuda
 from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
 
@@ -33,7 +32,10 @@ __all__ = ["StreamOrderedMemoryManager", "use_stream_ordered_allocator"]
 
 
 def _checked(answer: Any) -> Any:
-    """The value of a ``cuda.bindings.driver`` call, raising on an error code."""
+    """The value of a ``cuda.bindings.driver`` call, raising on an error code.  (The bindings come with numba-cuda,
+    an optional dependency, so this module imports them where they are used: it imports without them.)"""
+    from cuda.bindings import driver as binding
+
     error, *values = answer
     if error == binding.CUresult.CUDA_ERROR_OUT_OF_MEMORY:
         raise MemoryError("the GPU is out of memory (the CUDA driver's stream-ordered pool)")
@@ -46,6 +48,8 @@ class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     """numba's device allocations from the driver's default memory pool, freed in stream order."""
 
     def initialize(self) -> None:
+        from cuda.bindings import driver as binding
+
         pool = _checked(binding.cuDeviceGetDefaultMemPool(binding.CUdevice(self.context.device.id)))
         keep_all = binding.cuuint64_t(2**64 - 1)  # never give memory back at a synchronisation: reuse it
         _checked(binding.cuMemPoolSetAttribute(pool, binding.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
@@ -53,6 +57,8 @@ class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def memalloc(self, size: int):
         """A numba ``MemoryPointer`` to ``size`` bytes from the pool, given back to it in stream order when freed."""
+        from cuda.bindings import driver as binding
+
         stream = binding.CUstream(0)
         pointer = _checked(binding.cuMemAllocAsync(size, stream))
 
@@ -63,6 +69,8 @@ class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def get_memory_info(self):
         """numba's ``MemoryInfo(free, total)`` of the device, from the driver."""
+        from cuda.bindings import driver as binding
+
         free, total = _checked(binding.cuMemGetInfo())
         return MemoryInfo(free=free, total=total)
 
