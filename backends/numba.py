@@ -135,6 +135,7 @@ class NumbaBackend(GpuBackend):
 
         self._cuda = cuda
         self._device_array = DeviceNDArray
+        self._pool: Any = False  # the context's DevicePool (None: none), found on the first allocation
         # gpusim launches small grids on purpose (tests, teaching); numba warns on each one
         # (the message starts with a terminal escape code, hence the leading .*)
         warnings.filterwarnings(
@@ -145,10 +146,25 @@ class NumbaBackend(GpuBackend):
     # -- memory --------------------------------------------------------------------------------
     _fill_kernel: Any = None  # a numba kernel ``out[i] = value``, compiled on first use (per dtype)
 
+    def empty(self, n: int, dtype: np.dtype):
+        """A new device array of ``n`` items, uninitialised: from gpusim's stream-ordered pool
+        (:class:`~gpusim.backends.numba_memory.DevicePool`) where the device has one, else numba's ``cuMemAlloc``."""
+        pool = self.pool()
+        return self._cuda.device_array(n, dtype=dtype) if pool is None else pool.array(n, dtype)
+
+    def pool(self):
+        """The :class:`~gpusim.backends.numba_memory.DevicePool` this backend allocates from (None: numba's own
+        allocator), found on first use."""
+        if self._pool is False:
+            from gpusim.backends.numba_memory import device_pool
+
+            self._pool = device_pool(self._cuda.current_context())
+        return self._pool
+
     def full(self, n: int, value: Any, dtype: np.dtype):
-        """Allocated and filled on the device: a memset when ``value`` is one repeated byte (0, -1), else a
-        one-line fill kernel; no host array is built or copied."""
-        out = self._cuda.device_array(n, dtype=dtype)
+        """Allocated (:meth:`empty`) and filled on the device: a memset when ``value`` is one repeated byte (0, -1),
+        else a one-line fill kernel; no host array is built or copied."""
+        out = self.empty(n, dtype)
         if n == 0:
             return out
         pattern = np.array([value], dtype=dtype).tobytes()
@@ -173,7 +189,9 @@ class NumbaBackend(GpuBackend):
         return NumbaBackend._fill_kernel
 
     def copy_in(self, host: np.ndarray, registered: bool):
-        return self._cuda.to_device(host)  # synchronous either way
+        out = self.empty(host.shape[0], host.dtype)
+        out.copy_to_device(host)  # synchronous either way
+        return out
 
     def register(self, host: np.ndarray):
         """numba's own page-locking (``Context.mempin``, as ``cuda.pinned`` does): the pages are unlocked as soon
@@ -202,6 +220,10 @@ class NumbaBackend(GpuBackend):
         return found
 
     def free_memory(self) -> int:
+        """Free bytes on the device, counting those gpusim's pool holds for reuse."""
+        pool = self.pool()
+        if pool is not None:
+            return pool.device_free_bytes()
         return int(self._cuda.current_context().get_memory_info()[0])
 
     def to_host(self, array: Any) -> np.ndarray:

@@ -1,21 +1,22 @@
-"""A stream-ordered allocator for numba: an External Memory Management (EMM) plugin on the driver's memory pool.
+"""Stream-ordered device memory for numba: gpusim's own pool, and an External Memory Management (EMM) plugin on it.
 
-numba allocates every device array with ``cuMemAlloc`` and CuPy from its own pool, so a call on numba pays for
-its allocations what one on CuPy does not.  This plugin takes them from the driver's stream-ordered pool instead
-(``cuMemAllocAsync`` / ``cuMemFreeAsync`` on the default stream, CUDA 11.2 and later), with the pool told to keep
-what is freed for reuse (its release threshold raised to the maximum) rather than hand it back at every
-synchronisation.  On an
-H100 (``benchmarks/RESULTS.md``, issue 18) it took Suitor's device-resident call on 10^7 edges from 3.26 to
-2.29 ms and APFB's on a 200 x 200 graph from 1.43 to 0.86 ms.
+numba allocates every device array with ``cuMemAlloc`` (and frees it with ``cuMemFree``, which waits for the
+device), CuPy from its own pool, so a call on numba used to pay for its allocations what one on CuPy does not.
+:class:`DevicePool` is a stream-ordered pool of gpusim's own (``cuMemPoolCreate``, CUDA 11.2 and later):
+allocations by ``cuMemAllocFromPoolAsync`` and frees by ``cuMemFreeAsync`` on the default stream, in order with
+the kernels gpusim launches there, and the pool keeps what is freed for reuse (its release threshold raised to
+the maximum) rather than hand it back at every synchronisation.  The numba backend makes every array of its own
+there (:meth:`DevicePool.array`), so nothing process-wide changes: numba's memory manager stays the user's.
 
-It is opt-in, because numba's memory manager is the whole process's: choose it before numba makes its first
-CUDA context, either by the environment (numba's own mechanism) ::
+Everything else numba allocates in the process can come from the same pool too, opt-in because numba's memory
+manager is the whole process's: choose :class:`StreamOrderedMemoryManager` before numba makes its first CUDA
+context, either by the environment (numba's own mechanism) ::
 
     NUMBA_CUDA_MEMORY_MANAGER=gpusim.backends.numba_memory python my_script.py
 
 or by :func:`use_stream_ordered_allocator` at the top of a program.  Frees are ordered on the default stream,
 as gpusim's launches are; code that runs numba kernels on its own non-blocking streams should keep numba's
-default manager.
+default manager.  The figures are in ``benchmarks/RESULTS.md`` (issue 18).
 
 >>> StreamOrderedMemoryManager(context=None).interface_version
 1
@@ -25,10 +26,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numba import cuda
 from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
+from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
-__all__ = ["StreamOrderedMemoryManager", "use_stream_ordered_allocator"]
+__all__ = ["DevicePool", "StreamOrderedMemoryManager", "device_pool", "use_stream_ordered_allocator"]
 
 
 def _checked(answer: Any) -> Any:
@@ -44,35 +47,117 @@ def _checked(answer: Any) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
+class DevicePool:
+    """A stream-ordered memory pool of gpusim's own on ``context``'s device, keeping what is freed for reuse.
+
+    ``allocate(size)`` gives a numba ``MemoryPointer`` freed in stream order (on the default stream) when it
+    dies; ``array(n, dtype)`` a 1-D numba device array on one; ``reserved_bytes`` what the pool has taken from
+    the device, ``free_bytes`` what of it is unused; ``trim()`` hands that back to the device.
+    """
+
+    def __init__(self, context: Any):
+        from cuda.bindings import driver as binding
+
+        properties = binding.CUmemPoolProps()
+        properties.allocType = binding.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
+        properties.handleTypes = binding.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_NONE
+        properties.location.type = binding.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+        properties.location.id = context.device.id
+        self.context = context
+        self.handle = _checked(binding.cuMemPoolCreate(properties))
+        keep_all = binding.cuuint64_t(2**64 - 1)  # never give memory back at a synchronisation: reuse it
+        _checked(binding.cuMemPoolSetAttribute(self.handle,
+                                               binding.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, keep_all))
+        self._stream = binding.CUstream(0)
+        self._allocate, self._free = binding.cuMemAllocFromPoolAsync, binding.cuMemFreeAsync
+
+    def allocate(self, size: int) -> MemoryPointer:
+        """``size`` bytes (at least one) from the pool; when the device is out of memory, numba's own pending
+        frees are made and the allocation tried once more, then :class:`MemoryError`."""
+        size = max(int(size), 1)
+        try:
+            pointer = _checked(self._allocate(size, self.handle, self._stream))
+        except MemoryError:
+            self.context.deallocations.clear()
+            pointer = _checked(self._allocate(size, self.handle, self._stream))
+        free, stream = self._free, self._stream
+
+        def release() -> None:
+            free(pointer, stream)  # no error to act on: at interpreter exit the context may already be gone
+
+        return MemoryPointer(self.context, pointer, size, finalizer=release)
+
+    def array(self, n: int, dtype: np.dtype) -> DeviceNDArray:
+        """A 1-D numba device array of ``n`` (uninitialised) items of ``dtype`` on the pool's memory."""
+        return DeviceNDArray((n,), (dtype.itemsize,), dtype, gpu_data=self.allocate(n * dtype.itemsize))
+
+    def _attribute(self, name: str) -> int:
+        from cuda.bindings import driver as binding
+
+        return int(_checked(binding.cuMemPoolGetAttribute(self.handle, getattr(binding.CUmemPool_attribute, name))))
+
+    @property
+    def reserved_bytes(self) -> int:
+        """Bytes the pool has taken from the device (in use or kept for reuse)."""
+        return self._attribute("CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT")
+
+    @property
+    def free_bytes(self) -> int:
+        """Bytes the pool holds for reuse (reserved, not in use)."""
+        return self.reserved_bytes - self._attribute("CU_MEMPOOL_ATTR_USED_MEM_CURRENT")
+
+    def device_free_bytes(self) -> int:
+        """Bytes free on the device now, counting those the pool holds for reuse."""
+        from cuda.bindings import driver as binding
+
+        free, _ = _checked(binding.cuMemGetInfo())
+        return int(free) + self.free_bytes
+
+    def trim(self) -> None:
+        """Hand every byte the pool holds unused back to the device (after a synchronisation)."""
+        from cuda.bindings import driver as binding
+
+        _checked(binding.cuMemPoolTrimTo(self.handle, 0))
+
+
+#: Each numba context's pool (or None where it cannot have one), made on first use.
+_POOLS: dict[Any, DevicePool | None] = {}
+
+
+def device_pool(context: Any) -> DevicePool | None:
+    """The :class:`DevicePool` of numba context ``context``, made on first use; None when its device has no
+    stream-ordered pools (before CUDA 11.2, or a driver that refuses), in which case numba's own allocator is
+    what is left."""
+    if context not in _POOLS:
+        try:
+            from cuda.bindings import driver as binding
+
+            supported = _checked(binding.cuDeviceGetAttribute(
+                binding.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, context.device.id))
+            _POOLS[context] = DevicePool(context) if supported else None
+        except (ImportError, RuntimeError, MemoryError):
+            _POOLS[context] = None
+    return _POOLS[context]
+
+
 class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
-    """numba's device allocations from the driver's default memory pool, freed in stream order."""
+    """Every numba device allocation from gpusim's :class:`DevicePool` of the context, freed in stream order."""
 
     def initialize(self) -> None:
-        from cuda.bindings import driver as binding
+        self._pool = device_pool(self.context)
+        if self._pool is None:
+            raise RuntimeError("this device has no stream-ordered memory pools (CUDA 11.2 or later is needed)")
 
-        pool = _checked(binding.cuDeviceGetDefaultMemPool(binding.CUdevice(self.context.device.id)))
-        keep_all = binding.cuuint64_t(2**64 - 1)  # never give memory back at a synchronisation: reuse it
-        _checked(binding.cuMemPoolSetAttribute(pool, binding.CUmemPool_attribute.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-                                               keep_all))
-
-    def memalloc(self, size: int):
+    def memalloc(self, size: int) -> MemoryPointer:
         """A numba ``MemoryPointer`` to ``size`` bytes from the pool, given back to it in stream order when freed."""
+        return self._pool.allocate(size)
+
+    def get_memory_info(self) -> MemoryInfo:
+        """numba's ``MemoryInfo(free, total)`` of the device, from the driver, the pool's unused bytes counted free."""
         from cuda.bindings import driver as binding
 
-        stream = binding.CUstream(0)
-        pointer = _checked(binding.cuMemAllocAsync(size, stream))
-
-        def free() -> None:
-            _checked(binding.cuMemFreeAsync(pointer, stream))
-
-        return MemoryPointer(self.context, pointer, size, finalizer=free)
-
-    def get_memory_info(self):
-        """numba's ``MemoryInfo(free, total)`` of the device, from the driver."""
-        from cuda.bindings import driver as binding
-
-        free, total = _checked(binding.cuMemGetInfo())
-        return MemoryInfo(free=free, total=total)
+        _, total = _checked(binding.cuMemGetInfo())
+        return MemoryInfo(free=self._pool.device_free_bytes(), total=int(total))
 
     @property
     def interface_version(self) -> int:
@@ -80,8 +165,8 @@ class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
 
 def use_stream_ordered_allocator() -> None:
-    """Make numba allocate from the driver's stream-ordered pool (:class:`StreamOrderedMemoryManager`); call it
-    before numba's first CUDA context (before the first ``Device("numba")``)."""
+    """Make numba allocate everything from gpusim's pool (:class:`StreamOrderedMemoryManager`); call it before
+    numba's first CUDA context (before the first ``Device("numba")``)."""
     cuda.set_memory_manager(StreamOrderedMemoryManager)
 
 

@@ -411,6 +411,48 @@ def test_large_copies_through_registered_pages(gpu):
 
 
 @pytest.mark.gpu
+def test_numba_arrays_come_from_gpusims_pool():
+    """The numba backend makes its arrays in gpusim's stream-ordered pool, without changing numba's memory manager:
+    values are right, memory freed is reused (the pool does not grow over repeated calls), the pool's unused bytes
+    count as free, and the results of an algorithm are those of SciPy."""
+    from numba import cuda
+    from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
+
+    from gpusim.algorithms.bipartite import maximum_bipartite_matching
+    from gpusim.backends import gpu_status
+    from gpusim.backends.numba_memory import DevicePool
+    from gpusim.types.generators import uniform_random
+
+    ok, why = gpu_status("numba")
+    if not ok:
+        pytest.skip(f"numba unavailable: {why}")
+    dev = Device("numba")
+    pool = dev._impl.pool()
+    assert isinstance(pool, DevicePool), "an H100 or H200 has stream-ordered pools"
+    assert type(cuda.current_context().memory_manager).__name__ != "StreamOrderedMemoryManager"
+    a = dev.full(1000, 7, np.int64)
+    assert a.gpu_data.device_pointer is not None and a.gpu_data.size == 8000
+    np.testing.assert_array_equal(dev.to_host(a), np.full(1000, 7, np.int64), strict=True)
+    host = np.arange(12345, dtype=np.float64)
+    np.testing.assert_array_equal(dev.to_host(dev.array(host)), host, strict=True)
+    graph = uniform_random(300, 300, 1500, seed=1)
+    expected = int((scipy_matching(graph.to_scipy().tocsr(), perm_type="column") >= 0).sum())
+    sizes = []
+    for _ in range(5):
+        result = maximum_bipartite_matching(graph, "apfb", device=dev)
+        assert result.valid and result.certified
+        sizes.append(result.size)
+    dev.synchronize()
+    reserved = pool.reserved_bytes
+    for _ in range(20):
+        sizes.append(maximum_bipartite_matching(graph, "apfb", device=dev).size)
+    dev.synchronize()
+    assert sizes == [expected] * 25
+    assert pool.reserved_bytes == reserved, "20 more calls took new memory instead of reusing what was freed"
+    assert 0 < pool.free_bytes <= pool.reserved_bytes <= dev.free_memory() + pool.reserved_bytes
+
+
+@pytest.mark.gpu
 def test_numba_on_the_stream_ordered_allocator(tmp_path):
     """``NUMBA_CUDA_MEMORY_MANAGER=gpusim.backends.numba_memory`` (a process of its own: numba's memory manager is
     the process's) runs APFB on numba from the driver's pool, with SciPy's matching size and a certified result,

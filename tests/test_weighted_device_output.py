@@ -291,3 +291,31 @@ def test_device_weighted_graphs_stay_unchanged_by_a_call():
     assert isinstance(on_device, DeviceWeightedGraph)
     assert [dev.to_host(a).tolist() for a in (on_device.ptr, on_device.adj)] == [graph.ptr.tolist(),
                                                                                   graph.adj.tolist()]
+
+
+@pytest.mark.gpu
+def test_a_device_graph_keeps_its_entry_owners_on_a_gpu(gpu_backend):
+    """On a GPU, Suitor's and b-Suitor's first call on a device graph makes each entry's owner and keeps it with the
+    graph; the calls after it launch no ``entry_owners`` and give the same (greedy) answer."""
+    graph, dev = _graph(17, n=3000, degree=4), Device(gpu_backend)
+    on_device = to_device(dev, graph)
+    first = suitor(on_device, device=dev)
+    assert first.stats["launches"].get("entry_owners") == 1 and first.stats["seconds"].get("owners") is not None
+    kept = on_device.derived[("owners", gpu_backend)]
+    starts = dev.to_host(on_device.ptr)
+    assert dev.to_host(kept).tolist() == np.repeat(np.arange(graph.n), np.diff(starts)).tolist()
+    expected = greedy(graph).mate.tolist()
+    for run in (lambda g: suitor(g, device=dev), lambda g: suitor(g, device=dev, layout="thread"),
+                lambda g: b_suitor(g, 1, device=dev)):
+        again = run(on_device)
+        assert "entry_owners" not in again.stats["launches"] and "owners" not in again.stats["seconds"]
+        assert again.mate.tolist() == expected
+    assert on_device.derived[("owners", gpu_backend)] is kept
+
+
+def test_the_simulator_makes_the_entry_owners_every_call():
+    graph, dev = _graph(18), Device("sim")
+    on_device = to_device(dev, graph)
+    for _ in range(2):
+        assert suitor(on_device, device=dev).stats["launches"]["entry_owners"] == 1
+    assert on_device.derived == {}

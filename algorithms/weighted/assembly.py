@@ -45,7 +45,8 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
     :class:`~gpusim.types.device_graphs.DeviceWeightedGraph` is used where it lies, checked there once) and,
     unless ``owners=False`` (``src`` is then None), build each entry's owner (``src``) there.  Returns
     ``(device, launcher, ptr, adj, weights, src)``, the arrays on the device.  A device-resident graph costs no
-    copy and no wait here: the host does O(1) work (its first call also checks it on the device)."""
+    copy and no wait here: the host does O(1) work (its first call also checks it on the device and, on a GPU,
+    makes the owners it keeps for the next calls)."""
     if not isinstance(graph, (WeightedGraph, DeviceWeightedGraph)):
         raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
@@ -63,15 +64,30 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
     else:
         ptr = dev.array(graph.ptr)
         adj, weights = (dev.array(np.zeros(1, a.dtype) if not entries else a) for a in (graph.adj, graph.weights))
-    src = dev.zeros(max(entries, 1), np.int32) if owners else None
-    if not on_device:
         dev.synchronize()  # CuPy copies host arrays asynchronously: the copies are not the kernels' time
-    if owners and graph.n and entries:
+    src = None
+    if owners:
+        # a device graph keeps the owners made for it on a GPU (its arrays do not change after its first check,
+        # :class:`~gpusim.types.device_graphs.DeviceWeightedGraph`); the simulator runs every kernel every call
+        kept = on_device and dev.backend != "sim"
+        src = graph.derived.get(("owners", dev.backend)) if kept else None
+        if src is None:
+            src = _entry_owners(launch, ptr, graph.n, entries)
+            if kept:
+                graph.derived[("owners", dev.backend)] = src
+    return dev, launch, ptr, adj, weights, src
+
+
+def _entry_owners(launch: Launcher, ptr: Any, n: int, entries: int) -> Any:
+    """Each CSR entry's owner (``src[j]`` the vertex whose list holds entry ``j``), made on the device."""
+    dev = launch.device
+    src = dev.zeros(max(entries, 1), np.int32)
+    if n and entries:
         block = 32 if dev.backend == "sim" else 256
         with launch.phase("owners"):
-            width = owner_width(entries, graph.n)
-            launch(entry_owners, Device.grid_for(width * graph.n, block), block, ptr, src, graph.n, width)
-    return dev, launch, ptr, adj, weights, src
+            width = owner_width(entries, n)
+            launch(entry_owners, Device.grid_for(width * n, block), block, ptr, src, n, width)
+    return src
 
 
 def reduce_pairs(launch: Launcher, result_kernel, n: int, *args) -> tuple[float, int]:

@@ -1,6 +1,6 @@
 """Where a device-resident call's host time goes (issue 18): the cases of ``benchmarks/resident.py``, each called
 warm 50 times under cProfile, its result left on the device; prints the whole call, the timed phases and the
-functions that took the most time of their own.
+functions that took the most time of their own, then the gpusim functions by their time with what they call.
 
 Usage, on the GPU machine, from the repository root::
 
@@ -49,7 +49,9 @@ def main() -> None:
             case.call(data, dev)
             dev.synchronize()
         profiler.disable()
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        stats = pstats.Stats(profiler)
+        stats.sort_stats("tottime").print_stats(25)
+        stats.sort_stats("cumulative").print_stats("gpusim|algorithms|backends|runtime|types", 40)
 
 
 if __name__ == "__main__":

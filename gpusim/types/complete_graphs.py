@@ -116,6 +116,8 @@ def check_memory(needed: int, max_memory: Any, what: str, alternative: str = SPA
     ...
     gpusim.errors.InvalidArgument: roma on 200000 vertices needs about 298 GiB ...
     """
+    if max_memory is None and needed <= 0:
+        return  # nothing asked: the host's memory need not be read
     limit = default_memory_limit() if max_memory is None else check_int("max_memory", max_memory, 0, None)
     if needed > limit:
         origin = "max_memory" if max_memory is not None else "max_memory, by default half the memory available"

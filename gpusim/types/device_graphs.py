@@ -222,6 +222,10 @@ class DeviceWeightedGraph:
         A device array of float64: the weight of each adjacency entry, the same in both directions,
         finite and >= 0.
 
+    The arrays must not change once an algorithm has taken the graph: its first call checks them on the
+    device and the calls after it trust that check, and on a GPU Suitor and b-Suitor keep in ``derived`` the
+    owner of each entry they make from ``ptr``.  Build a new graph for new contents.
+
     Examples
     --------
     >>> import numpy as np
@@ -233,7 +237,7 @@ class DeviceWeightedGraph:
     (2, 1)
     """
 
-    __slots__ = ("_n", "_arrays", "checked")
+    __slots__ = ("_n", "_arrays", "checked", "derived")
 
     def __init__(self, n: int, ptr: Any, adj: Any, weights: Any):
         n = check_count("n", n)
@@ -243,6 +247,9 @@ class DeviceWeightedGraph:
         self._n = n
         self._arrays = (ptr, adj, weights)
         self.checked = False
+        #: Arrays the algorithms make from the graph on the device and keep for their next calls, by
+        #: ``(name, backend)``: each CSR entry's owner (4 bytes an entry) for Suitor and b-Suitor.
+        self.derived: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def from_cupyx(cls, matrix: Any) -> DeviceWeightedGraph:
