@@ -120,24 +120,25 @@ class DevicePool:
         _checked(binding.cuMemPoolTrimTo(self.handle, 0))
 
 
-#: Each numba context's pool (or None where it cannot have one), made on first use.
-_POOLS: dict[Any, DevicePool | None] = {}
+#: Each device's pool (or None where it cannot have one), by device id, made on first use.
+_POOLS: dict[int, DevicePool | None] = {}
 
 
 def device_pool(context: Any) -> DevicePool | None:
-    """The :class:`DevicePool` of numba context ``context``, made on first use; None when its device has no
-    stream-ordered pools (before CUDA 11.2, or a driver that refuses), in which case numba's own allocator is
-    what is left."""
-    if context not in _POOLS:
+    """The :class:`DevicePool` of numba context ``context``'s device (numba's primary context of that device),
+    made on first use; None when the device has no stream-ordered pools (before CUDA 11.2, or a driver that
+    refuses), in which case numba's own allocator is what is left."""
+    device_id = context.device.id
+    if device_id not in _POOLS:
         try:
             from cuda.bindings import driver as binding
 
             supported = _checked(binding.cuDeviceGetAttribute(
-                binding.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, context.device.id))
-            _POOLS[context] = DevicePool(context) if supported else None
+                binding.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, binding.CUdevice(device_id)))
+            _POOLS[device_id] = DevicePool(context) if supported else None
         except (ImportError, RuntimeError, MemoryError):
-            _POOLS[context] = None
-    return _POOLS[context]
+            _POOLS[device_id] = None
+    return _POOLS[device_id]
 
 
 class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):

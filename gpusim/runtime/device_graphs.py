@@ -83,34 +83,39 @@ def to_device(dev: Device, graph: BipartiteGraph | WeightedGraph) -> DeviceBipar
 
 
 def resident(dev: Device, graph: Any) -> Any:
-    """``graph`` ready for ``dev``: a host graph unchanged; a device graph adopted and checked (once)."""
+    """``graph`` ready for ``dev``: a host graph unchanged; a device graph adopted and checked (once), the
+    adopted graph kept for the next calls on the same backend."""
+    if not isinstance(graph, (DeviceBipartiteGraph, DeviceWeightedGraph)):
+        return graph
+    key = ("adopted", dev.backend)
+    if graph.checked and key in graph.derived:
+        return graph.derived[key]
+    adopted = _adopted(dev, graph)
+    graph.derived[key] = adopted
+    return adopted
+
+
+def _adopted(dev: Device, graph: DeviceBipartiteGraph | DeviceWeightedGraph) -> Any:
+    """``graph`` with its arrays adopted by ``dev``, its contents checked on the device unless already done."""
     if isinstance(graph, DeviceBipartiteGraph):
         names = ("row_ptr", "row_adj", "col_ptr", "col_adj")
         arrays = [adopt(dev, name, a) for name, a in zip(names, (graph.row_ptr, graph.row_adj, graph.col_ptr,
                                                                  graph.col_adj), strict=True)]
         adopted = DeviceBipartiteGraph(graph.n_rows, graph.n_cols, *arrays)
-        if not graph.checked:
-            nr, nc = graph.n_rows, graph.n_cols
-            problem = (csr_problem(dev, arrays[0], arrays[1], nr, nc, "row_ptr", "row_adj")
-                       or csr_problem(dev, arrays[2], arrays[3], nc, nr, "col_ptr", "col_adj")
-                       or transpose_problem(dev, *arrays, nr, ("row_adj", "col_adj")))
-            if problem is not None:
-                raise InvalidArgument(problem)
-            graph.checked = True
-        adopted.checked = True
-        return adopted
-    if isinstance(graph, DeviceWeightedGraph):
+        nr, nc = graph.n_rows, graph.n_cols
+        problem = None if graph.checked else (
+            csr_problem(dev, arrays[0], arrays[1], nr, nc, "row_ptr", "row_adj")
+            or csr_problem(dev, arrays[2], arrays[3], nc, nr, "col_ptr", "col_adj")
+            or transpose_problem(dev, *arrays, nr, ("row_adj", "col_adj")))
+    else:
         names = ("ptr", "adj", "weights")
         arrays = [adopt(dev, name, a) for name, a in zip(names, (graph.ptr, graph.adj, graph.weights), strict=True)]
         adopted = DeviceWeightedGraph(graph.n, *arrays)
-        if not graph.checked:
-            problem = weighted_problem(dev, graph.n, *arrays)
-            if problem is not None:
-                raise InvalidArgument(problem)
-            graph.checked = True
-        adopted.checked = True
-        return adopted
-    return graph
+        problem = None if graph.checked else weighted_problem(dev, graph.n, *arrays)
+    if problem is not None:
+        raise InvalidArgument(problem)
+    graph.checked = adopted.checked = True
+    return adopted
 
 
 def device_backend(graph: Any, backend: str) -> str:

@@ -129,9 +129,12 @@ class DeviceBipartiteGraph:
         A host array (NumPy, list) where a device array is expected.
     InvalidArgument
         A wrong dtype (not int32), shape or length; the contents are checked on the device later.
+
+    The arrays must not change once an algorithm has taken the graph: its first call checks them on the
+    device, and the calls after it trust that check and reuse what they kept in ``derived``.
     """
 
-    __slots__ = ("_n_rows", "_n_cols", "_arrays", "checked")
+    __slots__ = ("_n_rows", "_n_cols", "_arrays", "checked", "derived")
 
     def __init__(self, n_rows: int, n_cols: int, row_ptr: Any, row_adj: Any, col_ptr: Any = None,
                  col_adj: Any = None):
@@ -161,6 +164,8 @@ class DeviceBipartiteGraph:
         self._arrays = (row_ptr, row_adj, col_ptr, col_adj)
         #: Set once the contents were checked on a device (the check then is not repeated).
         self.checked = False
+        #: What the algorithms keep between calls, by ``(name, backend)``: the arrays adopted by a backend.
+        self.derived: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def from_cupyx(cls, matrix: Any) -> DeviceBipartiteGraph:
@@ -223,8 +228,9 @@ class DeviceWeightedGraph:
         finite and >= 0.
 
     The arrays must not change once an algorithm has taken the graph: its first call checks them on the
-    device and the calls after it trust that check, and on a GPU Suitor and b-Suitor keep in ``derived`` the
-    owner of each entry they make from ``ptr``.  Build a new graph for new contents.
+    device, and the calls after it trust that check and reuse what they kept in ``derived`` (the arrays as
+    the backend adopted them; on a GPU, the owner of each entry that Suitor and b-Suitor make from
+    ``ptr``).  Build a new graph for new contents.
 
     Examples
     --------
@@ -247,8 +253,8 @@ class DeviceWeightedGraph:
         self._n = n
         self._arrays = (ptr, adj, weights)
         self.checked = False
-        #: Arrays the algorithms make from the graph on the device and keep for their next calls, by
-        #: ``(name, backend)``: each CSR entry's owner (4 bytes an entry) for Suitor and b-Suitor.
+        #: What the algorithms keep between calls, by ``(name, backend)``: the arrays adopted by a backend, and
+        #: each CSR entry's owner (4 bytes an entry) for Suitor and b-Suitor on a GPU.
         self.derived: dict[tuple[str, str], Any] = {}
 
     @classmethod
