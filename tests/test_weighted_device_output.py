@@ -305,11 +305,13 @@ def test_a_device_graph_keeps_its_entry_owners_on_a_gpu(gpu_backend):
     starts = dev.to_host(on_device.ptr)
     assert dev.to_host(kept).tolist() == np.repeat(np.arange(graph.n), np.diff(starts)).tolist()
     expected = greedy(graph).mate.tolist()
-    for run in (lambda g: suitor(g, device=dev), lambda g: suitor(g, device=dev, layout="thread"),
-                lambda g: b_suitor(g, 1, device=dev)):
+    for run in (lambda g: suitor(g, device=dev), lambda g: suitor(g, device=dev, layout="thread")):
         again = run(on_device)
         assert "entry_owners" not in again.stats["launches"] and "owners" not in again.stats["seconds"]
         assert again.mate.tolist() == expected
+    b_matching = b_suitor(on_device, 2, device=dev)
+    assert "entry_owners" not in b_matching.stats["launches"]
+    assert b_matching.partners.tolist() == greedy_b_matching(graph, 2).partners.tolist()
     assert on_device.derived[("owners", gpu_backend)] is kept
 
 
