@@ -9,6 +9,7 @@ launches fail clearly.  ``scripts/gpu-check`` runs the ``gpu`` tests on the devi
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 import sys
@@ -450,6 +451,12 @@ def test_numba_arrays_come_from_gpusims_pool():
     assert sizes == [expected] * 25
     assert pool.reserved_bytes == reserved, "20 more calls took new memory instead of reusing what was freed"
     assert 0 < pool.free_bytes <= pool.reserved_bytes <= dev.free_memory() + pool.reserved_bytes
+    del a, result
+    gc.collect()
+    dev.synchronize()
+    pool.trim()  # nothing in use: what the pool kept goes back to the device
+    assert pool.reserved_bytes < reserved
+    np.testing.assert_array_equal(dev.to_host(dev.full(1000, 7, np.int64)), np.full(1000, 7, np.int64), strict=True)
 
 
 @pytest.mark.gpu
