@@ -130,6 +130,8 @@ class DeviceBipartiteGraph:
     InvalidArgument
         A wrong dtype (not int32), shape or length; the contents are checked on the device later.
 
+    Notes
+    -----
     The arrays must not change once an algorithm has taken the graph: its first call checks them on the
     device, and the calls after it trust that check and reuse what they kept in ``derived``.
     """
@@ -227,6 +229,8 @@ class DeviceWeightedGraph:
         A device array of float64: the weight of each adjacency entry, the same in both directions,
         finite and >= 0.
 
+    Notes
+    -----
     The arrays must not change once an algorithm has taken the graph: its first call checks them on the
     device, and the calls after it trust that check and reuse what they kept in ``derived`` (the arrays as
     the backend adopted them; on a GPU, the owner of each entry that Suitor and b-Suitor make from
