@@ -167,6 +167,14 @@ def louvain_cases(large: bool, quick: bool) -> list[Case]:
                  graph.n_entries // 2, prepare, lambda g, dev: gpu_louvain(g, device=dev), check)]
 
 
+def case_named(family_algorithm: str, large: bool, quick: bool = False) -> Case:
+    """The case ``"family:algorithm"`` (e.g. ``"weighted:ld"``), on the large or the small input; the diagnostics in
+    ``benchmarks/diagnostics`` take their cases so."""
+    family, algorithm = family_algorithm.split(":")
+    maker = roma_cases if algorithm == "roma" else globals()[f"{family}_cases"]
+    return next(c for c in maker(large, quick) if c.algorithm == algorithm)
+
+
 def measure(case: Case, dev: Device, repeats: int) -> dict:
     """The case on ``dev``: one untimed call (compiles, checks the input once on the device), then ``repeats``."""
     row = {"family": case.family, "algorithm": case.algorithm, "input": case.input, "size": case.size,

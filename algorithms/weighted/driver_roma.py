@@ -153,8 +153,7 @@ def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: s
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     check_output(output)
-    paper_phase = roma_block_phase if variant == "block" else roma_thread_phase
-    phase = with_devices(paper_phase, kernels) if kernels else paper_phase  # no walk of its calls per call
+    phase = with_devices(roma_block_phase if variant == "block" else roma_thread_phase, kernels or {})
     options = (mate, threshold, max_phases, pad, seed, max_memory)
     if is_device_matrix(weights):
         run = _device_input(weights, options, device or Device(matrix_backend(weights, backend)), check_invariants)

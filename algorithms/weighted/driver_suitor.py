@@ -122,7 +122,7 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
     if block is not None and block % 32:
         raise InvalidArgument(f"block={block!r} must be a multiple of 32 (whole warps)")
     paper_kernel = suitor_thread_per_vertex if layout == "thread" else GPU_SUITOR[variant]
-    launched = with_devices(paper_kernel, kernels) if kernels else paper_kernel  # no walk of its calls per call
+    launched = with_devices(paper_kernel, kernels or {})
     dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     n = graph.n
     ws = dev.full(max(n, 1), -1, np.int32)

@@ -60,9 +60,7 @@ def main() -> None:
     Launcher.phase = marked_phase
     dev = Device(backend)
     for family_algorithm in wanted:
-        family, algorithm = family_algorithm.split(":")
-        maker = resident.roma_cases if algorithm == "roma" else getattr(resident, f"{family}_cases")
-        case = next(c for c in maker(size == "large", size == "quick") if c.algorithm == algorithm)
+        case = resident.case_named(family_algorithm, size == "large", size == "quick")
         data = case.prepare(dev)
         for _ in range(3):
             case.call(data, dev)
@@ -70,7 +68,7 @@ def main() -> None:
         calls = [one_call(case, data, dev) for _ in range(CALLS)]
         labels = [label for label, _ in calls[0]]
         if any([label for label, _ in c] != labels for c in calls):
-            print(f"{algorithm}: the calls took different paths; the first call's is shown")
+            print(f"{case.algorithm}: the calls took different paths; the first call's is shown")
             calls = [c for c in calls if [label for label, _ in c] == labels]
         medians = [statistics.median(c[i][1] for c in calls) for i in range(len(labels))]
         whole = statistics.median(sum(s for _, s in c) for c in calls)

@@ -28,9 +28,7 @@ def main() -> None:
     backend, size, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
     dev = Device(backend)
     for family_algorithm in wanted:
-        family, algorithm = family_algorithm.split(":")
-        maker = resident.roma_cases if algorithm == "roma" else getattr(resident, f"{family}_cases")
-        case = next(c for c in maker(size == "large", False) if c.algorithm == algorithm)
+        case = resident.case_named(family_algorithm, size == "large")
         data = case.prepare(dev)
         for _ in range(3):
             case.call(data, dev)

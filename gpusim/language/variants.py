@@ -68,6 +68,8 @@ def with_devices(compiled: Kernel, replacements: Mapping[str, DeviceFunction]) -
     """
     if not isinstance(replacements, Mapping):
         raise InvalidArgumentType(f"kernels must map device-function names to @device functions, got {replacements!r}")
+    if not replacements:
+        return compiled  # nothing to bind: no walk of the kernel's calls (drivers call this on every call)
     called = device_names(compiled)
     for name, value in replacements.items():
         if name not in called:
