@@ -22,7 +22,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, KernelFault
 
-__all__ = ["REGISTER_BYTES", "GpuBackend", "kept_once_working"]
+__all__ = ["REGISTER_BYTES", "GpuBackend", "driver_bindings", "kept_once_working", "memset"]
 
 #: A host array of at least this many bytes is page-locked for its copy to the device: registered with the
 #: driver, copied by DMA, unregistered (:meth:`GpuBackend.array`).  On an H100 (``benchmarks/RESULTS.md``,
@@ -31,6 +31,46 @@ __all__ = ["REGISTER_BYTES", "GpuBackend", "kept_once_working"]
 #: 16 MiB up; at 4 MiB the two were equal, below it registering cost more than it saved.  Nothing stays
 #: page-locked after the call.
 REGISTER_BYTES = 16 << 20
+
+
+def memset(pointer: int, value: Any, dtype: np.dtype, n: int, stream: int = 0) -> bool:
+    """Set the ``n`` items of ``dtype`` at device address ``pointer`` to ``value`` by one driver call in order on
+    ``stream`` (the default stream unless given): ``cuMemsetD8Async`` when ``value`` is one byte repeated (0, -1),
+    ``cuMemsetD32Async`` for 4-byte items.  False, and nothing done, for other 8-byte values or where the CUDA
+    Python bindings are missing: the caller fills with a kernel then.  Either memset costs the host a few
+    microseconds; a kernel launched to fill costs several times that (``benchmarks/diagnostics/host_costs.py``).
+
+    >>> memset(0, 1.5, np.dtype(np.float64), 4)    # no 8-byte memset: the caller launches a fill kernel
+    False
+    """
+    pattern = np.array([value], dtype=dtype)
+    raw = pattern.tobytes()
+    one_byte = len(set(raw)) == 1
+    if not (one_byte or dtype.itemsize == 4) or driver_bindings() is None:
+        return False
+    binding = driver_bindings()
+    where, on = binding.CUdeviceptr(pointer), binding.CUstream(stream)
+    if one_byte:
+        answer = binding.cuMemsetD8Async(where, raw[0], n * dtype.itemsize, on)
+    else:
+        answer = binding.cuMemsetD32Async(where, int(pattern.view(np.uint32)[0]), n, on)
+    if answer[0] != binding.CUresult.CUDA_SUCCESS:
+        raise InvalidArgument(f"setting {n} items of {dtype.name} on the device failed (driver error {answer[0]!r})")
+    return True
+
+
+_BINDINGS: list = []
+
+
+def driver_bindings() -> Any:
+    """``cuda.bindings.driver`` (NVIDIA's CUDA Python, which numba-cuda brings), imported once; None without it."""
+    if not _BINDINGS:
+        try:
+            from cuda.bindings import driver
+        except ImportError:
+            driver = None
+        _BINDINGS.append(driver)
+    return _BINDINGS[0]
 
 
 def kept_once_working(probe: Callable[[], tuple[bool, str]]) -> Callable[[], tuple[bool, str]]:
@@ -89,6 +129,10 @@ class GpuBackend(ABC):
     # -- what a subclass provides --------------------------------------------------------------
     @abstractmethod
     def full(self, n: int, value: Any, dtype: np.dtype) -> Any: ...
+
+    @abstractmethod
+    def empty(self, n: int, dtype: np.dtype) -> Any:
+        """A new device array of ``n`` items, not initialised."""
 
     @abstractmethod
     def copy_in(self, host: np.ndarray, registered: bool) -> Any:

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.backends.gpu import GpuBackend, kept_once_working
+from gpusim.backends.gpu import GpuBackend, kept_once_working, memset
 from gpusim.errors import BackendUnavailable, InvalidArgument, KernelSyntaxError
 
 __all__ = ["NumbaBackend", "NumbaLaunch", "availability", "create_backend", "numba_signature", "probe"]
@@ -162,15 +162,11 @@ class NumbaBackend(GpuBackend):
         return self._pool
 
     def full(self, n: int, value: Any, dtype: np.dtype):
-        """Allocated (:meth:`empty`) and filled on the device: a memset when ``value`` is one repeated byte (0, -1),
-        else a one-line fill kernel; no host array is built or copied."""
+        """Allocated (:meth:`empty`) and filled on the device in order on the default stream: a driver memset
+        (:func:`~gpusim.backends.gpu.memset`: one repeated byte, or a 4-byte item), else a one-line fill kernel;
+        no host array is built or copied."""
         out = self.empty(n, dtype)
-        if n == 0:
-            return out
-        pattern = np.array([value], dtype=dtype).tobytes()
-        if len(set(pattern)) == 1:
-            out.gpu_data.memset(pattern[0], n * dtype.itemsize)
-        else:
+        if n and not memset(int(out.gpu_data.device_pointer), value, dtype, n):
             self.fill_kernel()[-(-n // 256), 256](out, dtype.type(value))
         return out
 

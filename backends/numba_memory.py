@@ -31,14 +31,16 @@ from numba import cuda
 from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
 from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
+from gpusim.backends.gpu import driver_bindings
+
 __all__ = ["DevicePool", "StreamOrderedMemoryManager", "device_pool", "use_stream_ordered_allocator"]
 
 
 def _checked(answer: Any) -> Any:
     """The value of a ``cuda.bindings.driver`` call, raising on an error code.  (The bindings come with numba-cuda,
-    an optional dependency, so this module imports them where they are used: it imports without them.)"""
-    from cuda.bindings import driver as binding
-
+    an optional dependency, so they are imported on first use, :func:`~gpusim.backends.gpu.driver_bindings`: this
+    module imports without them.)"""
+    binding = driver_bindings()
     error, *values = answer
     if error == binding.CUresult.CUDA_ERROR_OUT_OF_MEMORY:
         raise MemoryError("the GPU is out of memory (the CUDA driver's stream-ordered pool)")
@@ -56,8 +58,7 @@ class DevicePool:
     """
 
     def __init__(self, context: Any):
-        from cuda.bindings import driver as binding
-
+        binding = driver_bindings()
         properties = binding.CUmemPoolProps()
         properties.allocType = binding.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
         properties.handleTypes = binding.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_NONE
@@ -92,8 +93,7 @@ class DevicePool:
         return DeviceNDArray((n,), (dtype.itemsize,), dtype, gpu_data=self.allocate(n * dtype.itemsize))
 
     def _attribute(self, name: str) -> int:
-        from cuda.bindings import driver as binding
-
+        binding = driver_bindings()
         return int(_checked(binding.cuMemPoolGetAttribute(self.handle, getattr(binding.CUmemPool_attribute, name))))
 
     @property
@@ -108,15 +108,13 @@ class DevicePool:
 
     def device_free_bytes(self) -> int:
         """Bytes free on the device now, counting those the pool holds for reuse."""
-        from cuda.bindings import driver as binding
-
+        binding = driver_bindings()
         free, _ = _checked(binding.cuMemGetInfo())
         return int(free) + self.free_bytes
 
     def trim(self) -> None:
         """Hand every byte the pool holds unused back to the device (after a synchronisation)."""
-        from cuda.bindings import driver as binding
-
+        binding = driver_bindings()
         _checked(binding.cuMemPoolTrimTo(self.handle, 0))
 
 
@@ -131,8 +129,7 @@ def device_pool(context: Any) -> DevicePool | None:
     device_id = context.device.id
     if device_id not in _POOLS:
         try:
-            from cuda.bindings import driver as binding
-
+            binding = driver_bindings()
             supported = _checked(binding.cuDeviceGetAttribute(
                 binding.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, binding.CUdevice(device_id)))
             _POOLS[device_id] = DevicePool(context) if supported else None
@@ -155,8 +152,7 @@ class StreamOrderedMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def get_memory_info(self) -> MemoryInfo:
         """numba's ``MemoryInfo(free, total)`` of the device, from the driver, the pool's unused bytes counted free."""
-        from cuda.bindings import driver as binding
-
+        binding = driver_bindings()
         _, total = _checked(binding.cuMemGetInfo())
         return MemoryInfo(free=self._pool.device_free_bytes(), total=int(total))
 

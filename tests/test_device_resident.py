@@ -83,6 +83,33 @@ def test_weighted_drivers_check_memory_too(monkeypatch):
         suitor(WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 2.0]), backend="sim")
 
 
+def test_a_device_graph_is_not_measured_against_free_memory_again_once_taken(monkeypatch):
+    """The first call on a device graph checks that its arrays fit; the later ones copy nothing in and ask the
+    device nothing (an allocation it refuses would still be one line); a host graph is checked every call."""
+    g = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 2.0])
+    dev = Device("sim")
+    on_device = DeviceWeightedGraph(g.n, dev.array(g.ptr), dev.array(g.adj), dev.array(g.weights))
+    asked = []
+    monkeypatch.setattr(Device, "free_memory", lambda self: asked.append(1) or 10)
+    with pytest.raises(InsufficientDeviceMemory):
+        suitor(on_device, device=dev)
+    monkeypatch.undo()
+    assert suitor(on_device, device=dev).mate.tolist() == [-1, 2, 1]
+    monkeypatch.setattr(Device, "free_memory", lambda self: asked.append(1) or 10)
+    asked.clear()
+    assert suitor(on_device, device=dev).mate.tolist() == [-1, 2, 1] and asked == []
+    bipartite = _graph(3)
+    d = _on(dev, bipartite)
+    monkeypatch.undo()
+    apfb(d, backend="sim")
+    monkeypatch.setattr(Device, "free_memory", lambda self: asked.append(1) or 10)
+    expected = int(np.count_nonzero(scipy_matching(sp.csr_array(bipartite.to_scipy()), perm_type="column") >= 0))
+    assert apfb(d, backend="sim").size == expected and asked == []
+    with pytest.raises(InsufficientDeviceMemory):
+        suitor(g, device=dev)
+    assert asked == [1]
+
+
 @pytest.mark.parametrize("argv", [
     ["match", "--example", "ash219", "--algorithm", "gpr", "--backend", "sim"],
     ["match", "--example", "karate", "--algorithm", "suitor", "--backend", "sim"],

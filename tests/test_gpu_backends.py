@@ -20,6 +20,7 @@ import pytest
 
 from gpusim import Device, T, kernel
 from gpusim.errors import InvalidArgument, InvalidArgumentType, KernelSyntaxError
+from gpusim.runtime.launcher import fill
 
 
 def _kernels_module():
@@ -387,6 +388,35 @@ def test_device_arrays_round_trip(gpu):
         np.testing.assert_array_equal(dev.to_host(dev.array(host)), host, strict=True)
         np.testing.assert_array_equal(dev.to_host(dev.full(3, 7, dtype)), np.full(3, 7, dtype), strict=True)
     assert dev.to_host(dev.zeros(0, np.int32)).shape == (0,)
+
+
+@pytest.mark.parametrize("dtype, value", [
+    (np.int32, 0), (np.int32, -1), (np.int32, 7), (np.int32, -123456), (np.uint32, 2**32 - 1), (np.float32, 2.5),
+    (np.int64, 5), (np.int64, -1), (np.uint64, 2**40 + 3), (np.float64, 1.5), (np.float64, 0.0)])
+def test_full_fills_every_item_by_whatever_path(backend, dtype, value):
+    """One repeated byte (a byte memset), a 4-byte item (the driver's 32-bit memset on a GPU), any other 8-byte
+    value (a fill kernel): every item set, on every backend, at lengths around the memsets' granularity."""
+    dev = Device(backend)
+    for n in (1, 3, 1000, 4099):
+        np.testing.assert_array_equal(dev.to_host(dev.full(n, value, dtype)), np.full(n, value, dtype), strict=True)
+
+
+def test_empty_gives_arrays_a_kernel_can_fill(backend):
+    dev = Device(backend)
+    for dtype in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64):
+        a = dev.empty(5, dtype)
+        assert a.shape == (5,) and np.dtype(a.dtype) == np.dtype(dtype)
+    a = dev.empty(70, np.int32)
+    dev.launch(fill, 3, 32, (a, 4, 70))
+    assert dev.to_host(a).tolist() == [4] * 70 and dev.to_host(dev.empty(0, np.float64)).shape == (0,)
+
+
+def test_empty_is_poison_on_the_simulator():
+    """So that a kernel reading an item of an ``empty`` array before writing it goes wrong in the tests."""
+    dev = Device("sim")
+    assert dev.to_host(dev.empty(2, np.int64)).tolist() == [np.iinfo(np.int64).min] * 2
+    assert dev.to_host(dev.empty(2, np.uint32)).tolist() == [np.iinfo(np.uint32).max] * 2
+    assert np.isnan(dev.to_host(dev.empty(3, np.float32))).all()
 
 
 def test_large_copies_through_registered_pages(gpu):

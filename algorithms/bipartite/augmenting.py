@@ -22,7 +22,14 @@ from gpusim.errors import InvalidArgument
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import matching_problem
-from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, is_device_graph, resident
+from gpusim.runtime.device_graphs import (
+    bipartite_bytes,
+    bipartite_result,
+    check_fits,
+    check_output,
+    is_device_graph,
+    resident,
+)
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
 from gpusim.types.arguments import check_int
@@ -120,7 +127,7 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     one_block = _one_block(launches, graph, dev.backend, bfs, direction, warp_degree, check_invariants, replaced)
     check_output(output)
     sides = ("col",) if direction == "top-down" else ("col", "row")
-    dev.check_fits(bipartite_bytes(graph, sides, 3), name, f'backend="cpu" (the sequential hk) for {name}')
+    check_fits(dev, graph, bipartite_bytes(graph, sides, 3), name, f'backend="cpu" (the sequential hk) for {name}')
     graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols
     start_level = 2

@@ -19,7 +19,7 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_output, resident
+from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_fits, check_output, resident
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
 from gpusim.types.arguments import check_int
@@ -129,7 +129,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, "gpr")
     check_output(output)
-    dev.check_fits(bipartite_bytes(graph, ("row", "col"), 6), "gpr",
+    check_fits(dev, graph, bipartite_bytes(graph, ("row", "col"), 6), "gpr",
                    'backend="cpu" (the sequential pr) or algorithm="apfb" (fewer device arrays)')
     graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols

@@ -24,7 +24,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import check_output, device_backend, resident, weighted_bytes
+from gpusim.runtime.device_graphs import check_fits, check_output, device_backend, resident, weighted_bytes
 from gpusim.runtime.launcher import Launcher
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
@@ -53,7 +53,7 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     on_device = isinstance(graph, DeviceWeightedGraph)
     dev = device if device is not None else Device(device_backend(graph, backend) if on_device else backend)
-    dev.check_fits(weighted_bytes(graph, 4), "weighted matching", 'backend="cpu" (the sequential reference)')
+    check_fits(dev, graph, weighted_bytes(graph, 4), "weighted matching", 'backend="cpu" (the sequential reference)')
     launch = Launcher(dev)
     entries = 2 * graph.n_edges
     if on_device:
@@ -98,12 +98,13 @@ def reduce_pairs(launch: Launcher, result_kernel, n: int, *args) -> tuple[float,
     block = 32 if dev.backend == "sim" else 256
     grid = Device.grid_for(n, block, max_grid=REDUCE_GRID)
     warps = grid * block // 32
-    partial_w, partial_c = dev.zeros(warps, np.float64), dev.zeros(warps, np.int32)
-    totals = dev.zeros(2, np.float64)
-    with launch.phase("result"):
+    # every warp of the grid stores its sums, and one warp the totals: nothing here is read before it is written
+    partial_w, partial_c = dev.empty(warps, np.float64), dev.empty(warps, np.int32)
+    totals = dev.empty(2, np.float64)
+    with launch.phase("result"):  # the phase ends with its answer on the host, as a loop's ends with its flag read
         launch(result_kernel, grid, block, *args, partial_w, partial_c)
         launch(sum_partials, 1, 32, partial_w, partial_c, warps, totals)
-    weight, pairs = dev.to_host(totals)
+        weight, pairs = dev.to_host(totals)
     return float(weight), int(pairs)
 
 

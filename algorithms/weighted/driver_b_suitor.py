@@ -130,9 +130,10 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
         b_dev, slot_ptr_dev = dev.array(np.append(caps, np.int32(0))), dev.array(slot_ptr)
         queue = dev.array(np.arange(size, dtype=np.int32))
     slots = dev.full(max(slot_count, 1), -1, np.int32)
-    locks, made, in_next = dev.zeros(size, np.int32), dev.zeros(n + 1, np.int32), dev.zeros(size, np.int32)
-    next_queue = dev.zeros(size, np.int32)
-    length, next_length, rounds = dev.full(1, n, np.int32), dev.zeros(1, np.int32), dev.zeros(1, np.int32)
+    locks, made, rounds = dev.zeros(size, np.int32), dev.zeros(n + 1, np.int32), dev.zeros(1, np.int32)
+    # each round fills in_next, and open_queue empties the next queue and pads the queue before anything reads them
+    in_next, next_queue, next_length = dev.empty(size, np.int32), dev.empty(size, np.int32), dev.empty(1, np.int32)
+    length = dev.full(1, n, np.int32)
     block = 32 if dev.backend == "sim" else 128
     grid = Device.grid_for(n, block)
 

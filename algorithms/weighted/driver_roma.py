@@ -285,7 +285,7 @@ class _Sums:
     def __init__(self, launch: Launcher, flat: Any, mate: Any, size: int, flips: Any):
         self.launch, self.args, self.size = launch, (flat, mate, size, flips), size
         self.block = 32 if launch.device.backend == "sim" else 1024
-        self.totals = launch.device.zeros(2, np.float64)
+        self.totals = launch.device.empty(2, np.float64)  # phase_weight writes both
 
     def weight_and_flips(self) -> tuple[float, int]:
         if not self.size:

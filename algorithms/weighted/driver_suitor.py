@@ -135,7 +135,7 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
                 chunks = -(-n // vertices_per_warp)
                 launch(launched, Device.grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
                        vertices_per_warp, balance_rounds)
-    mate = dev.full(max(n, 1), -1, np.int32)
+    mate = dev.empty(max(n, 1), np.int32)  # mate_from_offers writes every vertex's
     weight, pairs = reduce_pairs(launch, mate_from_offers, n, ws, src_dev, weights, n, mate)
     stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
              "launches": dict(launch.launches), "seconds": dict(launch.seconds)}

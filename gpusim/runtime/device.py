@@ -150,6 +150,17 @@ class Device:
         return self._impl
 
     # -- memory ------------------------------------------------------------------------------
+    def empty(self, n: int, dtype: Any = np.int32):
+        """A new 1-D device array of ``n`` items that are not set: for an array a kernel writes in full before
+        anything reads it (it saves the fill a :meth:`zeros` pays).  On the simulator its items are poison (the
+        dtype's smallest value, NaN for floats), so a kernel that reads one before writing it goes wrong there.
+
+        >>> Device("sim").to_host(Device("sim").empty(2, np.int32)).tolist()
+        [-2147483648, -2147483648]
+        """
+        n, dtype = _check_length(n), _check_dtype(dtype)
+        return self._allocated(n * dtype.itemsize, self._impl.empty, n, dtype)
+
     def zeros(self, n: int, dtype: Any = np.int32):
         """A new 1-D device array of ``n`` zeros."""
         n, dtype = _check_length(n), _check_dtype(dtype)

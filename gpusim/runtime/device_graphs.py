@@ -38,8 +38,8 @@ from gpusim.types.device_results import DeviceBipartiteMatching
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 from gpusim.types.results import BipartiteMatching
 
-__all__ = ["OUTPUTS", "adopt", "backend_where", "bipartite_bytes", "bipartite_result", "check_output", "device_backend",
-           "is_device_graph", "resident", "to_device", "weighted_bytes"]
+__all__ = ["OUTPUTS", "adopt", "backend_where", "bipartite_bytes", "bipartite_result", "check_fits", "check_output",
+           "device_backend", "is_device_graph", "resident", "to_device", "weighted_bytes"]
 
 #: Where a GPU algorithm leaves its result: copied to the host (the default) or on the device.
 OUTPUTS = ("host", "device")
@@ -93,6 +93,16 @@ def resident(dev: Device, graph: Any) -> Any:
     adopted = _adopted(dev, graph)
     graph.derived[key] = adopted
     return adopted
+
+
+def check_fits(dev: Device, graph: Any, needed: int, algorithm: str, alternative: str) -> None:
+    """:meth:`Device.check_fits <gpusim.Device.check_fits>` for a call on ``graph``, before any copy — except on a
+    device graph ``dev``'s backend has already taken (:func:`resident`): such a call copies nothing in, the
+    arrays of its own were allocated once before, and an allocation the device refuses still ends in one line
+    (:class:`~gpusim.errors.InsufficientDeviceMemory`).  That saves a query of the device's free memory (9 to
+    17 us on an H100) on every later call."""
+    if not (is_device_graph(graph) and graph.checked and ("adopted", dev.backend) in graph.derived):
+        dev.check_fits(needed, algorithm, alternative)
 
 
 def _adopted(dev: Device, graph: DeviceBipartiteGraph | DeviceWeightedGraph) -> Any:
