@@ -147,9 +147,11 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
         with launch.phase("bfs"):
             warp_degree = HUB_WARP_DEGREE if _has_hub(launch, col_ptr, nc) else None
-    bfs_array = dev.zeros(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
-    root = dev.zeros(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
-    predecessor = dev.zeros(max(nr, 1), np.int32)   # the column that reached each row
+    # not set here: each phase starts by setting every column's level and root (init_bfs_array, start_columns), and
+    # a row's predecessor is read only after the level that reached it wrote it
+    bfs_array = dev.empty(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
+    root = dev.empty(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
+    predecessor = dev.empty(max(nr, 1), np.int32)   # the column that reached each row
     # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over); with
     # direction="auto", flags[2 * batch] counts the columns of the level after the batch (count_level); in one
     # block, the three slots of kernels_bfs_block

@@ -205,7 +205,7 @@ def _result(launch: Launcher, held, slot_ptr, man_next, men_ptr, n_women: int, n
     dev = launch.device
     grid = Device.grid_for(max(n_women, n_men), block, max_grid=REDUCE_GRID)
     wife = dev.full(max(n_men, 1), -1, np.int32)
-    partial, total = dev.zeros(grid * block // 32, np.int64), dev.zeros(1, np.int64)
+    partial, total = dev.empty(grid * block // 32, np.int64), dev.empty(1, np.int64)  # every warp stores its sum
     with launch.phase("result"):
         launch(wives_from_held, grid, block, held, slot_ptr, n_women, wife, LOW, EMPTY)
         launch(proposals_made, grid, block, men_ptr, man_next, n_men, partial)
