@@ -28,6 +28,7 @@ array([0, 1, 2, 3], dtype=int32)
 
 from __future__ import annotations
 
+import ctypes
 import importlib.metadata
 import warnings
 from typing import Any
@@ -258,29 +259,80 @@ class NumbaLaunch:
     ``dispatcher[grid, block](*args)`` makes a launch configuration each launch (dimensions normalised, a
     stream object, an occupancy check that warns below 128 blocks), then ``CUDADispatcher.call`` records the
     arguments for launch-configuration-sensitive compilation, picks the dispatcher for the configuration and
-    its overload, and runs the pre-launch callbacks.  ``numba.cuda.jit(signature)`` compiles exactly one
-    overload (``dispatcher.overloads``, one ``_Kernel``) and no gpusim kernel is configuration-sensitive or
-    has callbacks, so here that kernel and the stream of one configuration are taken once, and each launch
-    is the kernel's ``launch(args, griddim, blockdim, stream, sharedmem)``, the call ``CUDADispatcher.call``
-    ends with.  Arguments are converted by numba as before (``_Kernel._prepare_args``): results do not
-    change.  Should a dispatcher hold other than one overload, the ordinary ``dispatcher[grid, block](*args)``
-    runs.
+    its overload, and runs the pre-launch callbacks; the overload's ``launch`` then converts every argument
+    (``_Kernel._prepare_args``: each array wrapped, viewed and its layout worked out again, about two thirds
+    of a launch's host time on an H100) and calls ``cuda.core.launch``.  ``numba.cuda.jit(signature)`` compiles
+    exactly one overload (``dispatcher.overloads``, one ``_Kernel``) and no gpusim kernel is
+    configuration-sensitive or has callbacks, so that kernel and the stream of one configuration are taken
+    once.  Where its arguments are all 1-D arrays and the scalars gpusim's kernels take (and it is neither a
+    debug nor a cooperative kernel, and no argument extension is registered), each launch passes them as
+    numba's kernel ABI lays them out — an array as ``(meminfo 0, parent 0, items, itemsize, pointer, shape,
+    stride)``, a scalar as its ctypes value, exactly what ``_prepare_args`` gives for them — to
+    ``cuda.core.launch`` with a launch configuration kept per ``(grid, block)``.  Otherwise each launch is the
+    kernel's own ``launch(args, griddim, blockdim, stream, sharedmem)``; should a dispatcher hold other than
+    one overload, the ordinary ``dispatcher[grid, block](*args)`` runs.
     """
 
-    __slots__ = ("dispatcher", "kernel", "stream")
+    __slots__ = ("configs", "dispatcher", "kernel", "kinds", "launch", "stream")
 
     def __init__(self, dispatcher: Any):
         self.dispatcher = dispatcher
         overloads = list(getattr(dispatcher, "overloads", {}).values())
         self.kernel = overloads[0] if len(overloads) == 1 and hasattr(overloads[0], "launch") else None
         self.stream = dispatcher.configure(1, 1).stream if self.kernel is not None else None
+        self.kinds, self.launch, self.configs = _argument_kinds(self.kernel), None, {}
+        if self.kinds is not None:
+            try:
+                from cuda.core import LaunchConfig, launch
+            except ImportError:  # a numba-cuda before cuda.core: its own launch, as it makes it
+                self.kinds = None
+            else:
+                self.launch, self.configs = launch, {None: LaunchConfig}
 
     def __getitem__(self, configuration: tuple) -> Any:
         """``launch[grid, block](*args)``: numba's own configured launch, through the dispatcher."""
         return self.dispatcher[configuration]
 
     def __call__(self, grid: int, block: int, args: tuple) -> None:
-        if self.kernel is None:
+        if self.kinds is not None:
+            params = []
+            for kind, value in zip(self.kinds, args, strict=True):
+                if kind is None:
+                    items = value.shape[0]
+                    params += (0, 0, items, value.dtype.itemsize, value.device_ctypes_pointer.value or 0, items,
+                               value.strides[0])
+                else:
+                    params.append(kind(value))
+            config = self.configs.get((grid, block))
+            if config is None:
+                config = self.configs[grid, block] = self.configs[None](grid=(grid, 1, 1), block=(block, 1, 1),
+                                                                        shmem_size=0)
+            self.launch(self.stream, config, self.kernel._codelibrary.get_cufunc().kernel, *params)
+        elif self.kernel is None:
             self.dispatcher[grid, block](*args)
         else:
             self.kernel.launch(args, (grid, 1, 1), (block, 1, 1), self.stream, 0)
+
+
+#: The ctypes type numba's kernel ABI passes a scalar argument of each dtype as (``_Kernel._prepare_args``).
+_SCALARS = {"int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
+            "float32": ctypes.c_float, "float64": ctypes.c_double}
+
+
+def _argument_kinds(kernel: Any) -> tuple | None:
+    """How each argument of a compiled numba ``_Kernel`` is passed: None for a 1-D array, else the scalar's ctypes
+    type; None for the whole when some argument is of another kind, or the kernel is a debug or cooperative one,
+    or argument extensions are registered (each launch then goes through numba's own ``launch``)."""
+    types_ = getattr(kernel, "argument_types", None)
+    if (types_ is None or getattr(kernel, "debug", True) or getattr(kernel, "cooperative", True)
+            or getattr(kernel, "extensions", True) or not hasattr(kernel, "_codelibrary")):
+        return None
+    kinds = []
+    for numba_type in types_:
+        if getattr(numba_type, "ndim", None) == 1 and hasattr(numba_type, "dtype"):
+            kinds.append(None)
+        elif str(numba_type) in _SCALARS:
+            kinds.append(_SCALARS[str(numba_type)])
+        else:
+            return None
+    return tuple(kinds)

@@ -1,7 +1,10 @@
 """The numba backend's launch path (backends/numba.py, NumbaLaunch): the one overload of a signed kernel launched
-directly, the dispatcher's own launch otherwise; on a GPU, the same results as ``dispatcher[grid, block](*args)``."""
+with its arguments packed as numba's kernel ABI lays them out (or by the overload's own launch), the dispatcher's
+own launch otherwise; on a GPU, the same results as ``dispatcher[grid, block](*args)``."""
 
 from __future__ import annotations
+
+import ctypes
 
 import numpy as np
 import pytest
@@ -64,6 +67,64 @@ def test_indexing_is_the_dispatchers_configured_launch():
     assert dispatcher.configured_calls == [((4, 128), ("x",))]
 
 
+class _DeviceArray:
+    """What the packed launch reads of a numba device array."""
+
+    def __init__(self, pointer: int, n: int, dtype):
+        self.shape, self.dtype, self.strides = (n,), np.dtype(dtype), (np.dtype(dtype).itemsize,)
+        self.device_ctypes_pointer = ctypes.c_void_p(pointer)
+
+
+class _CompiledKernel:
+    """A compiled numba ``_Kernel`` as the packed launch sees it: argument types, flags, the function to launch."""
+
+    def __init__(self, argument_types, **flags):
+        self.argument_types = argument_types
+        self.debug, self.cooperative, self.extensions = flags.get("debug", False), False, flags.get("extensions", [])
+        self._codelibrary = self
+        self.kernel = "the function"
+
+    def get_cufunc(self):
+        return self
+
+    def launch(self, *call):
+        raise AssertionError("the packed launch should not call the kernel's own launch")
+
+
+def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out():
+    """An array as (meminfo 0, parent 0, items, itemsize, pointer, shape, stride); a scalar as its ctypes value
+    (numba-cuda's ``_Kernel._prepare_args``); one launch configuration per (grid, block)."""
+    types = pytest.importorskip("numba.cuda").types
+
+    kernel_object = _CompiledKernel((types.Array(types.int32, 1, "C"), types.int32, types.Array(types.float64, 1, "C"),
+                                     types.float64, types.uint64))
+    dispatcher = _Dispatcher(0)
+    dispatcher.overloads = {"sig": kernel_object}
+    launch = NumbaLaunch(dispatcher)
+    calls, configs = [], []
+    launch.launch = lambda stream, config, function, *params: calls.append((stream, config, function, params))
+    launch.configs = {None: lambda **shape: configs.append(shape) or len(configs)}
+    args = (_DeviceArray(4096, 10, np.int32), np.int32(7), _DeviceArray(8192, 3, np.float64), np.float64(2.5),
+            np.uint64(2**40))
+    launch(5, 64, args)
+    launch(5, 64, args)
+    stream, config, function, params = calls[0]
+    assert (stream, config, function) == ("the stream", 1, "the function") and calls[1][1] == 1
+    assert configs == [{"grid": (5, 1, 1), "block": (64, 1, 1), "shmem_size": 0}]
+    assert params[:7] == (0, 0, 10, 4, 4096, 10, 4) and params[8:15] == (0, 0, 3, 8, 8192, 3, 8)
+    assert [type(p) for p in (params[7], params[15], params[16])] == [ctypes.c_int32, ctypes.c_double, ctypes.c_uint64]
+    assert (params[7].value, params[15].value, params[16].value) == (7, 2.5, 2**40)
+
+
+@pytest.mark.parametrize("flags", [{"debug": True}, {"extensions": ["an extension"]}])
+def test_a_debug_kernel_or_argument_extensions_take_numbas_own_launch(flags):
+    types = pytest.importorskip("numba.cuda").types
+
+    dispatcher = _Dispatcher(0)
+    dispatcher.overloads = {"sig": _CompiledKernel((types.int32,), **flags)}
+    assert NumbaLaunch(dispatcher).kinds is None
+
+
 @kernel(signature="int32[:], float64[:], int32, float64")
 def k_launch_probe(out, values, n, scale):
     i = T.gtid()
@@ -85,8 +146,8 @@ def test_on_the_gpu_the_direct_launch_matches_the_dispatcher():
     out, values = dev.zeros(n, np.int32), dev.array(np.linspace(0, 1, n))
     args = (out, values, np.int32(n), np.float64(2.5))
     compiled = dev._impl.compiled(k_launch_probe, dev._impl.signature(args))
-    assert isinstance(compiled, NumbaLaunch) and compiled.kernel is not None
-    dev.launch(k_launch_probe, 3, 128, args)          # direct
+    assert isinstance(compiled, NumbaLaunch) and compiled.kernel is not None and compiled.kinds is not None
+    dev.launch(k_launch_probe, 3, 128, args)          # packed
     compiled[3, 128](*args)                           # numba's dispatcher
     dev.synchronize()
     np.testing.assert_array_equal(dev.to_host(out), 2 * np.arange(n, dtype=np.int32))
