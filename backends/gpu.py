@@ -111,13 +111,20 @@ class GpuBackend(ABC):
     """
 
     name: ClassVar[str]
-    #: (kernel, signature) -> the compiled kernel, per subclass (set by ``__init_subclass__``).
+    #: Whether a kernel's declared signature alone decides what it is compiled for: :meth:`gpusim.Device.launch`
+    #: converts every argument to it, so the compiled kernel is then found by the kernel alone after its first launch
+    #: (no signature worked out from the arguments).  Not so where the compilation depends on more than the dtypes
+    #: (CuPy: each array's 32-bit indexing and the current device).
+    DECLARED_SIGNATURE_DECIDES: ClassVar[bool] = False
+    #: (kernel, signature) -> the compiled kernel, per subclass (set by ``__init_subclass__``); kernel -> the same, for
+    #: kernels with a declared signature where that decides.
     _compiled: ClassVar[dict[tuple, Any]]
+    _by_kernel: ClassVar[dict[Any, Any]]
     _compilations: ClassVar[list[int]]
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._compiled, cls._compilations = {}, [0]
+        cls._compiled, cls._by_kernel, cls._compilations = {}, {}, [0]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {len(self._compiled)} compiled kernels>"
@@ -197,7 +204,11 @@ class GpuBackend(ABC):
         return found
 
     def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
-        compiled = self.compiled(kernel, self.signature(args))
+        compiled = self._by_kernel.get(kernel)
+        if compiled is None:
+            compiled = self.compiled(kernel, self.signature(args))
+            if self.DECLARED_SIGNATURE_DECIDES and kernel.signature:
+                self._by_kernel[kernel] = compiled
         try:
             self.run(compiled, grid, block, args)
         except Exception as exc:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.backends.gpu import GpuBackend, kept_once_working, memset
+from gpusim.backends.gpu import GpuBackend, driver_bindings, kept_once_working, memset
 from gpusim.errors import BackendUnavailable, InvalidArgument, KernelSyntaxError
 
 __all__ = ["NumbaBackend", "NumbaLaunch", "availability", "create_backend", "numba_signature", "probe"]
@@ -233,6 +233,8 @@ class NumbaBackend(GpuBackend):
         self._cuda.synchronize()
 
     # -- compiling and launching ---------------------------------------------------------------
+    DECLARED_SIGNATURE_DECIDES = True  # numba compiles for the arguments' dtypes alone
+
     def signature(self, args: tuple) -> tuple:
         """``((dtype, is_array), ...)`` of the launch's arguments."""
         return tuple((a.dtype, isinstance(a, self._device_array)) for a in args)
@@ -273,18 +275,20 @@ class NumbaLaunch:
     one overload, the ordinary ``dispatcher[grid, block](*args)`` runs.
     """
 
-    __slots__ = ("configs", "dispatcher", "kernel", "kinds", "launch", "stream")
+    __slots__ = ("configs", "dispatcher", "functions", "kernel", "kinds", "launch", "stream")
 
     def __init__(self, dispatcher: Any):
         self.dispatcher = dispatcher
         overloads = list(getattr(dispatcher, "overloads", {}).values())
         self.kernel = overloads[0] if len(overloads) == 1 and hasattr(overloads[0], "launch") else None
         self.stream = dispatcher.configure(1, 1).stream if self.kernel is not None else None
-        self.kinds, self.launch, self.configs = _argument_kinds(self.kernel), None, {}
+        self.kinds, self.launch, self.configs, self.functions = _argument_kinds(self.kernel), None, {}, {}
         if self.kinds is not None:
             try:
                 from cuda.core import LaunchConfig, launch
             except ImportError:  # a numba-cuda before cuda.core: its own launch, as it makes it
+                self.kinds = None
+            if driver_bindings() is None:
                 self.kinds = None
             else:
                 self.launch, self.configs = launch, {None: LaunchConfig}
@@ -307,11 +311,25 @@ class NumbaLaunch:
             if config is None:
                 config = self.configs[grid, block] = self.configs[None](grid=(grid, 1, 1), block=(block, 1, 1),
                                                                         shmem_size=0)
-            self.launch(self.stream, config, self.kernel._codelibrary.get_cufunc().kernel, *params)
+            self.launch(self.stream, config, self._function(), *params)
         elif self.kernel is None:
             self.dispatcher[grid, block](*args)
         else:
             self.kernel.launch(args, (grid, 1, 1), (block, 1, 1), self.stream, 0)
+
+    def _function(self) -> Any:
+        """The kernel loaded in the calling thread's current CUDA context, found once per context: numba's
+        ``get_cufunc`` finds the context anew at every launch (a lock, driver queries, a check), where
+        ``cuCtxGetCurrent`` is one driver call.  Without a current context numba's lookup makes one current."""
+        binding = driver_bindings()
+        error, context = binding.cuCtxGetCurrent()
+        key = int(context) if error == binding.CUresult.CUDA_SUCCESS else 0
+        function = self.functions.get(key) if key else None
+        if function is None:
+            function = self.kernel._codelibrary.get_cufunc().kernel
+            if key:
+                self.functions[key] = function
+        return function
 
 
 #: The ctypes type numba's kernel ABI passes a scalar argument of each dtype as (``_Kernel._prepare_args``).

@@ -83,18 +83,36 @@ class _CompiledKernel:
         self.debug, self.cooperative, self.extensions = flags.get("debug", False), False, flags.get("extensions", [])
         self._codelibrary = self
         self.kernel = "the function"
+        self.lookups = 0
 
     def get_cufunc(self):
+        self.lookups += 1
         return self
 
     def launch(self, *call):
         raise AssertionError("the packed launch should not call the kernel's own launch")
 
 
-def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out():
+class _Driver:
+    """``cuda.bindings.driver`` as the packed launch asks it: which context is current."""
+
+    class CUresult:
+        CUDA_SUCCESS = 0
+
+    def __init__(self):
+        self.context = 77
+
+    def cuCtxGetCurrent(self):
+        return 0, self.context
+
+
+def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out(monkeypatch):
     """An array as (meminfo 0, parent 0, items, itemsize, pointer, shape, stride); a scalar as its ctypes value
-    (numba-cuda's ``_Kernel._prepare_args``); one launch configuration per (grid, block)."""
+    (numba-cuda's ``_Kernel._prepare_args``); one launch configuration per (grid, block); the loaded kernel looked
+    up once per CUDA context."""
     types = pytest.importorskip("numba.cuda").types
+    driver = _Driver()
+    monkeypatch.setattr("gpusim.backends.numba.driver_bindings", lambda: driver)
 
     kernel_object = _CompiledKernel((types.Array(types.int32, 1, "C"), types.int32, types.Array(types.float64, 1, "C"),
                                      types.float64, types.uint64))
@@ -114,6 +132,10 @@ def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out():
     assert params[:7] == (0, 0, 10, 4, 4096, 10, 4) and params[8:15] == (0, 0, 3, 8, 8192, 3, 8)
     assert [type(p) for p in (params[7], params[15], params[16])] == [ctypes.c_int32, ctypes.c_double, ctypes.c_uint64]
     assert (params[7].value, params[15].value, params[16].value) == (7, 2.5, 2**40)
+    assert kernel_object.lookups == 1
+    driver.context = 78
+    launch(5, 64, args)
+    assert kernel_object.lookups == 2 and len(calls) == 3
 
 
 @pytest.mark.parametrize("flags", [{"debug": True}, {"extensions": ["an extension"]}])
