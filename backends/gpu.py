@@ -46,9 +46,9 @@ def memset(pointer: int, value: Any, dtype: np.dtype, n: int, stream: int = 0) -
     pattern = np.array([value], dtype=dtype)
     raw = pattern.tobytes()
     one_byte = len(set(raw)) == 1
-    if not (one_byte or dtype.itemsize == 4) or driver_bindings() is None:
-        return False
     binding = driver_bindings()
+    if binding is None or not (one_byte or dtype.itemsize == 4):
+        return False
     where, on = binding.CUdeviceptr(pointer), binding.CUstream(stream)
     if one_byte:
         answer = binding.cuMemsetD8Async(where, raw[0], n * dtype.itemsize, on)

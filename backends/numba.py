@@ -270,7 +270,8 @@ class NumbaLaunch:
     debug nor a cooperative kernel, and no argument extension is registered), each launch passes them as
     numba's kernel ABI lays them out — an array as ``(meminfo 0, parent 0, items, itemsize, pointer, shape,
     stride)``, a scalar as its ctypes value, exactly what ``_prepare_args`` gives for them — to
-    ``cuda.core.launch`` with a launch configuration kept per ``(grid, block)``.  Otherwise each launch is the
+    ``cuda.core.launch`` with a launch configuration kept per ``(grid, block)`` and the loaded kernel kept per
+    CUDA context (:meth:`_function`).  Otherwise each launch is the
     kernel's own ``launch(args, griddim, blockdim, stream, sharedmem)``; should a dispatcher hold other than
     one overload, the ordinary ``dispatcher[grid, block](*args)`` runs.
     """
@@ -286,9 +287,9 @@ class NumbaLaunch:
         if self.kinds is not None:
             try:
                 from cuda.core import LaunchConfig, launch
-            except ImportError:  # a numba-cuda before cuda.core: its own launch, as it makes it
-                self.kinds = None
-            if driver_bindings() is None:
+            except ImportError:
+                LaunchConfig = launch = None
+            if launch is None or driver_bindings() is None:  # a numba-cuda before cuda.core: numba's own launch
                 self.kinds = None
             else:
                 self.launch, self.configs = launch, {None: LaunchConfig}

@@ -5,6 +5,7 @@ own launch otherwise; on a GPU, the same results as ``dispatcher[grid, block](*a
 from __future__ import annotations
 
 import ctypes
+import sys
 
 import numpy as np
 import pytest
@@ -136,6 +137,20 @@ def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out(monkeypa
     driver.context = 78
     launch(5, 64, args)
     assert kernel_object.lookups == 2 and len(calls) == 3
+
+
+def test_without_cuda_core_the_kernels_own_launch_runs(monkeypatch):
+    """A numba-cuda from before cuda.core: the packed launch is not taken, the overload's own launch is."""
+    types = pytest.importorskip("numba.cuda").types
+    monkeypatch.setitem(sys.modules, "cuda.core", None)
+    kernel_object = _CompiledKernel((types.int32,))
+    calls = []
+    kernel_object.launch = lambda *call: calls.append(call)
+    dispatcher = _Dispatcher(0)
+    dispatcher.overloads = {"sig": kernel_object}
+    launch = NumbaLaunch(dispatcher)
+    launch(2, 32, (np.int32(5),))
+    assert launch.kinds is None and calls == [((np.int32(5),), (2, 1, 1), (32, 1, 1), "the stream", 0)]
 
 
 @pytest.mark.parametrize("flags", [{"debug": True}, {"extensions": ["an extension"]}])
