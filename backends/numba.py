@@ -276,14 +276,15 @@ class NumbaLaunch:
     one overload, the ordinary ``dispatcher[grid, block](*args)`` runs.
     """
 
-    __slots__ = ("configs", "dispatcher", "functions", "kernel", "kinds", "launch", "stream")
+    __slots__ = ("configs", "dispatcher", "functions", "kernel", "kinds", "launch", "make_config", "stream")
 
     def __init__(self, dispatcher: Any):
         self.dispatcher = dispatcher
         overloads = list(getattr(dispatcher, "overloads", {}).values())
         self.kernel = overloads[0] if len(overloads) == 1 and hasattr(overloads[0], "launch") else None
         self.stream = dispatcher.configure(1, 1).stream if self.kernel is not None else None
-        self.kinds, self.launch, self.configs, self.functions = _argument_kinds(self.kernel), None, {}, {}
+        self.kinds, self.configs, self.functions = _argument_kinds(self.kernel), {}, {}
+        self.launch = self.make_config = None
         if self.kinds is not None:
             try:
                 from cuda.core import LaunchConfig, launch
@@ -292,7 +293,7 @@ class NumbaLaunch:
             if launch is None or driver_bindings() is None:  # a numba-cuda before cuda.core: numba's own launch
                 self.kinds = None
             else:
-                self.launch, self.configs = launch, {None: LaunchConfig}
+                self.launch, self.make_config = launch, LaunchConfig
 
     def __getitem__(self, configuration: tuple) -> Any:
         """``launch[grid, block](*args)``: numba's own configured launch, through the dispatcher."""
@@ -310,8 +311,8 @@ class NumbaLaunch:
                     params.append(kind(value))
             config = self.configs.get((grid, block))
             if config is None:
-                config = self.configs[grid, block] = self.configs[None](grid=(grid, 1, 1), block=(block, 1, 1),
-                                                                        shmem_size=0)
+                config = self.configs[grid, block] = self.make_config(grid=(grid, 1, 1), block=(block, 1, 1),
+                                                                      shmem_size=0)
             self.launch(self.stream, config, self._function(), *params)
         elif self.kernel is None:
             self.dispatcher[grid, block](*args)

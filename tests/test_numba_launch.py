@@ -122,7 +122,7 @@ def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out(monkeypa
     launch = NumbaLaunch(dispatcher)
     calls, configs = [], []
     launch.launch = lambda stream, config, function, *params: calls.append((stream, config, function, params))
-    launch.configs = {None: lambda **shape: configs.append(shape) or len(configs)}
+    launch.make_config = lambda **shape: configs.append(shape) or len(configs)
     args = (_DeviceArray(4096, 10, np.int32), np.int32(7), _DeviceArray(8192, 3, np.float64), np.float64(2.5),
             np.uint64(2**40))
     launch(5, 64, args)

@@ -113,8 +113,9 @@ class SimBackend:
         return SimArray(np.full(n, value, dtype=dtype))
 
     def empty(self, n: int, dtype: np.dtype) -> SimArray:
-        """``n`` items of poison, where a GPU would leave whatever the memory held: the dtype's smallest value, NaN
-        for a float, so that a kernel reading one before writing it goes wrong here rather than by chance there."""
+        """``n`` items of poison, where a GPU would leave whatever the memory held: the smallest signed or largest
+        unsigned value, NaN for a float, so that a kernel reading one before writing it goes wrong here rather than
+        by chance there."""
         poison = np.nan if dtype.kind == "f" else np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max
         return SimArray(np.full(n, poison, dtype=dtype))
 

@@ -153,7 +153,8 @@ class Device:
     def empty(self, n: int, dtype: Any = np.int32):
         """A new 1-D device array of ``n`` items that are not set: for an array a kernel writes in full before
         anything reads it (it saves the fill a :meth:`zeros` pays).  On the simulator its items are poison (the
-        dtype's smallest value, NaN for floats), so a kernel that reads one before writing it goes wrong there.
+        smallest signed or largest unsigned value, NaN for floats), so a kernel that reads one before writing it
+        goes wrong there.
 
         >>> Device("sim").to_host(Device("sim").empty(2, np.int32)).tolist()
         [-2147483648, -2147483648]

@@ -85,14 +85,16 @@ def to_device(dev: Device, graph: BipartiteGraph | WeightedGraph) -> DeviceBipar
 def resident(dev: Device, graph: Any) -> Any:
     """``graph`` ready for ``dev``: a host graph unchanged; a device graph adopted and checked (once), the
     adopted graph kept for the next calls on the same backend."""
-    if not isinstance(graph, (DeviceBipartiteGraph, DeviceWeightedGraph)):
+    if not is_device_graph(graph):
         return graph
-    key = ("adopted", dev.backend)
-    if graph.checked and key in graph.derived:
-        return graph.derived[key]
-    adopted = _adopted(dev, graph)
-    graph.derived[key] = adopted
-    return adopted
+    if not _taken(dev, graph):
+        graph.derived["adopted", dev.backend] = _adopted(dev, graph)
+    return graph.derived["adopted", dev.backend]
+
+
+def _taken(dev: Device, graph: DeviceBipartiteGraph | DeviceWeightedGraph) -> bool:
+    """Whether ``dev``'s backend has already adopted and checked the device graph ``graph`` (:func:`resident`)."""
+    return graph.checked and ("adopted", dev.backend) in graph.derived
 
 
 def check_fits(dev: Device, graph: Any, needed: int, algorithm: str, alternative: str) -> None:
@@ -101,7 +103,7 @@ def check_fits(dev: Device, graph: Any, needed: int, algorithm: str, alternative
     arrays of its own were allocated once before, and an allocation the device refuses still ends in one line
     (:class:`~gpusim.errors.InsufficientDeviceMemory`).  That saves a query of the device's free memory (9 to
     17 us on an H100) on every later call."""
-    if not (is_device_graph(graph) and graph.checked and ("adopted", dev.backend) in graph.derived):
+    if not (is_device_graph(graph) and _taken(dev, graph)):
         dev.check_fits(needed, algorithm, alternative)
 
 
