@@ -201,14 +201,25 @@ class CupyBackend(GpuBackend):
         return self._cupy.empty(n, dtype=dtype)
 
     def full(self, n: int, value: Any, dtype: np.dtype):
-        """Allocated from CuPy's pool and filled on the device by an asynchronous memset on the current stream: CuPy's
-        own when ``value`` is one repeated byte (0, -1), the driver's 32-bit one for other 4-byte items
+        """Allocated from CuPy's pool and set by :meth:`fill`."""
+        out = self._cupy.empty(n, dtype=dtype)
+        self.fill(out, value, dtype, n)
+        return out
+
+    def fill(self, out: Any, value: Any, dtype: np.dtype, n: int) -> None:
+        """Set the ``n`` items of ``out`` to ``value`` on the device by an asynchronous memset on the current stream:
+        CuPy's own when ``value`` is one repeated byte (0, -1), the driver's 32-bit one for other 4-byte items
         (:func:`~gpusim.backends.gpu.memset`), else an elementwise kernel (``fill``: several times a memset's host
         cost, about 25 us a call on an H100)."""
-        cupy = self._cupy
-        out = cupy.empty(n, dtype=dtype)
         if n == 0:
-            return out
+            return
+        cupy = self._cupy
+        pattern = np.array([value], dtype=dtype).tobytes()
+        stream = cupy.cuda.get_current_stream().ptr
+        if len(set(pattern)) == 1:
+            cupy.cuda.runtime.memsetAsync(out.data.ptr, pattern[0], n * dtype.itemsize, stream)
+        elif not memset(out.data.ptr, value, dtype, n, stream):
+            out.fill(value)
         pattern = np.array([value], dtype=dtype).tobytes()
         stream = cupy.cuda.get_current_stream().ptr
         if len(set(pattern)) == 1:

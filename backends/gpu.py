@@ -142,6 +142,10 @@ class GpuBackend(ABC):
         """A new device array of ``n`` items, not initialised."""
 
     @abstractmethod
+    def fill(self, out: Any, value: Any, dtype: np.dtype, n: int) -> None:
+        """Set the first ``n`` items of the device array ``out`` (of ``dtype``) to ``value``, in stream order."""
+
+    @abstractmethod
     def copy_in(self, host: np.ndarray, registered: bool) -> Any:
         """A new device array holding contiguous ``host``; when ``registered`` (its pages are locked for this copy)
         the copy must be complete when this returns."""

@@ -163,13 +163,16 @@ class NumbaBackend(GpuBackend):
         return self._pool
 
     def full(self, n: int, value: Any, dtype: np.dtype):
-        """Allocated (:meth:`empty`) and filled on the device in order on the default stream: a driver memset
-        (:func:`~gpusim.backends.gpu.memset`: one repeated byte, or a 4-byte item), else a one-line fill kernel;
-        no host array is built or copied."""
+        """Allocated (:meth:`empty`) and set by :meth:`fill`; no host array is built or copied."""
         out = self.empty(n, dtype)
+        self.fill(out, value, dtype, n)
+        return out
+
+    def fill(self, out: Any, value: Any, dtype: np.dtype, n: int) -> None:
+        """Set the ``n`` items of ``out`` to ``value`` on the device, in order on the default stream: a driver memset
+        (:func:`~gpusim.backends.gpu.memset`: one repeated byte, or a 4-byte item), else a one-line fill kernel."""
         if n and not memset(int(out.gpu_data.device_pointer), value, dtype, n):
             self.fill_kernel()[-(-n // 256), 256](out, dtype.type(value))
-        return out
 
     def fill_kernel(self):
         """The numba kernel ``out[i] = value`` (compiled lazily, once per dtype, shared by every instance)."""

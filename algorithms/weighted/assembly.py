@@ -26,6 +26,7 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import check_fits, check_output, device_backend, resident, weighted_bytes
 from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.workspace import Workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
@@ -90,21 +91,27 @@ def _entry_owners(launch: Launcher, ptr: Any, n: int, entries: int) -> Any:
     return src
 
 
-def reduce_pairs(launch: Launcher, result_kernel, n: int, *args) -> tuple[float, int]:
+def reduce_pairs(launch: Launcher, result_kernel, n: int, *args, scratch: Workspace | None = None,
+                 also: Any = None) -> tuple[float, int] | tuple[float, int, np.ndarray]:
     """Launch ``result_kernel(*args, partial_w, partial_c)`` over ``n`` vertices (each warp stores its sums),
     add the warps' sums on the device (:func:`~gpusim.algorithms.weighted.kernels_result.sum_partials`) and
-    read back only ``(weight, pairs)``."""
+    read back only ``(weight, pairs)``; with ``also`` (a small device array, e.g. counters the call kept), its
+    host copy too, read in the same phase: ``(weight, pairs, also)``.  The sums' arrays are work arrays of
+    ``scratch`` (:mod:`gpusim.runtime.workspace`; by default this call's own)."""
     dev = launch.device
+    scratch = scratch or Workspace(dev)
     block = 32 if dev.backend == "sim" else 256
     grid = Device.grid_for(n, block, max_grid=REDUCE_GRID)
     warps = grid * block // 32
     # every warp of the grid stores its sums, and one warp the totals: nothing here is read before it is written
-    partial_w, partial_c = dev.empty(warps, np.float64), dev.empty(warps, np.int32)
-    totals = dev.empty(2, np.float64)
+    partial_w, partial_c = scratch.empty("partial_w", warps, np.float64), scratch.empty("partial_c", warps, np.int32)
+    totals = scratch.empty("totals", 2, np.float64)
     with launch.phase("result"):  # the phase ends with its answer on the host, as a loop's ends with its flag read
         launch(result_kernel, grid, block, *args, partial_w, partial_c)
         launch(sum_partials, 1, 32, partial_w, partial_c, warps, totals)
         weight, pairs = dev.to_host(totals)
+        if also is not None:
+            return float(weight), int(pairs), dev.to_host(also)
     return float(weight), int(pairs)
 
 

@@ -21,6 +21,7 @@ from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.workspace import workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
@@ -59,9 +60,10 @@ def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str
     check_output(output)
     dev, launch, ptr, adj, weights, _ = upload_weighted_graph(graph, backend, device, owners=False)
     n = graph.n
-    mate = dev.full(max(n, 1), -1, np.int32)
-    candidate = dev.full(max(n, 1), -1, np.int32)
-    matched, live, rounds = dev.zeros(1, np.int32), dev.full(1, 1, np.int32), dev.zeros(1, np.int32)
+    scratch = workspace(dev, graph, "ld")  # the candidates and counters: kept by a device graph between calls
+    mate = dev.empty(max(n, 1), np.int32)  # the result, new each call: every vertex free before the first round
+    candidate = scratch.empty("candidate", max(n, 1), np.int32)
+    matched, live, rounds = (scratch.empty(name, 1, np.int32) for name in ("matched", "live", "rounds"))
     block = 32 if dev.backend == "sim" else 256
     grid = Device.grid_for(n, block)
 
@@ -72,11 +74,14 @@ def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str
         launch(ld_close_round, 1, 32, matched, live, rounds)
 
     reads = 0
-    if n:
-        with launch.phase("rounds"):
+    with launch.phase("rounds"):
+        for array, value in ((mate, -1), (candidate, -1), (live, 1), (rounds, 0)):
+            dev.fill(array, value)
+        if n:
             reads = in_batches(one_round, lambda: not launch.flag(live)) + 1
-    stats = {"rounds": launch.flag(rounds), "reads": reads}
-    weight, pairs = reduce_pairs(launch, pair_weights, n, ptr, adj, weights, mate, n)
+    weight, pairs, counted = reduce_pairs(launch, pair_weights, n, ptr, adj, weights, mate, n, scratch=scratch,
+                                          also=rounds)
+    stats = {"rounds": int(counted[0]), "reads": reads}
     stats.update(launches=dict(launch.launches), seconds=dict(launch.seconds))
     if output == "device":
         return DeviceWeightedMatching(graph, dev, exactly(dev, mate, n), weight, pairs, "ld", stats)

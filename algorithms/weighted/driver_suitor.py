@@ -37,6 +37,7 @@ from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.registry import register
+from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
@@ -125,10 +126,12 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
     launched = with_devices(paper_kernel, kernels or {})
     dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     n = graph.n
-    ws = dev.full(max(n, 1), -1, np.int32)
+    scratch = workspace(dev, graph, "suitor")  # ws and the sums' arrays: kept by a device graph between calls
+    ws = scratch.empty("ws", max(n, 1), np.int32)
     block = block or (64 if dev.backend == "sim" else 128)
     if n:
         with launch.phase("suitor"):
+            dev.fill(ws, -1)  # no offer yet
             if layout == "thread":
                 launch(launched, Device.grid_for(n, block), block, ptr, adj, weights, src_dev, ws, n)
             else:
@@ -136,7 +139,7 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
                 launch(launched, Device.grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
                        vertices_per_warp, balance_rounds)
     mate = dev.empty(max(n, 1), np.int32)  # mate_from_offers writes every vertex's
-    weight, pairs = reduce_pairs(launch, mate_from_offers, n, ws, src_dev, weights, n, mate)
+    weight, pairs = reduce_pairs(launch, mate_from_offers, n, ws, src_dev, weights, n, mate, scratch=scratch)
     stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
              "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
     if output == "device":

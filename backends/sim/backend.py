@@ -112,6 +112,10 @@ class SimBackend:
     def full(self, n: int, value, dtype: np.dtype) -> SimArray:
         return SimArray(np.full(n, value, dtype=dtype))
 
+    def fill(self, out: SimArray, value, dtype: np.dtype, n: int) -> None:
+        """Set every item of ``out`` to ``value`` (between launches: no kernel, no schedule)."""
+        out.data[:n] = value
+
     def empty(self, n: int, dtype: np.dtype) -> SimArray:
         """``n`` items of poison, where a GPU would leave whatever the memory held: the smallest signed or largest
         unsigned value, NaN for a float, so that a kernel reading one before writing it goes wrong here rather than

@@ -175,6 +175,22 @@ class Device:
         n = _check_length(n)
         return self._allocated(n * dtype.itemsize, self._impl.full, n, value, dtype)
 
+    def fill(self, array: Any, value: Any) -> None:
+        """Set every item of the device array ``array`` to ``value`` in place: one memset on a GPU (in stream order,
+        like a launch), for arrays a call keeps between calls (:mod:`gpusim.runtime.workspace`).
+
+        >>> dev = Device("sim")
+        >>> a = dev.empty(3, np.int32)
+        >>> dev.fill(a, -1)
+        >>> dev.to_host(a).tolist()
+        [-1, -1, -1]
+        """
+        if not self._impl.is_device_array(array):
+            raise InvalidArgumentType(f"fill expects an array of this {self.backend!r} device, got {type(array).__name__}")
+        if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, complex):
+            raise InvalidArgumentType(f"value must be a real number, got {value!r}")
+        self._impl.fill(array, value, np.dtype(array.dtype), array.size)
+
     def array(self, host: Any):
         """Copy a 1-D NumPy array (or anything ``np.asarray`` takes) to the device.
 
