@@ -92,12 +92,15 @@ def _entry_owners(launch: Launcher, ptr: Any, n: int, entries: int) -> Any:
 
 
 def reduce_pairs(launch: Launcher, result_kernel, n: int, *args, scratch: Workspace | None = None,
-                 also: Any = None) -> tuple[float, int] | tuple[float, int, np.ndarray]:
+                 fills: tuple = (), also: tuple = ()) -> tuple:
     """Launch ``result_kernel(*args, partial_w, partial_c)`` over ``n`` vertices (each warp stores its sums),
     add the warps' sums on the device (:func:`~gpusim.algorithms.weighted.kernels_result.sum_partials`) and
-    read back only ``(weight, pairs)``; with ``also`` (a small device array, e.g. counters the call kept), its
-    host copy too, read in the same phase: ``(weight, pairs, also)``.  The sums' arrays are work arrays of
-    ``scratch`` (:mod:`gpusim.runtime.workspace`; by default this call's own)."""
+    read back only ``(weight, pairs)``.
+
+    In the same phase: first the ``fills`` (``(array, value)`` pairs, e.g. a result table's -1s), and last a host
+    copy of each small device array in ``also`` (counters the call kept), appended to the answer:
+    ``(weight, pairs, *copies)``.  The sums' arrays are work arrays of ``scratch``
+    (:mod:`gpusim.runtime.workspace`; by default this call's own)."""
     dev = launch.device
     scratch = scratch or Workspace(dev)
     block = 32 if dev.backend == "sim" else 256
@@ -107,12 +110,13 @@ def reduce_pairs(launch: Launcher, result_kernel, n: int, *args, scratch: Worksp
     partial_w, partial_c = scratch.empty("partial_w", warps, np.float64), scratch.empty("partial_c", warps, np.int32)
     totals = scratch.empty("totals", 2, np.float64)
     with launch.phase("result"):  # the phase ends with its answer on the host, as a loop's ends with its flag read
+        for array, value in fills:
+            dev.fill(array, value)
         launch(result_kernel, grid, block, *args, partial_w, partial_c)
         launch(sum_partials, 1, 32, partial_w, partial_c, warps, totals)
         weight, pairs = dev.to_host(totals)
-        if also is not None:
-            return float(weight), int(pairs), dev.to_host(also)
-    return float(weight), int(pairs)
+        copies = tuple(dev.to_host(array) for array in also)
+    return (float(weight), int(pairs), *copies)
 
 
 def in_batches(one_round: Callable[[], None], over: Callable[[], bool]) -> int:

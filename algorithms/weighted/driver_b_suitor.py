@@ -49,6 +49,7 @@ from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.device_scan import exclusive_scan_in_one_block
 from gpusim.runtime.launcher import Launcher, count_up, fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.workspace import Workspace, workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
@@ -117,10 +118,11 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
     dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
     n = graph.n
     size = max(n, 1)
+    scratch = workspace(dev, graph, "bsuitor")  # the slots, queues and counters: kept by a device graph between calls
     # vertex n is idle (capacity 0): it pads the queues, so a round is launched over n entries unread
     if isinstance(graph, DeviceWeightedGraph):
         b_dev, slot_ptr_dev, queue, slot_count, width = _slots_on_device(launch, n, ptr, check_b(graph, b),
-                                                                         max_memory)
+                                                                         max_memory, scratch)
     else:
         degrees = np.diff(graph.ptr)
         caps = np.minimum(b_capacities(graph, b, max_memory, degrees), degrees).astype(np.int32)
@@ -129,11 +131,12 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
         slot_count, width = int(slot_ptr[-1]), int(caps.max()) if n else 0
         b_dev, slot_ptr_dev = dev.array(np.append(caps, np.int32(0))), dev.array(slot_ptr)
         queue = dev.array(np.arange(size, dtype=np.int32))
-    slots = dev.full(max(slot_count, 1), -1, np.int32)
-    locks, made, rounds = dev.zeros(size, np.int32), dev.zeros(n + 1, np.int32), dev.zeros(1, np.int32)
+    slots = scratch.empty("slots", max(slot_count, 1), np.int32)
+    locks, made = scratch.empty("locks", size, np.int32), scratch.empty("made", n + 1, np.int32)
+    rounds, length, faults = (scratch.empty(name, 1, np.int32) for name in ("rounds", "length", "faults"))
     # each round fills in_next, and open_queue empties the next queue and pads the queue before anything reads them
-    in_next, next_queue, next_length = dev.empty(size, np.int32), dev.empty(size, np.int32), dev.empty(1, np.int32)
-    length = dev.full(1, n, np.int32)
+    in_next, next_queue = scratch.empty("in_next", size, np.int32), scratch.empty("next_queue", size, np.int32)
+    next_length = scratch.empty("next_length", 1, np.int32)
     block = 32 if dev.backend == "sim" else 128
     grid = Device.grid_for(n, block)
 
@@ -146,15 +149,18 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
         queue, next_queue, length, next_length = next_queue, queue, next_length, length
 
     reads = 0
-    if n:
-        with launch.phase("rounds"):
+    with launch.phase("rounds"):
+        for array, value in ((slots, -1), (locks, 0), (made, 0), (rounds, 0), (length, n)):
+            dev.fill(array, value)
+        if n:
             reads = in_batches(one_round, lambda: launch.flag(length) == 0) + 1
-    partners, faults = dev.full(max(n * width, 1), -1, np.int32), dev.zeros(1, np.int32)
-    weight, pairs = reduce_pairs(launch, b_partners, n, src_dev, weights, slot_ptr_dev, slots, n, width, partners,
-                                 faults)
-    if launch.flag(faults):
+    partners = dev.empty(max(n * width, 1), np.int32)  # the result, new each call: -1 where no partner
+    weight, pairs, counted_rounds, counted_faults = reduce_pairs(
+        launch, b_partners, n, src_dev, weights, slot_ptr_dev, slots, n, width, partners, faults, scratch=scratch,
+        fills=((partners, -1), (faults, 0)), also=(rounds, faults))
+    if counted_faults[0]:
         raise GpusimInternalError(f"GPU b-Suitor ended with asymmetric suitor sets on {graph!r}")
-    stats = {"algorithm": "b_suitor", "size": pairs, "backend": dev.backend, "rounds": launch.flag(rounds),
+    stats = {"algorithm": "b_suitor", "size": pairs, "backend": dev.backend, "rounds": int(counted_rounds[0]),
              "reads": reads, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
     if output == "device":
         table = exactly(dev, partners, n * width)
@@ -163,19 +169,20 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
     return BMatchingResult(dev.to_host(partners)[:n * width].reshape(n, width), weight, stats)
 
 
-def _slots_on_device(launch: Launcher, n: int, ptr: Any, b: int | np.ndarray, max_memory: int | None
-                     ) -> tuple[Any, Any, Any, int, int]:
+def _slots_on_device(launch: Launcher, n: int, ptr: Any, b: int | np.ndarray, max_memory: int | None,
+                     scratch: Workspace) -> tuple[Any, Any, Any, int, int]:
     """For a device-resident graph (offsets ``ptr`` on the device): the capacities ``min(b(v), degree(v))``
     (and 0 for the idle vertex ``n``), the slot offsets and the first queue (every vertex), computed on the
     device; only the slot count and the partners table's width are read back, and the width checked against
-    ``max_memory``.  Returns ``(caps, slot_ptr, queue, slot_count, width)``, the first three on the device."""
+    ``max_memory``.  Returns ``(caps, slot_ptr, queue, slot_count, width)``, the first three on the device, the
+    capacities and the queue work arrays of ``scratch``."""
     dev = launch.device
     if isinstance(b, int):
-        each, scalar = dev.zeros(1, np.int32), min(b, INT32_MAX)
+        each, scalar = scratch.empty("each", 1, np.int32), min(b, INT32_MAX)  # unread: one capacity for all
     else:   # one per vertex: given on the host, copied in (clipped to int32: no vertex has more neighbours)
         each, scalar = dev.array(np.minimum(b, INT32_MAX).astype(np.int32)) if n else dev.zeros(1, np.int32), -1
-    caps = dev.zeros(n + 1, np.int32)
-    queue = dev.zeros(max(n, 1), np.int32)
+    caps = scratch.empty("caps", n + 1, np.int32)
+    queue = scratch.empty("queue", max(n, 1), np.int32)
     block = 32 if dev.backend == "sim" else 256
     with launch.phase("slots"):
         launch(vertex_capacities, Device.grid_for(n + 1, block), block, ptr, each, scalar, n, caps)

@@ -80,7 +80,7 @@ def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str
         if n:
             reads = in_batches(one_round, lambda: not launch.flag(live)) + 1
     weight, pairs, counted = reduce_pairs(launch, pair_weights, n, ptr, adj, weights, mate, n, scratch=scratch,
-                                          also=rounds)
+                                          also=(rounds,))
     stats = {"rounds": int(counted[0]), "reads": reads}
     stats.update(launches=dict(launch.launches), seconds=dict(launch.seconds))
     if output == "device":
