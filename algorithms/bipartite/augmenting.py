@@ -32,6 +32,7 @@ from gpusim.runtime.device_graphs import (
 )
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
@@ -44,7 +45,7 @@ from .host import (
     MT_BLOCK,
     check_choice,
     device_start,
-    nonempty,
+    graph_array,
     prepare,
     violation,
 )
@@ -140,28 +141,32 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
         col_grid, row_grid = Device.grid_for(nc, block), Device.grid_for(nr, block)
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
-    col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
+    col_ptr, col_adj = graph_array(dev, graph, graph.col_ptr), graph_array(dev, graph, graph.col_adj)
     if direction != "top-down":  # the row side's CSR, which bottom-up levels scan
-        row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
+        row_ptr, row_adj = graph_array(dev, graph, graph.row_ptr), graph_array(dev, graph, graph.row_adj)
     rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
         with launch.phase("bfs"):
             warp_degree = HUB_WARP_DEGREE if _has_hub(launch, col_ptr, nc) else None
-    # not set here: each phase starts by setting every column's level and root (init_bfs_array, start_columns), and
-    # a row's predecessor is read only after the level that reached it wrote it
-    bfs_array = dev.empty(max(nc, 1), np.int32)     # BFS level of each column (Alg. 2)
-    root = dev.empty(max(nc, 1), np.int32)          # the free column each BFS tree grew from (Alg. 4)
-    predecessor = dev.empty(max(nr, 1), np.int32)   # the column that reached each row
-    # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over); with
-    # direction="auto", flags[2 * batch] counts the columns of the level after the batch (count_level); in one
-    # block, the three slots of kernels_bfs_block
-    flags = dev.zeros(max(2 * levels_per_read + 1, 6), np.int32)
+    # work arrays, kept by a device graph between calls (gpusim.runtime.workspace).  Not set here: each phase starts by
+    # setting every column's level and root (init_bfs_array, start_columns), and a row's predecessor is read only
+    # after the level that reached it wrote it
+    scratch = workspace(dev, graph, name)
+    bfs_array = scratch.empty("bfs_array", max(nc, 1))      # BFS level of each column (Alg. 2)
+    root = scratch.empty("root", max(nc, 1))                # the free column each BFS tree grew from (Alg. 4)
+    predecessor = scratch.empty("predecessor", max(nr, 1))  # the column that reached each row
+    # vertex_inserted, augmenting_path_found of each level of a batch (kernels_bfs.search_over), each set by a fill
+    # launch before its batch; with direction="auto", flags[2 * batch] counts the columns of the level after the
+    # batch (count_level); in one block, the three slots of kernels_bfs_block, set to 0 in its phase
+    flags = scratch.empty("flags", max(2 * levels_per_read + 1, 6))
     auto = direction == "auto"
     phases = levels = reads = 0
     size = None  # counted on the device by the one-block kernel, else by bipartite_result
     if one_block and nc > 0 and nr > 0:
         with launch.phase("one block"):
-            counts = dev.zeros(3, np.int32)
+            counts = scratch.empty("counts", 3)
+            dev.fill(flags, 0)
+            dev.fill(counts, 0)
             launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
                    rmatch, cmatch, bfs_array, root, predecessor, flags, counts, start_level,
                    mark_end, stop_on_found)

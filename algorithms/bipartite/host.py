@@ -27,7 +27,8 @@ from .cheap import cheap_matching
 from .kernels_cheap import cheap_claim
 
 __all__ = ["COMPACT_BLOCK", "CT_SHAPE", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK", "SHRINK_THRESHOLD",
-           "STARTS", "check_choice", "device_start", "initial_matching", "nonempty", "prepare", "violation"]
+           "STARTS", "check_choice", "device_start", "graph_array", "initial_matching", "nonempty", "prepare",
+           "violation"]
 
 #: Threads per block for one-thread-per-vertex (MT) launches, per backend.
 MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
@@ -117,6 +118,15 @@ def check_choice(name: str, value: Any, choices: tuple) -> None:
 def violation(dev: Device, message: str) -> InvariantViolation:
     """An :class:`~gpusim.errors.InvariantViolation` with the replay token when ``dev`` is the simulator."""
     return InvariantViolation(message, token=dev.token if dev.backend == "sim" else None)
+
+
+def graph_array(dev: Device, graph: Any, array: Any) -> Any:
+    """One CSR array of ``graph`` on ``dev``: a device graph's own as it is
+    (:func:`~gpusim.runtime.device_graphs.resident` adopted and checked it), a host graph's copied (an empty one
+    given one unused element, :func:`nonempty`)."""
+    if is_device_graph(graph) and array.shape[0]:
+        return array
+    return dev.array(nonempty(array))
 
 
 def nonempty(array: np.ndarray) -> np.ndarray:

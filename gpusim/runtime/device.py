@@ -186,7 +186,9 @@ class Device:
         [-1, -1, -1]
         """
         if not self._impl.is_device_array(array):
-            raise InvalidArgumentType(f"fill expects an array of this {self.backend!r} device, got {type(array).__name__}")
+            raise InvalidArgumentType(
+                f"fill expects an array of this {self.backend!r} device, got {type(array).__name__}"
+            )
         if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, complex):
             raise InvalidArgumentType(f"value must be a real number, got {value!r}")
         self._impl.fill(array, value, np.dtype(array.dtype), array.size)
