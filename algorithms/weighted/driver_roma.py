@@ -227,16 +227,14 @@ def _phases(run: _Run, phase, variant: str, check_invariants: bool, output: str,
     launch, flat, n, padded = run.launch, run.flat, run.n, run.padded
     dev, size = launch.device, run.start.size
     # mate[v]: v's partner in the perfect matching; locks[v]: -1 free, else the locking thread's vertex.
-    mate_dev = dev.array(run.start if size else np.full(1, -1, np.int32))
-    locks = dev.full(max(size, 1), -1, np.int32)
-    flips = dev.zeros(1, np.int32)
-    sums = _Sums(launch, flat, mate_dev, size, flips)
-    # the start's weight where the matrix is: summed on the host for a host matrix, on the device for a device one
-    if run.start_weight is not None:
-        weights_after = [run.start_weight]
-    else:
-        with launch.phase("start"):
-            weights_after = [sums.weight_and_flips()[0]]
+    locks, flips = dev.empty(max(size, 1), np.int32), dev.empty(1, np.int32)
+    with launch.phase("start"):  # the start on the device, and its weight where the matrix is
+        mate_dev = dev.array(run.start if size else np.full(1, -1, np.int32))
+        dev.fill(locks, -1)
+        dev.fill(flips, 0)
+        sums = _Sums(launch, flat, mate_dev, size, flips)
+        # summed on the host for a host matrix, on the device for a device one
+        weights_after = [run.start_weight if run.start_weight is not None else sums.weight_and_flips()[0]]
     flips_per_phase: list[int] = []
     host_w = None
     while size and (run.max_phases is None or len(flips_per_phase) < run.max_phases):
