@@ -40,6 +40,7 @@ from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.device_preferences import instance_backend, resident_instance
 from gpusim.runtime.launcher import Launcher, count_up, fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.workspace import Workspace, workspace
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.preferences import PreferenceInstance
 
@@ -122,13 +123,14 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
     n_slots = n_women if b is None else int(slot_ptr_host[-1])
     launch = Launcher(dev, progress=progress, description=f"{algorithm} rounds")
     block = 32 if dev.backend == "sim" else 256
+    scratch = workspace(dev, instance, algorithm)  # a device instance keeps its work arrays between calls
     with launch.phase("copy in"):
         if on_device:  # the lists are there already: only the work arrays are made
             men_ptr = lists.men_ptr
             men_list, men_rank = (lists.men_list, lists.men_rank_by_woman) if lists.n_pairs else (
                 dev.zeros(1, np.int32), dev.zeros(1, np.int32))
-            # man_next[m]: the next position of man m's list he will consider.
-            man_next = dev.zeros(max(n_men, 1), np.int32)
+            # man_next[m]: the next position of man m's list he will consider (list_starts sets each).
+            man_next = scratch.empty("man_next", max(n_men, 1))
             if n_men:
                 launch(list_starts, Device.grid_for(n_men, block, max_grid=REDUCE_GRID), block, men_ptr, n_men,
                        man_next)
@@ -138,12 +140,13 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
             men_rank = dev.array(_nonempty(instance.men_rank_by_woman))
             man_next = dev.array(_nonempty(instance.men_ptr[:-1].copy()))
         if b is None:  # woman w's one slot is slot w: the offsets 0, 1, ..., n_women, made on the device
-            slot_ptr = dev.zeros(n_women + 1, np.int32)
+            slot_ptr = scratch.empty("slot_ptr", n_women + 1)
             launch(count_up, Device.grid_for(n_women + 1, block, max_grid=REDUCE_GRID), block, slot_ptr, n_women + 1)
         else:
             slot_ptr = dev.array(slot_ptr_host)
         # held[s]: the offer in slot s, rank << 32 | man (smaller is better); EMPTY when free.
-        held = dev.full(max(n_slots, 1), EMPTY, np.int64)
+        held = scratch.empty("held", max(n_slots, 1), np.int64)
+        dev.fill(held, EMPTY)
     rounds = 0
     if n_men and algorithm == "mw-gpu":
         with launch.phase("proposals"):
@@ -166,7 +169,7 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
                 free, rejected = rejected, free
                 launch.tick(free=n_free)
     launch.close()
-    wife, total = _result(launch, held, slot_ptr, man_next, men_ptr, n_women, n_men, block)
+    wife, total = _result(launch, scratch, held, slot_ptr, man_next, men_ptr, n_women, n_men, block)
     if output == "device":
         with launch.phase("result"):
             size = matched_count(dev, wife, n_men)
@@ -198,15 +201,18 @@ def _host_instance(instance: Instance, lists: Instance, dev: Device) -> Preferen
     return instance.host
 
 
-def _result(launch: Launcher, held, slot_ptr, man_next, men_ptr, n_women: int, n_men: int, block: int
-            ) -> tuple[Any, Any]:
+def _result(launch: Launcher, scratch: Workspace, held, slot_ptr, man_next, men_ptr, n_women: int, n_men: int,
+            block: int) -> tuple[Any, Any]:
     """Each man's wife and the proposals made, built on the device (:mod:`gpusim.algorithms.stable.kernels_result`):
-    device arrays of ``max(n_men, 1)`` wives and one total, for the host to copy back or leave there."""
+    device arrays of ``max(n_men, 1)`` wives (new each call) and one total (a work array of ``scratch``), for the
+    host to copy back or leave there."""
     dev = launch.device
     grid = Device.grid_for(max(n_women, n_men), block, max_grid=REDUCE_GRID)
-    wife = dev.full(max(n_men, 1), -1, np.int32)
-    partial, total = dev.empty(grid * block // 32, np.int64), dev.empty(1, np.int64)  # every warp stores its sum
+    wife = dev.empty(max(n_men, 1), np.int32)  # -1 for a man without a wife, set in the phase
+    # every warp stores its sum
+    partial, total = scratch.empty("partial", grid * block // 32, np.int64), scratch.empty("total", 1, np.int64)
     with launch.phase("result"):
+        dev.fill(wife, -1)
         launch(wives_from_held, grid, block, held, slot_ptr, n_women, wife, LOW, EMPTY)
         launch(proposals_made, grid, block, men_ptr, man_next, n_men, partial)
         launch(sum_warps, 1, 32, partial, grid * block // 32, total)

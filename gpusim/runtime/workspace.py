@@ -10,8 +10,9 @@ gives a call that store; the driver asks it for each work array by name
 
 What is kept and what is not:
 
-- Kept only for a device-resident graph (:class:`~gpusim.types.device_graphs.DeviceBipartiteGraph`,
-  :class:`~gpusim.types.device_graphs.DeviceWeightedGraph`) on a GPU backend, in the graph's ``derived`` store
+- Kept only for a device-resident input (:class:`~gpusim.types.device_graphs.DeviceBipartiteGraph`,
+  :class:`~gpusim.types.device_graphs.DeviceWeightedGraph`,
+  :class:`~gpusim.types.device_preferences.DevicePreferenceInstance`) on a GPU backend, in its ``derived`` store
   next to what its first call already kept there (its adopted arrays, the entries' owners), per backend,
   per algorithm and per host thread: two threads calling at once never share a work array.
 - A host graph, and any graph on the simulator, gets a fresh workspace every call: the simulator's
@@ -41,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import is_device_graph
 
 __all__ = ["Workspace", "workspace"]
 
@@ -69,7 +69,7 @@ def workspace(device: Device, graph: Any, algorithm: str) -> Workspace:
     """The work arrays of ``algorithm``'s call on ``graph`` with ``device``: those its last call on the same
     device-resident graph, backend and host thread kept, or a fresh store kept nowhere (a host graph, the
     simulator)."""
-    if device.backend == "sim" or not is_device_graph(graph):
+    kept = getattr(graph, "derived", None)  # a device-resident input's store; host inputs have none
+    if device.backend == "sim" or kept is None:
         return Workspace(device)
-    return Workspace(device, graph.derived.setdefault(("workspace", device.backend, algorithm,
-                                                       threading.get_ident()), {}))
+    return Workspace(device, kept.setdefault(("workspace", device.backend, algorithm, threading.get_ident()), {}))

@@ -100,7 +100,7 @@ class DevicePreferenceInstance:
     gpusim.errors.InvalidArgument: men_list has dtype int64; device preference lists hold int32 (convert ...)
     """
 
-    __slots__ = ("_n_men", "_n_women", "_arrays", "checked", "host")
+    __slots__ = ("_n_men", "_n_women", "_arrays", "checked", "host", "derived")
 
     def __init__(self, n_men: int, n_women: int, men_ptr: Any, men_list: Any, men_rank_by_woman: Any):
         n_men, n_women = check_count("n_men", n_men), check_count("n_women", n_women)
@@ -111,6 +111,7 @@ class DevicePreferenceInstance:
         self._arrays = (men_ptr, men_list, men_rank_by_woman)
         self.checked = False
         self.host: PreferenceInstance | None = None
+        self.derived: dict[tuple, Any] = {}  # what calls keep between them (gpusim.runtime.workspace)
 
     @classmethod
     def from_instance(cls, instance: PreferenceInstance, device: Any) -> DevicePreferenceInstance:
