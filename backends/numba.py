@@ -233,7 +233,13 @@ class NumbaBackend(GpuBackend):
         return isinstance(value, self._device_array)
 
     def device_synchronize(self) -> None:
-        self._cuda.synchronize()
+        """Wait for the current context: one ``cuCtxSynchronize`` through the driver's bindings (numba's
+        ``cuda.synchronize()`` first looks its context up, several microseconds a call, paid at the end of every phase
+        and every call).  Without the bindings, without a current context, or when the wait reports an error, numba's
+        own call, which raises numba's error."""
+        binding = driver_bindings()
+        if binding is None or binding.cuCtxSynchronize()[0] != binding.CUresult.CUDA_SUCCESS:
+            self._cuda.synchronize()
 
     # -- compiling and launching ---------------------------------------------------------------
     DECLARED_SIGNATURE_DECIDES = True  # numba compiles for the arguments' dtypes alone

@@ -401,6 +401,21 @@ def test_full_fills_every_item_by_whatever_path(backend, dtype, value):
         np.testing.assert_array_equal(dev.to_host(dev.full(n, value, dtype)), np.full(n, value, dtype), strict=True)
 
 
+@pytest.mark.parametrize(("dtype", "value"), [(np.int32, -1), (np.int32, 7), (np.float64, 2.5),
+                                              (np.int64, np.iinfo(np.int64).max), (np.uint32, 0)])
+def test_fill_sets_every_item_in_place(backend, dtype, value):
+    """``Device.fill``: the same array, every item set (a memset or a fill kernel, as ``full``); refusals in one line."""
+    dev = Device(backend)
+    for n in (1, 3, 4099):
+        array = dev.full(n, 5, dtype)
+        dev.fill(array, value)
+        np.testing.assert_array_equal(dev.to_host(array), np.full(n, value, dtype), strict=True)
+    with pytest.raises(InvalidArgumentType, match="fill expects an array of this"):
+        dev.fill(np.zeros(3, np.int32), 1)
+    with pytest.raises(InvalidArgumentType, match="value must be a real number"):
+        dev.fill(dev.zeros(3, np.int32), 1j)
+
+
 def test_empty_gives_arrays_a_kernel_can_fill(backend):
     dev = Device(backend)
     for dtype in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64):

@@ -162,6 +162,29 @@ def test_a_debug_kernel_or_argument_extensions_take_numbas_own_launch(flags):
     assert NumbaLaunch(dispatcher).kinds is None
 
 
+@pytest.mark.parametrize("bindings, answer, waits", [(True, 0, ["driver"]),
+                                                     (True, 201, ["driver", "numba"]),  # no current context
+                                                     (False, None, ["numba"])])
+def test_synchronize_is_one_driver_call_and_numbas_own_where_that_does_not_serve(monkeypatch, bindings, answer, waits):
+    """``cuCtxSynchronize`` through the bindings; numba's ``cuda.synchronize()`` (which looks its context up, and
+    raises numba's error) without the bindings or when the driver's answer is not success."""
+    pytest.importorskip("numba.cuda")
+    from gpusim.backends.numba import NumbaBackend
+
+    calls = []
+
+    class Driver(_Driver):
+        def cuCtxSynchronize(self):
+            calls.append("driver")
+            return (answer,)
+
+    monkeypatch.setattr("gpusim.backends.numba.driver_bindings", lambda: Driver() if bindings else None)
+    backend = object.__new__(NumbaBackend)
+    backend._cuda = type("Cuda", (), {"synchronize": staticmethod(lambda: calls.append("numba"))})
+    backend.device_synchronize()
+    assert calls == waits
+
+
 @kernel(signature="int32[:], float64[:], int32, float64")
 def k_launch_probe(out, values, n, scale):
     i = T.gtid()
