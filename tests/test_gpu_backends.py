@@ -404,7 +404,7 @@ def test_full_fills_every_item_by_whatever_path(backend, dtype, value):
 @pytest.mark.parametrize(("dtype", "value"), [(np.int32, -1), (np.int32, 7), (np.float64, 2.5),
                                               (np.int64, np.iinfo(np.int64).max), (np.uint32, 0)])
 def test_fill_sets_every_item_in_place(backend, dtype, value):
-    """``Device.fill``: the same array, every item set (a memset or a fill kernel, as ``full``); refusals in one line."""
+    """``Device.fill``: the same array, every item set (a memset or a fill kernel, as ``full``); one-line refusals."""
     dev = Device(backend)
     for n in (1, 3, 4099):
         array = dev.full(n, 5, dtype)

@@ -166,8 +166,9 @@ class DeviceBipartiteGraph:
         self._arrays = (row_ptr, row_adj, col_ptr, col_adj)
         #: Set once the contents were checked on a device (the check then is not repeated).
         self.checked = False
-        #: What the algorithms keep between calls, by ``(name, backend)``: the arrays adopted by a backend.
-        self.derived: dict[tuple[str, str], Any] = {}
+        #: What the algorithms keep between calls, by ``(name, backend, ...)``: the arrays adopted by a backend, the
+        #: work arrays of each algorithm (:mod:`gpusim.runtime.workspace`).
+        self.derived: dict[tuple, Any] = {}
 
     @classmethod
     def from_cupyx(cls, matrix: Any) -> DeviceBipartiteGraph:
@@ -257,9 +258,10 @@ class DeviceWeightedGraph:
         self._n = n
         self._arrays = (ptr, adj, weights)
         self.checked = False
-        #: What the algorithms keep between calls, by ``(name, backend)``: the arrays adopted by a backend, and
-        #: each CSR entry's owner (4 bytes an entry) for Suitor and b-Suitor on a GPU.
-        self.derived: dict[tuple[str, str], Any] = {}
+        #: What the algorithms keep between calls, by ``(name, backend, ...)``: the arrays adopted by a backend,
+        #: each CSR entry's owner (4 bytes an entry) for Suitor and b-Suitor on a GPU, and the work arrays of each
+        #: algorithm (:mod:`gpusim.runtime.workspace`).
+        self.derived: dict[tuple, Any] = {}
 
     @classmethod
     def from_cupyx(cls, matrix: Any) -> DeviceWeightedGraph:

@@ -80,6 +80,8 @@ class DevicePreferenceInstance:
         The host instance it was copied from (:meth:`from_instance`) or built into (:meth:`to_host`).
     checked : bool
         Set once the contents were checked on a device (the check is then not repeated).
+    derived : dict
+        The work arrays the algorithms keep between calls on a GPU (:mod:`gpusim.runtime.workspace`).
 
     Raises
     ------
@@ -111,7 +113,7 @@ class DevicePreferenceInstance:
         self._arrays = (men_ptr, men_list, men_rank_by_woman)
         self.checked = False
         self.host: PreferenceInstance | None = None
-        self.derived: dict[tuple, Any] = {}  # what calls keep between them (gpusim.runtime.workspace)
+        self.derived: dict[tuple, Any] = {}
 
     @classmethod
     def from_instance(cls, instance: PreferenceInstance, device: Any) -> DevicePreferenceInstance:
