@@ -59,6 +59,8 @@ __all__ = ["apfb", "apsb", "levels_run"]
 #: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
 KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, gpubfs_wr_warp, gpubfs_wr_bottom_up, count_level,
                                 alternate, fix_rows, fix_columns, augment_in_one_block, has_hub)}
+#: The kernels of the host loop: replacing one of them (``kernels=``) makes a call run the loop, not one block.
+_LOOP_KERNELS = frozenset(KERNELS) - {augment_in_one_block.name}
 
 #: ``direction=``: every level from the columns (the paper's), every level from the rows, or chosen per batch.
 DIRECTIONS = ("top-down", "bottom-up", "auto")
@@ -122,13 +124,14 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     check_int("levels_per_read", levels_per_read, 1, MAX_LEVELS_PER_READ)
     name = "apsb" if shortest else "apfb"
     stop_on_found = 1 if shortest else 0
-    replaced = sorted(set(kernels or ()) & (set(KERNELS) - {augment_in_one_block.name}))
+    replaced = sorted(set(kernels) & _LOOP_KERNELS) if kernels else []
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, name)
     one_block = _one_block(launches, graph, dev.backend, bfs, direction, warp_degree, check_invariants, replaced)
     check_output(output)
     sides = ("col",) if direction == "top-down" else ("col", "row")
-    check_fits(dev, graph, bipartite_bytes(graph, sides, 3), name, f'backend="cpu" (the sequential hk) for {name}')
+    check_fits(dev, graph, lambda: bipartite_bytes(graph, sides, 3), name,
+               f'backend="cpu" (the sequential hk) for {name}')
     graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols
     start_level = 2
@@ -360,14 +363,15 @@ def _one_block(launches: str, graph, backend: str, bfs: str, direction: str, war
                check_invariants: bool, replaced: list[str]) -> bool:
     """Whether the host loop runs as one block (``launches=``): always for ``"one-block"``, whose limits it checks;
     for ``"auto"`` on a GPU, for a graph of at most ``ONE_BLOCK_EDGES`` edges, when nothing asks for the loop."""
-    needs_loop = [why for why, applies in (
-        (f"bfs={bfs!r}", bfs != "wr"), (f"direction={direction!r}", direction != "top-down"),
-        (f"warp_degree={warp_degree}", warp_degree is not None), ("check_invariants=True", check_invariants),
-        (f"kernels= replacing {replaced}", bool(replaced))) if applies]
+    needs_loop = bfs != "wr" or direction != "top-down" or warp_degree is not None or check_invariants or replaced
     if launches == "one-block":
         if needs_loop:
+            why = next(why for why, applies in (
+                (f"bfs={bfs!r}", bfs != "wr"), (f"direction={direction!r}", direction != "top-down"),
+                (f"warp_degree={warp_degree}", warp_degree is not None), ("check_invariants=True", check_invariants),
+                (f"kernels= replacing {replaced}", bool(replaced))) if applies)
             raise InvalidArgument(f"launches='one-block' runs GPUBFS-WR top-down with no check between phases; "
-                                  f"{needs_loop[0]} needs launches='levels'")
+                                  f"{why} needs launches='levels'")
         return True
     return launches == "auto" and not needs_loop and backend != "sim" and graph.n_edges <= ONE_BLOCK_EDGES
 

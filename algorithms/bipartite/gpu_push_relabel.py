@@ -129,7 +129,7 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, "gpr")
     check_output(output)
-    check_fits(dev, graph, bipartite_bytes(graph, ("row", "col"), 6), "gpr",
+    check_fits(dev, graph, lambda: bipartite_bytes(graph, ("row", "col"), 6), "gpr",
                    'backend="cpu" (the sequential pr) or algorithm="apfb" (fewer device arrays)')
     graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols

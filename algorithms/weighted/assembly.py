@@ -54,7 +54,8 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     on_device = isinstance(graph, DeviceWeightedGraph)
     dev = device if device is not None else Device(device_backend(graph, backend) if on_device else backend)
-    check_fits(dev, graph, weighted_bytes(graph, 4), "weighted matching", 'backend="cpu" (the sequential reference)')
+    check_fits(dev, graph, lambda: weighted_bytes(graph, 4), "weighted matching",
+               'backend="cpu" (the sequential reference)')
     launch = Launcher(dev)
     entries = 2 * graph.n_edges
     if on_device:

@@ -115,12 +115,9 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
         raise InvalidArgument(f"layout={layout!r} is not one of ('warp', 'thread')")
     if variant not in SUITOR_VARIANTS:
         raise InvalidArgument(f"variant={variant!r} is not one of {tuple(SUITOR_VARIANTS)}")
-    for name, value, high in (("vertices_per_warp", vertices_per_warp, 32), ("balance_rounds", balance_rounds, None),
-                              ("block", block, SUITOR_MAX_BLOCK)):
-        if value is None and name == "block":
-            continue
-        check_int(name, value, 0 if name == "balance_rounds" else 1, high)
-    if block is not None and block % 32:
+    check_int("vertices_per_warp", vertices_per_warp, 1, 32)
+    check_int("balance_rounds", balance_rounds, 0, None)
+    if block is not None and check_int("block", block, 1, SUITOR_MAX_BLOCK) % 32:
         raise InvalidArgument(f"block={block!r} must be a multiple of 32 (whole warps)")
     paper_kernel = suitor_thread_per_vertex if layout == "thread" else GPU_SUITOR[variant]
     launched = with_devices(paper_kernel, kernels or {})

@@ -6,7 +6,8 @@ Usage, on the GPU machine, from the repository root::
 
     python3 -P benchmarks/diagnostics/resident_profile.py BACKEND SIZE FAMILY:ALGORITHM [...]
 
-for instance ``cupy small bipartite:apfb weighted:suitor`` or ``numba large weighted:ld``.
+for instance ``cupy small bipartite:apfb weighted:suitor`` or ``numba large weighted:ld`` (SIZE ``quick``: tiny, for
+the simulator).
 """
 
 import cProfile
@@ -28,7 +29,7 @@ def main() -> None:
     backend, size, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
     dev = Device(backend)
     for family_algorithm in wanted:
-        case = resident.case_named(family_algorithm, size == "large")
+        case = resident.case_named(family_algorithm, size == "large", quick=size == "quick")
         data = case.prepare(dev)
         for _ in range(3):
             case.call(data, dev)
@@ -48,8 +49,18 @@ def main() -> None:
             dev.synchronize()
         profiler.disable()
         stats = pstats.Stats(profiler)
-        stats.sort_stats("tottime").print_stats(25)
-        stats.sort_stats("cumulative").print_stats("gpusim|algorithms|backends|runtime|types", 40)
+        per_call("own time", stats, 2, 30)
+        per_call("with what they call (gpusim's)", stats, 3, 40, "gpusim")
+
+
+def per_call(title: str, stats: pstats.Stats, column: int, rows: int, only: str = "") -> None:
+    """The functions by their own (``column`` 2) or cumulative (3) time, in microseconds per call of the case
+    (pstats prints milliseconds over all calls, too coarse for a call of a few hundred microseconds)."""
+    entries = [(values[column], values[1], key) for key, values in stats.stats.items() if only in key[0]]
+    print(f"  -- {title}, us per call (profiled: slower than unprofiled)")
+    for seconds, count, (path, line, function) in sorted(entries, reverse=True)[:rows]:
+        where = "/".join(Path(path).parts[-2:]) if path != "~" else ""
+        print(f"  {seconds / CALLS * 1e6:8.1f}  {count / CALLS:5.1f}x  {where}:{line}({function})")
 
 
 if __name__ == "__main__":

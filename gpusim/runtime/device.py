@@ -380,7 +380,7 @@ def _scalar(value: Any, dtype: np.dtype, name: str):
 
 
 def _check_length(n: Any) -> int:
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+    if type(n) is not int and (isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer))):
         raise InvalidArgumentType(f"n must be a non-negative integer, got {n!r}")
     if n < 0:
         raise InvalidArgument(f"n must be a non-negative integer, got n={n!r}")

@@ -139,9 +139,10 @@ def readonly(arr: np.ndarray, dtype: Any) -> np.ndarray:
 
 def check_int(name: str, value: Any, low: int = 0, high: int | None = INT32_MAX) -> int:
     """``value`` as an int in ``low..high`` (``high=None``: no upper bound), else an error naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r} of type {type_name(value)}")
-    value = int(value)
+    if type(value) is not int:  # the usual case first: checks run on every call, and an ABC's isinstance is slow
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+            raise InvalidArgumentType(f"{name} must be an integer, got {name}={value!r} of type {type_name(value)}")
+        value = int(value)
     if value < 0 <= low:
         raise InvalidArgument(f"{name}={value} must be non-negative")
     if value < low or (high is not None and value > high):
@@ -152,7 +153,8 @@ def check_int(name: str, value: Any, low: int = 0, high: int | None = INT32_MAX)
 
 def check_positive_int(name: str, value: Any) -> int:
     """``value`` as an int, refused (naming ``name``) unless it is a positive integer."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+    if type(value) is not int and (isinstance(value, (bool, np.bool_))
+                                   or not isinstance(value, (numbers.Integral, np.integer))):
         raise InvalidArgumentType(f"{name} must be a positive integer, got {name}={value!r} of type {type_name(value)}")
     if value < 1:
         raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")
