@@ -227,6 +227,16 @@ class NumbaBackend(GpuBackend):
         return int(self._cuda.current_context().get_memory_info()[0])
 
     def to_host(self, array: Any) -> np.ndarray:
+        """A new host copy: one synchronous ``cuMemcpyDtoH`` through the driver's bindings (numba's ``copy_to_host``
+        first looks its context up, several microseconds on each read back, and a loop reads a flag per batch).
+        numba's own copy for an empty or strided array, without the bindings, or when the driver reports an error
+        (numba's copy then raises it)."""
+        out = np.empty(array.shape, array.dtype)
+        binding = driver_bindings()
+        if (binding is not None and out.nbytes and len(out.shape) == 1 and array.strides[0] == out.itemsize
+                and binding.cuMemcpyDtoH(out.ctypes.data, array.device_ctypes_pointer.value, out.nbytes)[0]
+                == binding.CUresult.CUDA_SUCCESS):
+            return out
         return array.copy_to_host()
 
     def is_device_array(self, value: Any) -> bool:

@@ -185,6 +185,44 @@ def test_synchronize_is_one_driver_call_and_numbas_own_where_that_does_not_serve
     assert calls == waits
 
 
+class _HostCopyDriver(_Driver):
+    """``cuMemcpyDtoH`` as the bindings give it: an error code, the bytes written at the host address."""
+
+    def __init__(self, answer: int, device_bytes: bytes):
+        super().__init__()
+        self.answer, self.device_bytes, self.copies = answer, device_bytes, []
+
+    def cuMemcpyDtoH(self, host, device, nbytes):
+        self.copies.append((device, nbytes))
+        if self.answer == 0:
+            ctypes.memmove(host, self.device_bytes, nbytes)
+        return (self.answer,)
+
+
+class _NumbaArray(_DeviceArray):
+    def copy_to_host(self):
+        return "numba's own copy"
+
+
+@pytest.mark.parametrize("answer, strided, expected", [(0, False, [5, -1, 7]), (700, False, "numba's own copy"),
+                                                       (0, True, "numba's own copy")])
+def test_a_read_back_is_one_driver_copy_and_numbas_own_where_that_does_not_serve(monkeypatch, answer, strided,
+                                                                                 expected):
+    """One ``cuMemcpyDtoH`` of the array's bytes from its pointer into a new NumPy array; numba's ``copy_to_host``
+    for a strided array or when the driver answers with an error (numba's copy raises it)."""
+    pytest.importorskip("numba.cuda")
+    from gpusim.backends.numba import NumbaBackend
+
+    driver = _HostCopyDriver(answer, np.array([5, -1, 7], np.int32).tobytes())
+    monkeypatch.setattr("gpusim.backends.numba.driver_bindings", lambda: driver)
+    array = _NumbaArray(4096, 3, np.int32)
+    if strided:
+        array.strides = (8,)
+    copied = object.__new__(NumbaBackend).to_host(array)
+    assert (copied.tolist() if isinstance(copied, np.ndarray) else copied) == expected
+    assert driver.copies == ([] if strided else [(4096, 12)])
+
+
 @kernel(signature="int32[:], float64[:], int32, float64")
 def k_launch_probe(out, values, n, scale):
     i = T.gtid()
