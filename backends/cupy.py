@@ -220,13 +220,6 @@ class CupyBackend(GpuBackend):
             cupy.cuda.runtime.memsetAsync(out.data.ptr, pattern[0], n * dtype.itemsize, stream)
         elif not memset(out.data.ptr, value, dtype, n, stream):
             out.fill(value)
-        pattern = np.array([value], dtype=dtype).tobytes()
-        stream = cupy.cuda.get_current_stream().ptr
-        if len(set(pattern)) == 1:
-            cupy.cuda.runtime.memsetAsync(out.data.ptr, pattern[0], n * dtype.itemsize, stream)
-        elif not memset(out.data.ptr, value, dtype, n, stream):
-            out.fill(value)
-        return out
 
     def copy_in(self, host: np.ndarray, registered: bool):
         """``cupy.asarray`` for pageable memory (CuPy stages it through its pinned pool); for registered pages a
