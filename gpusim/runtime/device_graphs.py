@@ -98,14 +98,14 @@ def _taken(dev: Device, graph: DeviceBipartiteGraph | DeviceWeightedGraph) -> bo
     return graph.checked and ("adopted", dev.backend) in graph.derived
 
 
-def check_fits(dev: Device, graph: Any, needed: Callable[[], int], algorithm: str, alternative: str) -> None:
-    """:meth:`Device.check_fits <gpusim.Device.check_fits>` of ``needed()`` bytes for a call on ``graph``, before
-    any copy — except on a device graph ``dev``'s backend has already taken (:func:`resident`): such a call copies
-    nothing in, the arrays of its own were allocated once before, and an allocation the device refuses still ends
-    in one line (:class:`~gpusim.errors.InsufficientDeviceMemory`).  That saves a query of the device's free memory
-    (9 to 17 us on an H100), and the count of bytes, on every later call."""
+def check_fits(dev: Device, graph: Any, needed: int | Callable[[], int], algorithm: str, alternative: str) -> None:
+    """:meth:`Device.check_fits <gpusim.Device.check_fits>` of ``needed`` bytes (or ``needed()``, counted only when
+    asked) for a call on ``graph``, before any copy — except on a device graph ``dev``'s backend has already taken
+    (:func:`resident`): such a call copies nothing in, the arrays of its own were allocated once before, and an
+    allocation the device refuses still ends in one line (:class:`~gpusim.errors.InsufficientDeviceMemory`).  That
+    saves a query of the device's free memory (9 to 17 us on an H100), and the count of bytes, on every later call."""
     if not (is_device_graph(graph) and _taken(dev, graph)):
-        dev.check_fits(needed(), algorithm, alternative)
+        dev.check_fits(needed() if callable(needed) else needed, algorithm, alternative)
 
 
 def _adopted(dev: Device, graph: DeviceBipartiteGraph | DeviceWeightedGraph) -> Any:
