@@ -1,6 +1,6 @@
 """Work arrays a device-resident input keeps between calls (issue 18): allocated by its first call, reused after.
 
-A small call's host time is mostly its device allocations (a few microseconds each through CuPy's pool or
+A small call's host time is largely its device allocations (a few microseconds each through CuPy's pool or
 gpusim's numba pool) and their fills.  A graph already on the device is usually called many times — a pipeline,
 a benchmark — so the arrays a call uses only while it runs (Suitor's offers, the BFS levels, a reduction's
 partial sums) can be the ones the last call used, as a native program keeps its buffers.  :func:`workspace`
