@@ -231,12 +231,13 @@ class NumbaBackend(GpuBackend):
         first looks its context up, several microseconds on each read back, and a loop reads a flag per batch).
         numba's own copy for an empty or strided array, without the bindings, or when the driver reports an error
         (numba's copy then raises it)."""
-        out = np.empty(array.shape, array.dtype)
         binding = driver_bindings()
-        if (binding is not None and out.nbytes and len(out.shape) == 1 and array.strides[0] == out.itemsize
-                and binding.cuMemcpyDtoH(out.ctypes.data, array.device_ctypes_pointer.value, out.nbytes)[0]
-                == binding.CUresult.CUDA_SUCCESS):
-            return out
+        contiguous = len(array.shape) == 1 and array.shape[0] and array.strides[0] == array.dtype.itemsize
+        if binding is not None and contiguous:
+            out = np.empty(array.shape, array.dtype)
+            copied = binding.cuMemcpyDtoH(out.ctypes.data, array.device_ctypes_pointer.value, out.nbytes)
+            if copied[0] == binding.CUresult.CUDA_SUCCESS:
+                return out
         return array.copy_to_host()
 
     def is_device_array(self, value: Any) -> bool:

@@ -170,8 +170,7 @@ class Device:
     def full(self, n: int, value: Any, dtype: Any = np.int32):
         """A new 1-D device array of ``n`` copies of ``value``."""
         dtype = _check_dtype(dtype)
-        if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, complex):
-            raise InvalidArgumentType(f"value must be a real number, got {value!r}")
+        _check_value(value)
         n = _check_length(n)
         return self._allocated(n * dtype.itemsize, self._impl.full, n, value, dtype)
 
@@ -189,8 +188,7 @@ class Device:
             raise InvalidArgumentType(
                 f"fill expects an array of this {self.backend!r} device, got {type(array).__name__}"
             )
-        if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, complex):
-            raise InvalidArgumentType(f"value must be a real number, got {value!r}")
+        _check_value(value)
         self._impl.fill(array, value, np.dtype(array.dtype), array.size)
 
     def array(self, host: Any):
@@ -377,6 +375,12 @@ def _scalar(value: Any, dtype: np.dtype, name: str):
     if not np.isfinite(value):
         raise InvalidArgument(f"argument {name!r}={value!r} is not finite")
     return dtype.type(value)
+
+
+def _check_value(value: Any) -> None:
+    """Refuse a fill value that is not a real number (``full``, ``fill``)."""
+    if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, complex):
+        raise InvalidArgumentType(f"value must be a real number, got {value!r}")
 
 
 def _check_length(n: Any) -> int:
