@@ -185,6 +185,7 @@ def measure(case: Case, dev: Device, repeats: int) -> dict:
         dev.synchronize()
         pairs = []
         for _ in range(repeats):
+            result = None  # the last call's result is released here, not charged to the next call
             start = time.perf_counter()
             result = case.call(data, dev)
             dev.synchronize()
