@@ -40,11 +40,10 @@ def _checked(answer: Any) -> Any:
     """The value of a ``cuda.bindings.driver`` call, raising on an error code.  (The bindings come with numba-cuda,
     an optional dependency, so they are imported on first use, :func:`~gpusim.backends.gpu.driver_bindings`: this
     module imports without them.)"""
-    binding = driver_bindings()
     error, *values = answer
-    if error == binding.CUresult.CUDA_ERROR_OUT_OF_MEMORY:
-        raise MemoryError("the GPU is out of memory (the CUDA driver's stream-ordered pool)")
-    if error != binding.CUresult.CUDA_SUCCESS:
+    if error != 0:  # the bindings' CUresult is an int enum: CUDA_SUCCESS is 0, the one compare on the usual path
+        if error == driver_bindings().CUresult.CUDA_ERROR_OUT_OF_MEMORY:
+            raise MemoryError("the GPU is out of memory (the CUDA driver's stream-ordered pool)")
         raise RuntimeError(f"CUDA driver error {error!r}")
     return values[0] if len(values) == 1 else tuple(values)
 

@@ -55,12 +55,12 @@ def choose_backend(backend: str, size: int | None = None) -> tuple[str, str]:
     >>> choose_backend("sim", 10)
     ('sim', 'asked for')
     """
-    from gpusim.backends import GPU_BACKENDS, gpu_status
-
     if backend not in BACKEND_CHOICES:
         raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
     if backend != "auto":
         return backend, "asked for"
+    from gpusim.backends import GPU_BACKENDS, gpu_status  # only "auto" looks at the GPUs
+
     reasons = []
     for candidate in GPU_BACKENDS:
         ok, why = gpu_status(candidate)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from typing import Any
 
@@ -64,9 +65,9 @@ class Algorithm:
         text = resources.files(__package__).joinpath("pseudocode", f"{self.problem}-{self.name}.txt")
         return text.read_text(encoding="utf-8") if text.is_file() else ""
 
-    @property
+    @cached_property
     def gpu(self) -> bool:
-        """Whether it launches kernels (on the simulator or a GPU)."""
+        """Whether it launches kernels (on the simulator or a GPU); worked out once, as every call asks it."""
         return any(backend in DEVICE_BACKENDS for backend in self.backends)
 
 

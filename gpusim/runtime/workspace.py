@@ -60,7 +60,8 @@ class Workspace:
         are the same, else a new one (:meth:`gpusim.Device.empty`), kept.  Its items are whatever the last call left
         there (poison, on the simulator, for a new one)."""
         found = self.kept.get(name)
-        if found is None or found.size != n or found.dtype != dtype:
+        # ``dtype.type is`` first: the drivers pass NumPy scalar types, and comparing a dtype with one costs more
+        if found is None or found.size != n or (found.dtype.type is not dtype and found.dtype != dtype):
             found = self.kept[name] = self.device.empty(n, dtype)
         return found
 
