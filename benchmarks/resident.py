@@ -7,7 +7,8 @@ Gale-Shapley (stable marriage), and the GPU Louvain method — on a large and a 
 once (its one check on the device paid by an untimed first call), its result left there (``output="device"``)
 where the algorithm offers it:
 
-- ``whole``: the call timed from Python, the device synchronised after it;
+- ``whole``: the call timed from Python, the device synchronised after it (the last repeat's result is released
+  before the clock starts, so no call pays for freeing an earlier one's arrays);
 - ``device``: the sum of the call's own timed phases (``result.stats["seconds"]``: the kernels and the flags read
   between them, what the papers time);
 - ``ratio``: whole over device, the median of the repeats' ratios (each repeat's own pair).
