@@ -83,3 +83,19 @@ def test_bad_arguments_get_a_clear_error(what, call, exception, fragment):
     with pytest.raises(exception) as caught:
         call()
     assert fragment in str(caught.value)
+
+
+def test_a_launch_checks_its_arguments_against_the_kernels_signature_of_now():
+    """The fast path's per-kernel plan (made on the first launch) follows a signature given afterwards."""
+    k = _kernel_with("int32[:], int32")
+    out = dev.zeros(1, np.int32)
+    dev.launch(k, 1, 1, (out, 7))
+    assert dev.to_host(out).tolist() == [7]
+    k.signature = _kernel_with("int64[:], int32").signature
+    with pytest.raises(InvalidArgumentType, match="array of int32, but the signature says int64"):
+        dev.launch(k, 1, 1, (out, 7))
+    wide = dev.zeros(1, np.int64)
+    dev.launch(k, 1, 1, (wide, 2**31 - 1))
+    assert dev.to_host(wide).tolist() == [2**31 - 1]
+    with pytest.raises(InvalidArgument, match="does not fit in int32"):
+        dev.launch(k, 1, 1, (wide, 2**31))

@@ -299,22 +299,19 @@ class Device:
                 f"kernel {kernel.name!r} takes {len(kernel.params)} arguments {kernel.params}, "
                 f"got {len(args)}"
             )
-        converted = tuple(self._convert_argument(kernel, i, a) for i, a in enumerate(args))
-        return self._impl.launch(kernel, grid, block, converted)
-
-    def _convert_argument(self, kernel: Kernel, position: int, value: Any):
-        expected = kernel.signature[position] if kernel.signature else None
-        # the usual cases first (a launch converts every argument, and a small graph's call is mostly
-        # launches): a device array of the declared dtype, a Python int for an integer parameter
-        if expected is not None:
-            if expected.is_array:
-                if self._impl.is_device_array(value) and value.dtype == expected.dtype:
-                    return value
-            elif type(value) is int and expected.dtype.kind in "iu":
-                low, high = _int_range(expected.dtype)
-                if low <= value <= high:
-                    return expected.dtype.type(value)
-        return self._checked_argument(kernel, position, value)
+        # the usual cases inline (a launch converts every argument, and a small graph's call is mostly launches): a
+        # device array of the declared dtype, a Python int in range for an integer parameter; the rest is checked
+        is_device_array, converted = self._impl.is_device_array, []
+        for value, (is_array, dtype, low, high) in zip(args, _argument_plan(kernel), strict=True):
+            if is_array:
+                if is_device_array(value) and value.dtype == dtype:
+                    converted.append(value)
+                    continue
+            elif low is not None and type(value) is int and low <= value <= high:
+                converted.append(dtype.type(value))
+                continue
+            converted.append(self._checked_argument(kernel, len(converted), value))  # its position: those before it
+        return self._impl.launch(kernel, grid, block, tuple(converted))
 
     def _checked_argument(self, kernel: Kernel, position: int, value: Any):
         """Every other argument, each refusal with a one-line reason."""
@@ -350,6 +347,23 @@ class Device:
             fits = np.iinfo(np.int32).min <= value <= np.iinfo(np.int32).max
             return _scalar(value, np.dtype(np.int32 if fits else np.int64), name)
         return _scalar(value, np.dtype(np.float64), name)
+
+
+def _argument_plan(kernel: Kernel) -> tuple:
+    """Per parameter ``(is_array, dtype, low, high)`` from ``kernel``'s declared signature (``low``/``high``: an integer
+    scalar's range, else None; everything None without a signature): what :meth:`Device.launch` checks each argument
+    against on its fast path.  Worked out on the first launch and kept on the kernel itself (so it lives as long as
+    the kernel does), with the signature it was made from: a kernel given a new signature gets a new plan."""
+    kept = kernel.__dict__.get("_argument_plan")
+    if kept is not None and kept[0] is kernel.signature:
+        return kept[1]
+    if kernel.signature:
+        plan = tuple((p.is_array, p.dtype, *(_int_range(p.dtype) if not p.is_array and p.dtype.kind in "iu"
+                                              else (None, None))) for p in kernel.signature)
+    else:
+        plan = ((False, None, None, None),) * len(kernel.params)
+    kernel._argument_plan = (kernel.signature, plan)
+    return plan
 
 
 #: ``(min, max)`` of each integer dtype met so far (``np.iinfo`` is slow enough to show in a launch's cost).

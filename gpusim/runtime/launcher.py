@@ -78,7 +78,7 @@ class Launcher:
 
     def __call__(self, kernel, grid: int, block: int, *args) -> None:
         self.launches[kernel.name] += 1
-        self.device.launch(kernel, grid=grid, block=block, args=args)
+        self.device.launch(kernel, grid, block, args)
 
     def flag(self, array) -> int:
         """Read a one-element device flag back to the host (a synchronising copy, as on a GPU)."""
