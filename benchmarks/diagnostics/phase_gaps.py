@@ -14,6 +14,7 @@ simulator).  ``--steps`` names functions (``module:function`` or ``module:Class.
 the gaps each step takes.
 """
 
+import argparse
 import functools
 import importlib
 import statistics
@@ -106,16 +107,18 @@ def one_call(case, data, dev) -> list[tuple[str, float]]:
 
 
 def main() -> None:
-    arguments = sys.argv[1:]
-    steps = arguments[arguments.index("--steps") + 1].split(",") if "--steps" in arguments else []
-    if steps:
-        del arguments[arguments.index("--steps"):arguments.index("--steps") + 2]
-    backend, size, wanted = arguments[0], arguments[1], arguments[2:]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("backend")
+    parser.add_argument("size", choices=("large", "small", "quick"))
+    parser.add_argument("cases", nargs="+", metavar="FAMILY:ALGORITHM")
+    parser.add_argument("--steps", default="", help="module:function or module:Class.method, comma-separated")
+    options = parser.parse_args()
+    backend, size = options.backend, options.size
     Launcher.phase = marked_phase
-    for step in steps:
+    for step in filter(None, options.steps.split(",")):
         wrap_step(step)
     dev = Device(backend)
-    for family_algorithm in wanted:
+    for family_algorithm in options.cases:
         case = resident.case_named(family_algorithm, size == "large", size == "quick")
         data = case.prepare(dev)
         for _ in range(3):
