@@ -7,31 +7,19 @@ ECL-MM_10.cu's printf lines.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import benchmark_scripts
 import numpy as np
 import pytest
 
 from gpusim.types import generators as gen
 from gpusim.types.graphs import BipartiteGraph
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
-
+BENCHMARKS = benchmark_scripts.BENCHMARKS
+_load = benchmark_scripts.load
 
 ecl_mm = _load("ecl_mm")
 

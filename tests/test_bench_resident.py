@@ -3,29 +3,16 @@ call its own work only, and the gaps' printout names where the time outside the 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
+
+import benchmark_scripts
 
 from gpusim import Device
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _load_resident():
-    spec = importlib.util.spec_from_file_location("bench_resident", BENCHMARKS / "resident.py")
-    module = sys.modules["bench_resident"] = importlib.util.module_from_spec(spec)  # its dataclass looks itself up
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
-
-
-resident = _load_resident()
+BENCHMARKS = benchmark_scripts.BENCHMARKS
+resident = benchmark_scripts.load("resident")
 
 
 class _Result:
