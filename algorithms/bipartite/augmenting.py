@@ -363,13 +363,13 @@ def _one_block(launches: str, graph, backend: str, bfs: str, direction: str, war
                check_invariants: bool, replaced: list[str]) -> bool:
     """Whether the host loop runs as one block (``launches=``): always for ``"one-block"``, whose limits it checks;
     for ``"auto"`` on a GPU, for a graph of at most ``ONE_BLOCK_EDGES`` edges, when nothing asks for the loop."""
-    needs_loop = bfs != "wr" or direction != "top-down" or warp_degree is not None or check_invariants or replaced
+    # what asks for the loop, each condition once; its words are made only to refuse (this runs on every call)
+    asks = (bfs != "wr", direction != "top-down", warp_degree is not None, check_invariants, bool(replaced))
+    needs_loop = any(asks)
     if launches == "one-block":
         if needs_loop:
-            why = next(why for why, applies in (
-                (f"bfs={bfs!r}", bfs != "wr"), (f"direction={direction!r}", direction != "top-down"),
-                (f"warp_degree={warp_degree}", warp_degree is not None), ("check_invariants=True", check_invariants),
-                (f"kernels= replacing {replaced}", bool(replaced))) if applies)
+            why = (f"bfs={bfs!r}", f"direction={direction!r}", f"warp_degree={warp_degree}", "check_invariants=True",
+                   f"kernels= replacing {replaced}")[asks.index(True)]
             raise InvalidArgument(f"launches='one-block' runs GPUBFS-WR top-down with no check between phases; "
                                   f"{why} needs launches='levels'")
         return True
