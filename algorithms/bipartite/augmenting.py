@@ -30,7 +30,8 @@ from gpusim.runtime.device_graphs import (
     is_device_graph,
     resident,
 )
-from gpusim.runtime.launcher import fill
+from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.plans import kept_plan
 from gpusim.runtime.registry import register
 from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
@@ -102,10 +103,19 @@ def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tu
     return batch, found, False
 
 
-def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
-                      device: Device | None, check_invariants: bool, progress: bool, kernels,
-                      levels_per_read: int, warp_degree: int | str | None, output: str = "host",
-                      direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
+def _augmenting_paths(graph: BipartiteGraph, *options) -> BipartiteMatching:
+    """:func:`apfb` (``shortest=False``) or :func:`apsb` with ``options`` in :func:`_plan`'s order: planned, or run by
+    the plan the last call on the same device-resident graph kept for these options (:mod:`gpusim.runtime.plans`)."""
+    launch, run = kept_plan(graph, "apsb" if options[0] else "apfb", options, lambda: _plan(graph, *options))
+    return run(launch)
+
+
+def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
+          device: Device | None, check_invariants: bool, progress: bool, kernels,
+          levels_per_read: int, warp_degree: int | str | None, output: str = "host",
+          direction: str = "top-down", launches: str = "auto") -> tuple:
+    """The options checked, the device chosen, the graph adopted and the work arrays found: ``(launch, run)``, where
+    ``run(launch)`` runs Alg. 1 (its host loop, or that loop in one block) and returns the matching."""
     check_choice("bfs", bfs, ("wr", "plain"))
     check_choice("launches", launches, LAUNCHES)
     check_choice("direction", direction, DIRECTIONS)
@@ -145,12 +155,9 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
     col_ptr, col_adj = graph_array(dev, graph, graph.col_ptr), graph_array(dev, graph, graph.col_adj)
+    row_ptr = row_adj = None
     if direction != "top-down":  # the row side's CSR, which bottom-up levels scan
         row_ptr, row_adj = graph_array(dev, graph, graph.row_ptr), graph_array(dev, graph, graph.row_adj)
-    rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
-    if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
-        with launch.phase("bfs"):
-            warp_degree = HUB_WARP_DEGREE if _has_hub(launch, col_ptr, nc) else None
     # work arrays, kept by a device graph between calls (gpusim.runtime.workspace).  Not set here: each phase starts by
     # setting every column's level and root (init_bfs_array, start_columns), and a row's predecessor is read only
     # after the level that reached it wrote it
@@ -162,71 +169,82 @@ def _augmenting_paths(graph: BipartiteGraph, shortest: bool, backend: str, bfs: 
     # launch before its batch; with direction="auto", flags[2 * batch] counts the columns of the level after the
     # batch (count_level); in one block, the three slots of kernels_bfs_block, set to 0 in its phase
     flags = scratch.empty("flags", max(2 * levels_per_read + 1, 6))
+    counts = scratch.empty("counts", 3)  # phases, levels and rows matched, counted by the one block
     auto = direction == "auto"
-    phases = levels = reads = 0
-    size = None  # counted on the device by the one-block kernel, else by bipartite_result
-    if one_block and nc > 0 and nr > 0:
-        with launch.phase("one block"):
-            counts = scratch.empty("counts", 3)
-            dev.fill(flags, 0)
-            dev.fill(counts, 0)
-            launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
-                   rmatch, cmatch, bfs_array, root, predecessor, flags, counts, start_level,
-                   mark_end, stop_on_found)
-            phases, levels, size = (int(x) for x in dev.to_host(counts)[:3])
-            reads = 1
-    while not one_block and nc > 0 and nr > 0:
-        phases += 1
-        with launch.phase("bfs"):
-            launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
-            bfs_level, batch, found = start_level, 1, False
-            bottom_up = direction == "bottom-up"   # auto: a phase's first level, the free columns, top-down
-            while True:
-                # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
-                launch(fill, 1, 32, flags, 0, 2 * batch + (1 if auto else 0))
-                for slot in range(batch):
-                    if bottom_up:
-                        launch(kernels["gpubfs_wr_bottom_up"], row_grid, block, bfs_level + slot, bfs_array, row_ptr,
-                               row_adj, nr, rmatch, predecessor, root, flags, start_level, mark_end, slot,
-                               stop_on_found)
-                    elif warp_degree is not None:
-                        launch(kernels["gpubfs_wr_warp"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
-                               col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end, slot,
-                               stop_on_found, warp_degree)
-                    elif bfs == "wr":
-                        launch(kernels["gpubfs_wr"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj,
-                               nc, rmatch, predecessor, root, flags, start_level, mark_end, slot, stop_on_found)
-                    else:
-                        launch(kernels["gpubfs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj, nc,
-                               rmatch, predecessor, flags, start_level, slot, stop_on_found)
-                if auto:
-                    launch(kernels["count_level"], col_grid, block, bfs_level + batch, bfs_array, nc, flags, 2 * batch)
-                reads += 1
-                read = dev.to_host(flags)
-                ran, found, over = levels_run(read, batch, shortest, found)
-                levels += ran
-                if over:
-                    break
-                if auto:
-                    bottom_up = bool(read[2 * batch] > BOTTOM_UP_SHARE * nc)
-                bfs_level += batch
-                batch = min(2 * batch, levels_per_read)
-        if not found:
-            break
-        with launch.phase("alternate"):
-            launch(kernels["alternate"], row_grid, block, cmatch, rmatch, nr, predecessor, bfs_array, root, mark_end)
-            launch(kernels["fix_rows"], row_grid, block, cmatch, rmatch, nr)
-            launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
-        if check_invariants:
-            _check_consistent(dev, graph, rmatch, cmatch, f"after phase {phases} (ALTERNATE and FIXMATCHING)",
-                              (col_ptr, col_adj))
-        launch.tick(bfs_levels=levels)
-    launch.close()
-    stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": warp_degree,
-             "direction": direction, "one_block": one_block}
-    stats["reads_back"] += 2  # the matching itself
-    return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output, size)
+
+    def run(launch: Launcher) -> BipartiteMatching:
+        rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+        degree = warp_degree
+        if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
+            with launch.phase("bfs"):
+                degree = HUB_WARP_DEGREE if _has_hub(launch, col_ptr, nc) else None
+        phases = levels = reads = 0
+        size = None  # counted on the device by the one-block kernel, else by bipartite_result
+        if one_block and nc > 0 and nr > 0:
+            with launch.phase("one block"):
+                dev.fill(flags, 0)
+                dev.fill(counts, 0)
+                launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
+                       rmatch, cmatch, bfs_array, root, predecessor, flags, counts, start_level,
+                       mark_end, stop_on_found)
+                phases, levels, size = (int(x) for x in dev.to_host(counts)[:3])
+                reads = 1
+        while not one_block and nc > 0 and nr > 0:
+            phases += 1
+            with launch.phase("bfs"):
+                launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
+                bfs_level, batch, found = start_level, 1, False
+                bottom_up = direction == "bottom-up"   # auto: a phase's first level, the free columns, top-down
+                while True:
+                    # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
+                    launch(fill, 1, 32, flags, 0, 2 * batch + (1 if auto else 0))
+                    for slot in range(batch):
+                        if bottom_up:
+                            launch(kernels["gpubfs_wr_bottom_up"], row_grid, block, bfs_level + slot, bfs_array,
+                                   row_ptr, row_adj, nr, rmatch, predecessor, root, flags, start_level, mark_end,
+                                   slot, stop_on_found)
+                        elif degree is not None:
+                            launch(kernels["gpubfs_wr_warp"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                                   col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end, slot,
+                                   stop_on_found, degree)
+                        elif bfs == "wr":
+                            launch(kernels["gpubfs_wr"], col_grid, block, bfs_level + slot, bfs_array, col_ptr, col_adj,
+                                   nc, rmatch, predecessor, root, flags, start_level, mark_end, slot, stop_on_found)
+                        else:
+                            launch(kernels["gpubfs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                                   col_adj, nc, rmatch, predecessor, flags, start_level, slot, stop_on_found)
+                    if auto:
+                        launch(kernels["count_level"], col_grid, block, bfs_level + batch, bfs_array, nc, flags,
+                               2 * batch)
+                    reads += 1
+                    read = dev.to_host(flags)
+                    ran, found, over = levels_run(read, batch, shortest, found)
+                    levels += ran
+                    if over:
+                        break
+                    if auto:
+                        bottom_up = bool(read[2 * batch] > BOTTOM_UP_SHARE * nc)
+                    bfs_level += batch
+                    batch = min(2 * batch, levels_per_read)
+            if not found:
+                break
+            with launch.phase("alternate"):
+                launch(kernels["alternate"], row_grid, block, cmatch, rmatch, nr, predecessor, bfs_array, root,
+                       mark_end)
+                launch(kernels["fix_rows"], row_grid, block, cmatch, rmatch, nr)
+                launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
+            if check_invariants:
+                _check_consistent(dev, graph, rmatch, cmatch, f"after phase {phases} (ALTERNATE and FIXMATCHING)",
+                                  (col_ptr, col_adj))
+            launch.tick(bfs_levels=levels)
+        launch.close()
+        stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
+                 "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": degree,
+                 "direction": direction, "one_block": one_block}
+        stats["reads_back"] += 2  # the matching itself
+        return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output, size)
+
+    return launch, run
 
 
 @register("bipartite", "apfb", backends=("sim", "numba", "cupy"), on_cpu="hk",

@@ -32,7 +32,8 @@ from gpusim.types.graphs import WeightedGraph
 
 from .kernels_result import entry_owners, owner_width, sum_partials
 
-__all__ = ["MAX_BATCH", "REDUCE_GRID", "host_only_output", "in_batches", "reduce_pairs", "upload_weighted_graph"]
+__all__ = ["MAX_BATCH", "REDUCE_GRID", "PairSums", "host_only_output", "in_batches", "reduce_pairs",
+           "upload_weighted_graph"]
 
 #: The most blocks a result kernel runs (grid-stride): its warps' partial sums are added by one warp.
 REDUCE_GRID = 1024
@@ -101,23 +102,37 @@ def reduce_pairs(launch: Launcher, result_kernel, n: int, *args, scratch: Worksp
     In the same phase: first the ``fills`` (``(array, value)`` pairs, e.g. a result table's -1s), and last a host
     copy of each small device array in ``also`` (counters the call kept), appended to the answer:
     ``(weight, pairs, *copies)``.  The sums' arrays are work arrays of ``scratch``
-    (:mod:`gpusim.runtime.workspace`; by default this call's own)."""
-    dev = launch.device
-    scratch = scratch or Workspace(dev)
-    block = 32 if dev.backend == "sim" else 256
-    grid = Device.grid_for(n, block, max_grid=REDUCE_GRID)
-    warps = grid * block // 32
-    # every warp of the grid stores its sums, and one warp the totals: nothing here is read before it is written
-    partial_w, partial_c = scratch.empty("partial_w", warps, np.float64), scratch.empty("partial_c", warps, np.int32)
-    totals = scratch.empty("totals", 2, np.float64)
-    with launch.phase("result"):  # the phase ends with its answer on the host, as a loop's ends with its flag read
-        for array, value in fills:
-            dev.fill(array, value)
-        launch(result_kernel, grid, block, *args, partial_w, partial_c)
-        launch(sum_partials, 1, 32, partial_w, partial_c, warps, totals)
-        weight, pairs = dev.to_host(totals)
-        copies = tuple(dev.to_host(array) for array in also)
-    return (float(weight), int(pairs), *copies)
+    (:mod:`gpusim.runtime.workspace`; by default this call's own): :class:`PairSums` finds them, once for a call
+    that keeps its plan (:mod:`gpusim.runtime.plans`)."""
+    return PairSums(launch.device, n, scratch)(launch, result_kernel, *args, fills=fills, also=also)
+
+
+class PairSums:
+    """:func:`reduce_pairs` over ``n`` vertices, its grid worked out and its work arrays found when it is made."""
+
+    __slots__ = ("block", "grid", "warps", "partial_w", "partial_c", "totals")
+
+    def __init__(self, dev: Device, n: int, scratch: Workspace | None = None):
+        scratch = scratch or Workspace(dev)
+        self.block = 32 if dev.backend == "sim" else 256
+        self.grid = Device.grid_for(n, self.block, max_grid=REDUCE_GRID)
+        self.warps = self.grid * self.block // 32
+        # every warp of the grid stores its sums, and one warp the totals: nothing here is read before it is written
+        self.partial_w = scratch.empty("partial_w", self.warps, np.float64)
+        self.partial_c = scratch.empty("partial_c", self.warps, np.int32)
+        self.totals = scratch.empty("totals", 2, np.float64)
+
+    def __call__(self, launch: Launcher, result_kernel, *args, fills: tuple = (), also: tuple = ()) -> tuple:
+        """:func:`reduce_pairs`' answer, in phase ``"result"``."""
+        dev = launch.device
+        with launch.phase("result"):  # the phase ends with its answer on the host, as a loop's ends with its flag read
+            for array, value in fills:
+                dev.fill(array, value)
+            launch(result_kernel, self.grid, self.block, *args, self.partial_w, self.partial_c)
+            launch(sum_partials, 1, 32, self.partial_w, self.partial_c, self.warps, self.totals)
+            weight, pairs = dev.to_host(self.totals)
+            copies = tuple(dev.to_host(array) for array in also)
+        return (float(weight), int(pairs), *copies)
 
 
 def in_batches(one_round: Callable[[], None], over: Callable[[], bool]) -> int:

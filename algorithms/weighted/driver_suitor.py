@@ -36,6 +36,8 @@ from gpusim.language.kernels import DeviceFunction
 from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import check_output
+from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.plans import kept_plan
 from gpusim.runtime.registry import register
 from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
@@ -43,7 +45,7 @@ from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
 from . import reference_suitor
-from .assembly import host_only_output, reduce_pairs, upload_weighted_graph
+from .assembly import PairSums, host_only_output, upload_weighted_graph
 from .device_result import DeviceWeightedMatching, exactly
 from .kernels_result import mate_from_offers
 from .kernels_suitor import GPU_SUITOR, SUITOR_VARIANTS, gpu_suitor, suitor_thread_per_vertex
@@ -110,6 +112,16 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
     >>> m.size, m.weight, m.valid, m.to_host().mate.tolist()
     (1, 3.0, True, [-1, 2, 1, -1])
     """
+    options = (backend, layout, variant, vertices_per_warp, balance_rounds, block, device, kernels, output)
+    launch, run = kept_plan(graph, "suitor", options, lambda: _plan(graph, *options))
+    return run(launch)
+
+
+def _plan(graph: WeightedGraph | DeviceWeightedGraph, backend: str, layout: str, variant: str, vertices_per_warp: int,
+          balance_rounds: int, block: int | None, device: Device | None,
+          kernels: Mapping[str, DeviceFunction] | None, output: str) -> tuple:
+    """:func:`suitor`'s options checked, the graph on the device and the work arrays found: ``(launch, run)``, where
+    ``run(launch)`` makes the offers (Alg. 3 or 4) and the matching from them (:mod:`gpusim.runtime.plans`)."""
     check_output(output)
     if layout not in ("warp", "thread"):
         raise InvalidArgument(f"layout={layout!r} is not one of ('warp', 'thread')")
@@ -125,23 +137,30 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
     n = graph.n
     scratch = workspace(dev, graph, "suitor")  # ws and the sums' arrays: kept by a device graph between calls
     ws = scratch.empty("ws", max(n, 1), np.int32)
+    sums = PairSums(dev, n, scratch)
     block = block or (64 if dev.backend == "sim" else 128)
-    if n:
-        with launch.phase("suitor"):
-            dev.fill(ws, -1)  # no offer yet
-            if layout == "thread":
-                launch(launched, Device.grid_for(n, block), block, ptr, adj, weights, src_dev, ws, n)
-            else:
-                chunks = -(-n // vertices_per_warp)
-                launch(launched, Device.grid_for(32 * chunks, block), block, ptr, adj, weights, src_dev, ws, n,
-                       vertices_per_warp, balance_rounds)
-    mate = dev.empty(max(n, 1), np.int32)  # mate_from_offers writes every vertex's
-    weight, pairs = reduce_pairs(launch, mate_from_offers, n, ws, src_dev, weights, n, mate, scratch=scratch)
-    stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp,
-             "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
-    if output == "device":
-        return DeviceWeightedMatching(graph, dev, exactly(dev, mate, n), weight, pairs, "suitor", stats)
-    return WeightedMatching(dev.to_host(mate)[:n], weight, "suitor", dev.backend, stats, graph, pairs=pairs)
+    if layout == "thread":
+        grid, shape = Device.grid_for(n, block), ()
+    else:
+        grid, shape = Device.grid_for(32 * -(-n // vertices_per_warp), block), (vertices_per_warp, balance_rounds)
+    stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp}
+
+    def run(launch: Launcher) -> WeightedMatching | DeviceWeightedMatching:
+        mate = None
+        if n:
+            with launch.phase("suitor"):
+                dev.fill(ws, -1)  # no offer yet
+                launch(launched, grid, block, ptr, adj, weights, src_dev, ws, n, *shape)
+                # the result's array, made by the host while the device makes the offers (its wait comes after)
+                mate = dev.empty(n, np.int32)  # mate_from_offers writes every vertex's
+        mate = mate if mate is not None else dev.empty(1, np.int32)
+        weight, pairs = sums(launch, mate_from_offers, ws, src_dev, weights, n, mate)
+        result_stats = {**stats, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+        if output == "device":
+            return DeviceWeightedMatching(graph, dev, exactly(dev, mate, n), weight, pairs, "suitor", result_stats)
+        return WeightedMatching(dev.to_host(mate)[:n], weight, "suitor", dev.backend, result_stats, graph, pairs=pairs)
+
+    return launch, run
 
 
 @register("weighted", "suitor", backends=("sim", "numba", "cupy", "cpu"),

@@ -58,12 +58,17 @@ class Launcher:
     """
 
     def __init__(self, device: Device, progress: bool = False, description: str = ""):
-        self.device = device
+        self.device, self.progress, self.description = device, progress, description
         # defaultdicts, not Counters: one is made every call, and a Counter costs about a microsecond more to make
         self.launches: defaultdict[str, int] = defaultdict(int)
         self.seconds: defaultdict[str, float] = defaultdict(float)
         # no bar object at all without progress: a disabled tqdm still costs about 10 us a call to make
         self.bar = tqdm(desc=description, unit="iteration", leave=False) if progress else None
+
+    def fresh(self) -> Launcher:
+        """A new launcher like this one (same device, progress bar and description), with nothing counted or
+        timed: for the next call of a kept plan (:mod:`gpusim.runtime.plans`)."""
+        return Launcher(self.device, self.progress, self.description)
 
     def tick(self, **status) -> None:
         """One iteration of the host loop is done: advance the progress bar, showing ``status``."""

@@ -1,0 +1,79 @@
+"""A call's plan — what it works out before its first launch — kept by a device-resident input for its next call.
+
+Before its first launch a call checks its options, chooses its device, adopts the graph and looks up its work
+arrays (:mod:`gpusim.runtime.workspace`).  That is O(1) host work, but it is Python: 10 to 16 us on the H200's host,
+which a small input feels against device phases of 0.1 to 0.2 ms (issue 18).  A graph already on the device is
+usually called many times with the same options — a pipeline's loop, a benchmark — so the work can be done once, as
+a native program sets up once and launches many times (or as a cuFFT plan is made once and executed many times).
+
+A driver splits itself in two: ``plan()``, which does all of that and returns the :class:`~gpusim.runtime.launcher.
+Launcher` it made and ``run(launch)``, a function of the rest that launches the kernels and makes the result.
+:func:`kept_plan` keeps ``run`` on the graph and gives it back to the next call whose options are the same —
+equal *and* of the same types, so ``True`` never passes for ``1`` nor ``16.0`` for ``16``: a kept plan's options
+were checked by the call that made it.
+
+What is kept, and what is not:
+
+- Only where the work arrays are kept: a device-resident input on a GPU backend (its ``derived`` store), per
+  algorithm and host thread, one plan at a time (a call with other options makes and keeps its own).  A host
+  input, and any input on the simulator, is planned every call.
+- Only options that are plain values (strings, numbers, booleans, ``None``, a :class:`~gpusim.Device`); a call
+  with ``kernels=`` or any other object is planned every call.
+- ``run`` must not keep anything of one call for the next but the work arrays: every result array is made by
+  ``run``, every count by its own launcher.
+
+Example
+-------
+>>> from gpusim import Device
+>>> from gpusim.runtime.launcher import Launcher
+>>> class Input:                                  # a device-resident input's ``derived`` store
+...     derived = {}
+>>> made = []
+>>> def plan(dev):
+...     made.append(dev.backend)
+...     return Launcher(dev), lambda launch: f"ran on {launch.device.backend}"
+>>> gpu = Device("sim"); gpu.backend = "cupy"    # (a stand-in for a GPU device)
+>>> for _ in range(3):
+...     launch, run = kept_plan(Input, "demo", (gpu, "warp", 4), lambda: plan(gpu))
+>>> run(launch), made                             # planned once, run three times
+('ran on cupy', ['cupy'])
+>>> _ = kept_plan(Input, "demo", (gpu, "warp", 4.0), lambda: plan(gpu)); made  # 4.0 is not 4: planned again
+['cupy', 'cupy']
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from gpusim.runtime.device import Device
+from gpusim.runtime.launcher import Launcher
+
+__all__ = ["kept_plan"]
+
+Run = TypeVar("Run")
+
+#: The types of the options a kept plan may be looked up by: values compared by ``==`` that never change.
+_PLAIN = frozenset((str, int, float, bool, type(None), Device))
+
+
+def kept_plan(graph: Any, algorithm: str, options: tuple, plan: Callable[[], tuple[Launcher, Run]]
+              ) -> tuple[Launcher, Run]:
+    """``(launch, run)`` for a call of ``algorithm`` on ``graph`` with ``options``: ``plan()``'s, made now and kept
+    on a device-resident ``graph`` on a GPU backend, or, when the last call kept one for the same options, that
+    ``run`` with a new launcher (:meth:`~gpusim.runtime.launcher.Launcher.fresh`).  See
+    :mod:`gpusim.runtime.plans`."""
+    store = getattr(graph, "derived", None)  # a device-resident input's store; host inputs have none
+    types = tuple(map(type, options))
+    if store is None or not _PLAIN.issuperset(types):
+        return plan()
+    slot = ("plan", algorithm, threading.get_ident())
+    key = (types, options)
+    kept = store.get(slot)
+    if kept is not None and kept[0] == key:
+        return kept[1].fresh(), kept[2]
+    launch, run = plan()
+    if launch.device.backend != "sim":  # the simulator's work arrays are new (poison) every call
+        store[slot] = (key, launch, run)
+    return launch, run

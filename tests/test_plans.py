@@ -1,0 +1,162 @@
+"""A call's plan kept by a device-resident input (gpusim.runtime.plans): kept only for plain options of the same
+types on a GPU backend, one per algorithm and thread; a kept plan's calls still give their oracle's answer, each its
+own result; and options a kept plan did not check are still refused."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
+
+from gpusim import Device
+from gpusim.algorithms import weighted
+from gpusim.algorithms.bipartite import augmenting, maximum_bipartite_matching
+from gpusim.algorithms.weighted import driver_suitor
+from gpusim.algorithms.weighted.reference_greedy import greedy
+from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.runtime.device_graphs import to_device
+from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.plans import kept_plan
+from gpusim.types.generators import uniform_random
+from gpusim.types.graphs import WeightedGraph
+
+
+class _Input:
+    """A device-resident input as :func:`kept_plan` sees it: its ``derived`` store."""
+
+    def __init__(self):
+        self.derived = {}
+
+
+def _stand_in_gpu() -> Device:
+    """The simulator under a GPU backend's name: the drivers keep their plans and work arrays for it, and take its
+    launch shapes (one block of 1024 threads for a small bipartite graph), while every kernel still runs, checked,
+    on the simulator."""
+    dev = Device("sim", trace=False)
+    dev.backend = "cupy"
+    return dev
+
+
+def _counting(monkeypatch, module) -> list:
+    """Count the calls of ``module._plan`` (what a call does when no plan is kept for it)."""
+    made, plan = [], module._plan
+
+    def counted(*args, **kwargs):
+        made.append(args[1:])
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_plan", counted)
+    return made
+
+
+def test_a_plan_is_kept_for_the_same_plain_options_of_the_same_types():
+    gpu, graph, made = _stand_in_gpu(), _Input(), []
+
+    def plan():
+        made.append(1)
+        return Launcher(gpu), object()
+
+    runs = [kept_plan(graph, "demo", (gpu, "warp", 4, None), plan)[1] for _ in range(3)]
+    assert len(made) == 1 and runs[0] is runs[1] is runs[2]
+    for options in ((gpu, "warp", 4.0, None), (gpu, "warp", True, None), (gpu, "warp", 5, None), (None, "warp", 4,
+                                                                                                   None)):
+        assert kept_plan(graph, "demo", options, plan)[1] is not runs[0]  # another type, value or device
+    assert len(made) == 5
+    kept_plan(graph, "demo", (gpu, "warp", 4, None), plan)  # one plan at a time: the first options are planned again
+    assert len(made) == 6
+
+
+def test_each_kept_call_gets_a_new_launcher_with_nothing_counted():
+    gpu, graph = _stand_in_gpu(), _Input()
+    first, _ = kept_plan(graph, "demo", (1,), lambda: (Launcher(gpu, progress=False, description="demo"), None))
+    first.launches["k"] += 1
+    again, _ = kept_plan(graph, "demo", (1,), lambda: pytest.fail("planned again"))
+    assert again is not first and not again.launches and not again.seconds
+    assert (again.device, again.progress, again.description) == (gpu, False, "demo")
+
+
+@pytest.mark.parametrize("case", ["object option", "host input", "simulator", "another thread"])
+def test_what_is_planned_every_call(case):
+    gpu, graph, made = _stand_in_gpu(), _Input(), []
+    options, device = (gpu, 1), gpu
+    if case == "object option":
+        options = (gpu, {"propose": None})  # kernels=: any object that is not a plain value
+    elif case == "host input":
+        graph = object()  # no ``derived`` store
+    elif case == "simulator":
+        device = Device("sim")  # its work arrays are new (poison) every call
+
+    def plan():
+        made.append(1)
+        return Launcher(device), None
+
+    def call():
+        kept_plan(graph, "demo", options, plan)
+
+    call()
+    if case == "another thread":  # while this one is alive, so that the two never share an id
+        thread = threading.Thread(target=call)
+        thread.start()
+        thread.join()
+    else:
+        call()
+    assert len(made) == 2
+
+
+def _scipy_size(graph) -> int:
+    return int(np.count_nonzero(scipy_matching(sp.csr_array(graph.to_scipy()), perm_type="column") >= 0))
+
+
+@pytest.mark.parametrize("algorithm", ["apfb", "apsb"])
+def test_augmenting_paths_planned_once_stay_maximum_call_after_call(monkeypatch, algorithm):
+    made = _counting(monkeypatch, augmenting)
+    dev = _stand_in_gpu()
+    host = uniform_random(12, 14, 40, seed=2)
+    graph, expected = to_device(dev, host), _scipy_size(host)
+    results = [maximum_bipartite_matching(graph, algorithm, device=dev, output="device") for _ in range(3)]
+    assert len(made) == 1
+    for result in results:
+        assert result.size == expected and result.valid and result.stats["one_block"]
+        assert result.to_host().certified
+    assert results[0].row_match is not results[1].row_match  # each call its own result
+    again = maximum_bipartite_matching(graph, algorithm, device=dev, output="host", launches="levels",
+                                       layout="mt")  # a thread per vertex: a few, on the simulator
+    assert len(made) == 2 and again.size == expected and again.certified and not again.stats["one_block"]
+    assert again.stats["seconds"] and again.stats["launches"]["gpubfs_wr"] >= 1
+
+
+def test_suitor_planned_once_is_the_greedy_matching_call_after_call(monkeypatch):
+    made = _counting(monkeypatch, driver_suitor)
+    dev = _stand_in_gpu()
+    rng = np.random.default_rng(4)
+    u, v = rng.integers(0, 30, 80), rng.integers(0, 30, 80)
+    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist(), strict=True) if a != b})
+    host = WeightedGraph.from_edges([a for a, _ in pairs], [b for _, b in pairs], rng.integers(1, 6, len(pairs)) * 1.0,
+                                    n=30)
+    graph, expected = to_device(dev, host), greedy(host).mate
+    first = weighted.suitor(graph, device=dev, output="device")
+    kept = dev.to_host(first.mate).copy()
+    later = [weighted.suitor(graph, device=dev, output="device") for _ in range(2)]
+    assert len(made) == 1
+    assert "owners" in first.stats["seconds"] and "owners" not in later[0].stats["seconds"]  # made once, kept
+    for result in (first, *later):
+        assert result.valid and np.array_equal(result.to_host().mate, expected)
+    assert later[0].mate is not first.mate and np.array_equal(dev.to_host(first.mate), kept)  # results not reused
+    thread = weighted.suitor(graph, device=dev, layout="thread")
+    assert len(made) == 2 and np.array_equal(thread.mate, expected)
+
+
+@pytest.mark.parametrize("options", [{"levels_per_read": 16.0}, {"warp_degree": True}, {"levels_per_read": 0}])
+def test_options_a_kept_plan_never_checked_are_still_refused(monkeypatch, options):
+    dev = _stand_in_gpu()
+    graph = to_device(dev, uniform_random(6, 6, 12, seed=1))
+    maximum_bipartite_matching(graph, "apfb", device=dev, output="device", levels_per_read=16, warp_degree=1,
+                               launches="levels", layout="mt")
+    maximum_bipartite_matching(graph, "apfb", device=dev, output="device", levels_per_read=16, warp_degree=1,
+                               launches="levels", layout="mt")
+    with pytest.raises((InvalidArgument, InvalidArgumentType)):
+        maximum_bipartite_matching(graph, "apfb", device=dev, output="device", launches="levels", layout="mt",
+                                   **{"levels_per_read": 16, "warp_degree": 1, **options})
