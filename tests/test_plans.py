@@ -160,3 +160,27 @@ def test_options_a_kept_plan_never_checked_are_still_refused(monkeypatch, option
     with pytest.raises((InvalidArgument, InvalidArgumentType)):
         maximum_bipartite_matching(graph, "apfb", device=dev, output="device", launches="levels", layout="mt",
                                    **{"levels_per_read": 16, "warp_degree": 1, **options})
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_calls_that_keep_or_replace_a_plan_stay_right(gpu_backend):
+    """On a GPU, calls alternating between two option sets (each replacing the other's plan) and calls repeating one
+    (each reusing it) all give their oracle's answer."""
+    dev = Device(gpu_backend)
+    bipartite = uniform_random(300, 280, 1500, seed=3)
+    bipartite_on_device, maximum = to_device(dev, bipartite), _scipy_size(bipartite)
+    rng = np.random.default_rng(5)
+    u, v = rng.integers(0, 400, 1600), rng.integers(0, 400, 1600)
+    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist(), strict=True) if a != b})
+    weighted_graph = WeightedGraph.from_edges([a for a, _ in pairs], [b for _, b in pairs],
+                                              rng.integers(1, 6, len(pairs)) * 1.0, n=400)
+    weighted_on_device, expected = to_device(dev, weighted_graph), greedy(weighted_graph).mate
+    for options in ({}, {}, {"launches": "levels"}, {}, {"output": "host"}, {"output": "host"}):
+        for algorithm in ("apfb", "apsb"):
+            result = maximum_bipartite_matching(bipartite_on_device, algorithm, device=dev, **{"output": "device",
+                                                                                               **options})
+            assert result.size == maximum and result.valid, (algorithm, options)
+    for options in ({}, {}, {"layout": "thread"}, {}, {"output": "host"}, {"variant": "synclb"}):
+        result = weighted.suitor(weighted_on_device, device=dev, **{"output": "device", **options})
+        assert result.valid and np.array_equal(result.to_host().mate if options.get("output") != "host"
+                                               else result.mate, expected), options
