@@ -238,11 +238,9 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
                                   (col_ptr, col_adj))
             launch.tick(bfs_levels=levels)
         launch.close()
-        stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads, "launches": dict(launch.launches),
-                 "seconds": dict(launch.seconds), "bfs": bfs, "layout": layout, "warp_degree": degree,
-                 "direction": direction, "one_block": one_block}
-        stats["reads_back"] += 2  # the matching itself
-        return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output, size)
+        stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads + 2,  # + 2: the matching itself
+                 "bfs": bfs, "layout": layout, "warp_degree": degree, "direction": direction, "one_block": one_block}
+        return bipartite_result(launch, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output, size)
 
     return launch, run
 

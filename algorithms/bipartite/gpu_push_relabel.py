@@ -22,6 +22,7 @@ from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_fits, check_output, resident
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
@@ -141,9 +142,13 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
     rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
-    psi_r, psi_c = dev.zeros(max(nr, 1), np.int32), dev.zeros(max(nc, 1), np.int32)
-
-    added = dev.zeros(levels_per_read, np.int32)   # uAdded of each level of a batch (Alg. 4 lines 4-6)
+    # work arrays, kept by a device graph between calls (gpusim.runtime.workspace): the labels, set in full by every
+    # global relabel (init_relabel) before any is read, the first at loop 0; the flags of a batch, set by a fill
+    # launch before it
+    scratch = workspace(dev, graph, "gpr")
+    psi_r, psi_c = scratch.empty("psi_r", max(nr, 1)), scratch.empty("psi_c", max(nc, 1))
+    added = scratch.empty("added", levels_per_read)   # uAdded of each level of a batch (Alg. 4 lines 4-6)
+    flags = scratch.empty("flags", levels_per_read)   # actExists of each loop of a batch (Alg. 7 lines 5, 10)
     reads = 0
 
     def read_flag(array) -> int:
@@ -181,12 +186,13 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     if variant == "active" and nr > 0 and nc > 0:
         # a_c, a_p: the current and previous active-column lists (Alg. 7), both the free columns at first
         # (§III-C), listed on the device; i_a[v] = loop when v is active.
-        a_c, a_p = dev.zeros(nc, np.int32), dev.zeros(nc, np.int32)
-        new_length = dev.zeros(1, np.int32)
-        launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
-        n_active = read_flag(new_length)
-        i_a = dev.full(nc, -1, np.int32)
-    flags = dev.zeros(levels_per_read, np.int32)   # actExists of each loop of a batch (Alg. 7 lines 5, 10)
+        a_c, a_p, i_a = (scratch.empty(name, nc) for name in ("a_c", "a_p", "i_a"))
+        new_length = scratch.empty("new_length", 1)
+        with launch.phase("active_lists"):
+            for array, value in ((a_c, 0), (a_p, 0), (new_length, 0), (i_a, -1)):
+                dev.fill(array, value)
+            launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
+            n_active = read_flag(new_length)
     shrink_now, batch = False, 1
     while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
         if loop == next_gr:
@@ -236,10 +242,11 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
             break
         batch = min(2 * batch, levels_per_read)
     launch.close()
-    launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
-    stats = {"loops": loop, "global_relabels": relabels, "reads_back": reads + 2, "launches": dict(launch.launches),
-             "seconds": dict(launch.seconds), "variant": variant, "shrink": shrink, "relabel": relabel}
-    return bipartite_result(dev, graph, col_ptr, col_adj, rmatch, cmatch, "gpr", stats, output)
+    with launch.phase("fix_matching"):  # Alg. 3 line 11
+        launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
+    stats = {"loops": loop, "global_relabels": relabels, "reads_back": reads + 2, "variant": variant,
+             "shrink": shrink, "relabel": relabel}
+    return bipartite_result(launch, graph, col_ptr, col_adj, rmatch, cmatch, "gpr", stats, output)
 
 
 def loops_run(flags: np.ndarray) -> tuple[int, bool]:

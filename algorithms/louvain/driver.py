@@ -346,11 +346,12 @@ class _Run:
             first_q = q0 if not levels else first_q
             with launch.phase("aggregate"):
                 contracted = self.contract(ptr, adj, w, C, n)
+                if contracted is not None:  # each input vertex's community at this level, read back
+                    ptr, adj, w, n, entries, new_id = contracted
+                    self.each(agg.relabel, n0, labels, C, new_id, n0)
+                    levels.append(self.read(labels, n0).copy())
             if contracted is None:
                 break
-            ptr, adj, w, n, entries, new_id = contracted
-            self.each(agg.relabel, n0, labels, C, new_id, n0)
-            levels.append(self.read(labels, n0).copy())
             level_q.append(q_best)
             sweeps.append(level_sweeps)
             launch.tick(level=len(levels), communities=n, modularity=f"{q_best:.6f}")

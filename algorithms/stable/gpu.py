@@ -154,12 +154,13 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
                    slot_ptr, held, man_next, n_men, LOW, EMPTY)
         rounds = 1
     elif n_men:
-        # free: the men proposing this round; rejected: those displaced in it (the next round's free men).
-        free = dev.array(np.arange(n_men, dtype=np.int32))
-        rejected = dev.zeros(n_men, np.int32)
-        counter = dev.zeros(1, np.int32)
+        # free: the men proposing this round, every man at first (count_up); rejected: those displaced in it (the
+        # next round's free men), written by the round before they are read; counter: how many, set every round
+        free, rejected = scratch.empty("free", n_men), scratch.empty("rejected", n_men)
+        counter = scratch.empty("counter", 1)
         n_free = n_men
         with launch.phase("proposals"):
+            launch(count_up, Device.grid_for(n_men, block, max_grid=REDUCE_GRID), block, free, n_men)
             while n_free:
                 rounds += 1
                 launch(fill, 1, 32, counter, 0, 1)

@@ -34,6 +34,7 @@ from gpusim.runtime.device_checks import (
     transpose_problem,
     weighted_problem,
 )
+from gpusim.runtime.launcher import Launcher
 from gpusim.types.device_graphs import DeviceBipartiteGraph, DeviceWeightedGraph, memory_of
 from gpusim.types.device_results import DeviceBipartiteMatching
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
@@ -191,15 +192,21 @@ def weighted_bytes(graph: Any, vertex_words: int) -> int:
     return copied + 8 * vertex_words * graph.n
 
 
-def bipartite_result(dev: Device, graph: Any, col_ptr: Any, col_adj: Any, rmatch: Any, cmatch: Any,
+def bipartite_result(launch: Launcher, graph: Any, col_ptr: Any, col_adj: Any, rmatch: Any, cmatch: Any,
                      algorithm: str, stats: dict, output: str, size: int | None = None
                      ) -> BipartiteMatching | DeviceBipartiteMatching:
-    """A bipartite driver's result: as before for a host graph and ``output="host"``; else a
-    :class:`~gpusim.types.device_results.DeviceBipartiteMatching` checked on the device against the
-    column side's CSR (``col_ptr``, ``col_adj``), its mates on the device for ``output="device"``; ``size``, the
-    rows matched, when the driver already counted them on the device (else a kernel counts them here)."""
-    nr, nc = graph.n_rows, graph.n_cols
-    if output == "host" and not is_device_graph(graph):
+    """A bipartite driver's result, ``stats`` completed with the launches and phases of ``launch``: as before for a
+    host graph and ``output="host"``; else a :class:`~gpusim.types.device_results.DeviceBipartiteMatching` checked
+    on the device against the column side's CSR (``col_ptr``, ``col_adj``), its mates on the device for
+    ``output="device"``; ``size``, the rows matched, when the driver already counted them on the device (else a
+    kernel counts them here, in phase ``"result"``: device work, timed as such)."""
+    dev, nr, nc = launch.device, graph.n_rows, graph.n_cols
+    counted = output == "device" or is_device_graph(graph)
+    if size is None and counted:
+        with launch.phase("result"):
+            size = matched_count(dev, rmatch, nr)
+    stats = {**stats, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    if not counted:
         return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], algorithm,
                                  dev.backend, stats)
 
@@ -212,8 +219,6 @@ def bipartite_result(dev: Device, graph: Any, col_ptr: Any, col_adj: Any, rmatch
             arrays += (dev.to_host(graph.row_ptr), dev.to_host(graph.row_adj)[:graph.n_edges])
         return arrays
 
-    if size is None:
-        size = matched_count(dev, rmatch, nr)
     if output == "device":
         rows, cols = (rmatch if nr else dev.zeros(0, np.int32)), (cmatch if nc else dev.zeros(0, np.int32))
     else:
