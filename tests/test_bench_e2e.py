@@ -218,3 +218,26 @@ def test_device_resident_calls_are_timed_and_checked(monkeypatch):
         assert row["resident_over_ecl"] == pytest.approx(row["resident_seconds"] / 0.002)
         assert row["resident_over_device"] == pytest.approx(row["resident_seconds"] / row["resident_device_seconds"])
     assert "resident_over_ecl" in e2e.geomeans([entry])["apsb sim"]
+
+
+class _Released:
+    """A result that writes down when it is released."""
+
+    def __init__(self, events: list[str]):
+        self.events, self.stats = events, {"seconds": {"work": 1e-9}}
+
+    def __del__(self):
+        self.events.append("released")
+
+
+def test_best_of_releases_the_last_result_before_each_timed_call():
+    events: list[str] = []
+
+    def call():
+        events.append("called")
+        return _Released(events)
+
+    whole, device, result = e2e.best_of(call, lambda: None, 3)
+    assert device == 1e-9 and whole > 0 and result is not None
+    # the warm-up's result is dropped at once; each timed call's result is released before the next call starts
+    assert events == ["called", "released"] + ["called", "released"] * 2 + ["called"]
