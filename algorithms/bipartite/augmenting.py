@@ -44,6 +44,7 @@ from .host import (
     LEVELS_PER_READ,
     MAX_LEVELS_PER_READ,
     MT_BLOCK,
+    cheap_start,
     check_choice,
     device_start,
     graph_array,
@@ -173,15 +174,14 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
     auto = direction == "auto"
 
     def run(launch: Launcher) -> BipartiteMatching:
-        rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
-        degree = warp_degree
-        if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
-            with launch.phase("bfs"):
-                degree = HUB_WARP_DEGREE if _has_hub(launch, col_ptr, nc) else None
         phases = levels = reads = 0
         size = None  # counted on the device by the one-block kernel, else by bipartite_result
         if one_block and nc > 0 and nr > 0:
-            with launch.phase("one block"):
+            if start is not None:  # a start given is copied in, outside the phases as every copy
+                rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+            with launch.phase("one block"):  # the cheap start too: the host waits for the device once, at the end
+                if start is None:
+                    rmatch, cmatch = cheap_start(launch, graph, col_ptr, col_adj)
                 dev.fill(flags, 0)
                 dev.fill(counts, 0)
                 launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
@@ -189,6 +189,12 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
                        mark_end, stop_on_found)
                 phases, levels, size = (int(x) for x in dev.to_host(counts)[:3])
                 reads = 1
+        else:
+            rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+        degree = warp_degree
+        if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
+            with launch.phase("bfs"):
+                degree = HUB_WARP_DEGREE if _has_hub(launch, col_ptr, nc) else None
         while not one_block and nc > 0 and nr > 0:
             phases += 1
             with launch.phase("bfs"):

@@ -27,8 +27,8 @@ from .cheap import cheap_matching
 from .kernels_cheap import cheap_claim
 
 __all__ = ["COMPACT_BLOCK", "CT_SHAPE", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK", "SHRINK_THRESHOLD",
-           "STARTS", "check_choice", "device_start", "graph_array", "initial_matching", "nonempty", "prepare",
-           "violation"]
+           "STARTS", "cheap_start", "check_choice", "device_start", "graph_array", "initial_matching", "nonempty",
+           "prepare", "violation"]
 
 #: Threads per block for one-thread-per-vertex (MT) launches, per backend.
 MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
@@ -100,12 +100,18 @@ def device_start(launch: Launcher, graph: BipartiteGraph, start: tuple[np.ndarra
     dev = launch.device
     if start is not None:
         return dev.array(nonempty(start[0])), dev.array(nonempty(start[1]))
-    nr, nc = graph.n_rows, graph.n_cols
     with launch.phase("cheap"):
-        rmatch, cmatch = dev.full(max(nr, 1), -1, np.int32), dev.full(max(nc, 1), -1, np.int32)
-        if nr > 0 and nc > 0:
-            block = MT_BLOCK[dev.backend]
-            launch(cheap_claim, Device.grid_for(nc, block), block, col_ptr, col_adj, rmatch, cmatch, nc)
+        return cheap_start(launch, graph, col_ptr, col_adj)
+
+
+def cheap_start(launch: Launcher, graph: BipartiteGraph, col_ptr: Any, col_adj: Any) -> tuple:
+    """The cheap matching's launches (:func:`device_start`'s, untimed: for a caller that times them in a phase of
+    its own)."""
+    dev, nr, nc = launch.device, graph.n_rows, graph.n_cols
+    rmatch, cmatch = dev.full(max(nr, 1), -1, np.int32), dev.full(max(nc, 1), -1, np.int32)
+    if nr > 0 and nc > 0:
+        block = MT_BLOCK[dev.backend]
+        launch(cheap_claim, Device.grid_for(nc, block), block, col_ptr, col_adj, rmatch, cmatch, nc)
     return rmatch, cmatch
 
 

@@ -195,17 +195,18 @@ def weighted_bytes(graph: Any, vertex_words: int) -> int:
 def bipartite_result(launch: Launcher, graph: Any, col_ptr: Any, col_adj: Any, rmatch: Any, cmatch: Any,
                      algorithm: str, stats: dict, output: str, size: int | None = None
                      ) -> BipartiteMatching | DeviceBipartiteMatching:
-    """A bipartite driver's result, ``stats`` completed with the launches and phases of ``launch``: as before for a
-    host graph and ``output="host"``; else a :class:`~gpusim.types.device_results.DeviceBipartiteMatching` checked
-    on the device against the column side's CSR (``col_ptr``, ``col_adj``), its mates on the device for
-    ``output="device"``; ``size``, the rows matched, when the driver already counted them on the device (else a
-    kernel counts them here, in phase ``"result"``: device work, timed as such)."""
+    """A bipartite driver's result, ``stats`` (the driver's own dict) completed with the launches and phases of
+    ``launch``: as before for a host graph and ``output="host"``; else a
+    :class:`~gpusim.types.device_results.DeviceBipartiteMatching` checked on the device against the column side's
+    CSR (``col_ptr``, ``col_adj``), its mates on the device for ``output="device"``.  ``size``: the rows matched,
+    when the driver already counted them on the device (else a kernel counts them here, in phase ``"result"``:
+    device work, timed as such)."""
     dev, nr, nc = launch.device, graph.n_rows, graph.n_cols
     counted = output == "device" or is_device_graph(graph)
     if size is None and counted:
         with launch.phase("result"):
             size = matched_count(dev, rmatch, nr)
-    stats = {**stats, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
+    stats["launches"], stats["seconds"] = dict(launch.launches), dict(launch.seconds)
     if not counted:
         return BipartiteMatching(graph, dev.to_host(rmatch)[:nr], dev.to_host(cmatch)[:nc], algorithm,
                                  dev.backend, stats)

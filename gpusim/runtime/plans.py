@@ -6,11 +6,13 @@ which a small input feels against device phases of 0.1 to 0.2 ms (issue 18).  A 
 usually called many times with the same options — a pipeline's loop, a benchmark — so the work can be done once, as
 a native program sets up once and launches many times (or as a cuFFT plan is made once and executed many times).
 
-A driver splits itself in two: ``plan()``, which does all of that and returns the :class:`~gpusim.runtime.launcher.
-Launcher` it made and ``run(launch)``, a function of the rest that launches the kernels and makes the result.
-:func:`kept_plan` keeps ``run`` on the graph and gives it back to the next call whose options are the same —
-equal *and* of the same types, so ``True`` never passes for ``1`` nor ``16.0`` for ``16``: a kept plan's options
-were checked by the call that made it.
+A driver splits itself in two: ``plan()`` does all of that and returns ``(launch, run)``, the
+:class:`~gpusim.runtime.launcher.Launcher` it made and ``run(launch)``, a function of the rest: the launches and the
+result.  :func:`kept_plan` keeps ``run`` on the graph and gives it back to the next call whose options are the
+same — equal *and* of the same types, so ``True`` never passes for ``1`` nor ``16.0`` for ``16``: a kept plan's
+options were checked by the call that made it.  The drivers that keep their plan are those whose calls are the
+shortest: APFB and APsB (:mod:`gpusim.algorithms.bipartite.augmenting`) and Suitor
+(:mod:`gpusim.algorithms.weighted.driver_suitor`).
 
 What is kept, and what is not:
 
@@ -45,21 +47,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher
 
 __all__ = ["kept_plan"]
 
-Run = TypeVar("Run")
-
 #: The types of the options a kept plan may be looked up by: values compared by ``==`` that never change.
 _PLAIN = frozenset((str, int, float, bool, type(None), Device))
 
 
-def kept_plan(graph: Any, algorithm: str, options: tuple, plan: Callable[[], tuple[Launcher, Run]]
-              ) -> tuple[Launcher, Run]:
+def kept_plan(graph: Any, algorithm: str, options: tuple, plan: Callable[[], tuple[Launcher, Callable]]
+              ) -> tuple[Launcher, Callable]:
     """``(launch, run)`` for a call of ``algorithm`` on ``graph`` with ``options``: ``plan()``'s, made now and kept
     on a device-resident ``graph`` on a GPU backend, or, when the last call kept one for the same options, that
     ``run`` with a new launcher (:meth:`~gpusim.runtime.launcher.Launcher.fresh`).  See

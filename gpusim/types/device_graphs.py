@@ -136,7 +136,7 @@ class DeviceBipartiteGraph:
     device, and the calls after it trust that check and reuse what they kept in ``derived``.
     """
 
-    __slots__ = ("_n_rows", "_n_cols", "_arrays", "checked", "derived")
+    __slots__ = ("_n_rows", "_n_cols", "_arrays", "_n_edges", "_memory", "checked", "derived")
 
     def __init__(self, n_rows: int, n_cols: int, row_ptr: Any, row_adj: Any, col_ptr: Any = None,
                  col_adj: Any = None):
@@ -164,6 +164,8 @@ class DeviceBipartiteGraph:
         col_adj = checked_device_array("col_adj", col_adj, int(row_adj.shape[0]))
         self._n_rows, self._n_cols = n_rows, n_cols
         self._arrays = (row_ptr, row_adj, col_ptr, col_adj)
+        # worked out once: every call asks (the arrays are the graph's for its life)
+        self._n_edges, self._memory = int(row_adj.shape[0]), memory_of(row_adj)
         #: Set once the contents were checked on a device (the check then is not repeated).
         self.checked = False
         #: What the algorithms keep between calls, by ``(name, backend, ...)``: the arrays adopted by a backend, the
@@ -197,7 +199,7 @@ class DeviceBipartiteGraph:
     @property
     def n_edges(self) -> int:
         """Number of edges (the length of ``row_adj``: no copy)."""
-        return int(self._arrays[1].shape[0])
+        return self._n_edges
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -205,7 +207,7 @@ class DeviceBipartiteGraph:
 
     @property
     def memory(self) -> str:
-        return memory_of(self._arrays[1])
+        return self._memory
 
     @property
     def nbytes(self) -> int:
@@ -248,7 +250,7 @@ class DeviceWeightedGraph:
     (2, 1)
     """
 
-    __slots__ = ("_n", "_arrays", "checked", "derived")
+    __slots__ = ("_n", "_arrays", "_n_edges", "_memory", "checked", "derived")
 
     def __init__(self, n: int, ptr: Any, adj: Any, weights: Any):
         n = check_count("n", n)
@@ -257,6 +259,8 @@ class DeviceWeightedGraph:
         weights = checked_device_array("weights", weights, int(adj.shape[0]), "float64")
         self._n = n
         self._arrays = (ptr, adj, weights)
+        # worked out once: every call asks (the arrays are the graph's for its life)
+        self._n_edges, self._memory = int(adj.shape[0]) // 2, memory_of(adj)
         self.checked = False
         #: What the algorithms keep between calls, by ``(name, backend, ...)``: the arrays adopted by a backend,
         #: each CSR entry's owner (4 bytes an entry) for Suitor and b-Suitor on a GPU, and the work arrays of each
@@ -294,11 +298,11 @@ class DeviceWeightedGraph:
     @property
     def n_edges(self) -> int:
         """Number of undirected edges (half the adjacency's length: no copy)."""
-        return int(self._arrays[1].shape[0]) // 2
+        return self._n_edges
 
     @property
     def memory(self) -> str:
-        return memory_of(self._arrays[1])
+        return self._memory
 
     @property
     def nbytes(self) -> int:
