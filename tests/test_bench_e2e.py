@@ -220,22 +220,12 @@ def test_device_resident_calls_are_timed_and_checked(monkeypatch):
     assert "resident_over_ecl" in e2e.geomeans([entry])["apsb sim"]
 
 
-class _Released:
-    """A result that writes down when it is released."""
-
-    def __init__(self, events: list[str]):
-        self.events, self.stats = events, {"seconds": {"work": 1e-9}}
-
-    def __del__(self):
-        self.events.append("released")
-
-
 def test_best_of_releases_the_last_result_before_each_timed_call():
     events: list[str] = []
 
     def call():
         events.append("called")
-        return _Released(events)
+        return benchmark_scripts.Released(events)
 
     whole, device, result = e2e.best_of(call, lambda: None, 3)
     assert device == 1e-9 and whole > 0 and result is not None

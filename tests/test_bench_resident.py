@@ -15,22 +15,12 @@ BENCHMARKS = benchmark_scripts.BENCHMARKS
 resident = benchmark_scripts.load("resident")
 
 
-class _Result:
-    """A result that writes down when it is released."""
-
-    def __init__(self, events: list[str]):
-        self.events, self.stats = events, {"seconds": {"work": 1e-9}}
-
-    def __del__(self):
-        self.events.append("released")
-
-
 def test_each_repeat_releases_the_last_result_before_its_call_starts():
     events: list[str] = []
 
     def call(_data, _dev):
         events.append("called")
-        return _Result(events)
+        return benchmark_scripts.Released(events)
 
     case = resident.Case("weighted", "fake", "none", 0, lambda dev: None, call, lambda result: True)
     row = resident.measure(case, Device("sim"), 3)

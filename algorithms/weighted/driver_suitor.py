@@ -146,14 +146,14 @@ def _plan(graph: WeightedGraph | DeviceWeightedGraph, backend: str, layout: str,
     stats = {"layout": layout, "variant": variant if layout == "warp" else None, "vertices_per_warp": vertices_per_warp}
 
     def run(launch: Launcher) -> WeightedMatching | DeviceWeightedMatching:
-        mate = None
         if n:
             with launch.phase("suitor"):
                 dev.fill(ws, -1)  # no offer yet
                 launch(launched, grid, block, ptr, adj, weights, src_dev, ws, n, *shape)
                 # the result's array, made by the host while the device makes the offers (its wait comes after)
                 mate = dev.empty(n, np.int32)  # mate_from_offers writes every vertex's
-        mate = mate if mate is not None else dev.empty(1, np.int32)
+        else:
+            mate = dev.empty(1, np.int32)  # no vertex: one unused item, as every device array has
         weight, pairs = sums(launch, mate_from_offers, ws, src_dev, weights, n, mate)
         result_stats = {**stats, "launches": dict(launch.launches), "seconds": dict(launch.seconds)}
         if output == "device":
