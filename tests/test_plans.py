@@ -165,7 +165,7 @@ def test_options_a_kept_plan_never_checked_are_still_refused(monkeypatch, option
 @pytest.mark.gpu
 def test_on_a_gpu_calls_that_keep_or_replace_a_plan_stay_right(gpu_backend):
     """On a GPU, calls alternating between two option sets (each replacing the other's plan) and calls repeating one
-    (each reusing it) all give their oracle's answer."""
+    (each reusing it) all give their oracle's answer: G-PR, APFB, APsB and Suitor."""
     dev = Device(gpu_backend)
     bipartite = uniform_random(300, 280, 1500, seed=3)
     bipartite_on_device, maximum = to_device(dev, bipartite), _scipy_size(bipartite)
@@ -180,7 +180,27 @@ def test_on_a_gpu_calls_that_keep_or_replace_a_plan_stay_right(gpu_backend):
             result = maximum_bipartite_matching(bipartite_on_device, algorithm, device=dev, **{"output": "device",
                                                                                                **options})
             assert result.size == maximum and result.valid, (algorithm, options)
+    for options in ({}, {}, {"relabel": ("fixed", 2)}, {}, {"output": "host"}, {"variant": "first"}):
+        result = maximum_bipartite_matching(bipartite_on_device, "gpr", device=dev, **{"output": "device", **options})
+        assert result.size == maximum and result.valid, ("gpr", options)
     for options in ({}, {}, {"layout": "thread"}, {}, {"output": "host"}, {"variant": "synclb"}):
         result = weighted.suitor(weighted_on_device, device=dev, **{"output": "device", **options})
         assert result.valid and np.array_equal(result.to_host().mate if options.get("output") != "host"
                                                else result.mate, expected), options
+
+
+def test_gpr_keeps_its_plan_with_its_tuple_option_and_refuses_what_it_never_checked(monkeypatch):
+    """G-PR's ``relabel`` is a tuple: a plan is kept for it, looked up by its items' types too, so
+    ``("fixed", True)`` is refused after ``("fixed", 1)`` was planned."""
+    from gpusim.algorithms.bipartite import gpu_push_relabel
+
+    made = _counting(monkeypatch, gpu_push_relabel)
+    dev = _stand_in_gpu()
+    host = uniform_random(12, 14, 40, seed=5)
+    graph, expected = to_device(dev, host), _scipy_size(host)
+    for _ in range(3):
+        result = maximum_bipartite_matching(graph, "gpr", device=dev, output="device", relabel=("fixed", 1))
+        assert result.size == expected and result.valid
+    assert len(made) == 1
+    with pytest.raises(InvalidArgument):
+        maximum_bipartite_matching(graph, "gpr", device=dev, output="device", relabel=("fixed", True))

@@ -20,7 +20,8 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_fits, check_output, resident
-from gpusim.runtime.launcher import fill
+from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.plans import kept_plan
 from gpusim.runtime.registry import register
 from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
@@ -119,6 +120,18 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     >>> gpr(g, backend="sim").size, gpr(g, backend="sim", variant="first").size
     (2, 2)
     """
+    options = (backend, variant, shrink, relabel, initial, device, check_invariants, progress, kernels, shrink_at,
+               levels_per_read, output)
+    launch, run = kept_plan(graph, "gpr", options, lambda: _plan(graph, *options))
+    return run(launch)
+
+
+def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relabel: tuple[str, float], initial,
+          device: Device | None, check_invariants: bool, progress: bool, kernels: dict | None, shrink_at: int,
+          levels_per_read: int, output: str) -> tuple:
+    """:func:`gpr`'s options checked, the device chosen, the graph adopted and the work arrays found:
+    ``(launch, run)``, where ``run(launch)`` runs Alg. 7 (or Alg. 3) and returns the matching
+    (:mod:`gpusim.runtime.plans`)."""
     check_choice("variant", variant, ("active", "first"))
     if not isinstance(shrink, bool):
         raise InvalidArgumentType(f"shrink must be True or False, got {shrink!r}")
@@ -141,7 +154,6 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     # that cannot reach a free row.  psi_r, psi_c: the labels ψ.
     row_ptr, row_adj = dev.array(graph.row_ptr), dev.array(nonempty(graph.row_adj))
     col_ptr, col_adj = dev.array(graph.col_ptr), dev.array(nonempty(graph.col_adj))
-    rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
     # work arrays, kept by a device graph between calls (gpusim.runtime.workspace): the labels, set in full by every
     # global relabel (init_relabel) before any is read, the first at loop 0; the flags of a batch, set by a fill
     # launch before it
@@ -149,104 +161,112 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
     psi_r, psi_c = scratch.empty("psi_r", max(nr, 1)), scratch.empty("psi_c", max(nc, 1))
     added = scratch.empty("added", levels_per_read)   # uAdded of each level of a batch (Alg. 4 lines 4-6)
     flags = scratch.empty("flags", levels_per_read)   # actExists of each loop of a batch (Alg. 7 lines 5, 10)
-    reads = 0
-
-    def read_flag(array) -> int:
-        nonlocal reads
-        reads += 1
-        return launch.flag(array)
-
-    def read_flags(array, n: int) -> np.ndarray:
-        nonlocal reads
-        reads += 1
-        return dev.to_host(array)[:n]
-
-    def global_relabel() -> int:
-        nonlocal reads
-        launch(kernels["init_relabel"], max(row_grid, col_grid), block, rmatch, psi_r, psi_c, nr, nc, infinity)
-        level, batch = 0, 1
-        while True:
-            # Alg. 4 lines 4-8, `batch` levels at a time: a level after one that added no row returns at once
-            launch(fill, 1, 32, added, 0, batch)
-            for slot in range(batch):
-                launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch,
-                       cmatch, nr, level + 2 * slot, infinity, added, slot)
-            flags = read_flags(added, batch)
-            if not flags.all():
-                return level + 2 * (int(np.argmin(flags)) + 1)
-            level += 2 * batch
-            batch = min(2 * batch, levels_per_read)
-
-    def next_relabel(max_level: int, loop: int) -> int:
-        kind, k = relabel
-        return loop + max(1, int(k * max_level if kind == "adaptive" else k))
-
-    loop, relabels, next_gr = 0, 0, 0
-    n_active = 0
-    if variant == "active" and nr > 0 and nc > 0:
-        # a_c, a_p: the current and previous active-column lists (Alg. 7), both the free columns at first
-        # (§III-C), listed on the device; i_a[v] = loop when v is active.
-        a_c, a_p, i_a = (scratch.empty(name, nc) for name in ("a_c", "a_p", "i_a"))
+    active_lists = variant == "active" and nr > 0 and nc > 0
+    if active_lists:
+        # the current and previous active-column lists (Alg. 7), both the free columns at first (§III-C), listed on
+        # the device; i_a[v] = loop when v is active.
+        lists, i_a = (scratch.empty("a_c", nc), scratch.empty("a_p", nc)), scratch.empty("i_a", nc)
         new_length = scratch.empty("new_length", 1)
-        with launch.phase("active_lists"):
-            for array, value in ((a_c, 0), (a_p, 0), (new_length, 0), (i_a, -1)):
-                dev.fill(array, value)
-            launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
-            n_active = read_flag(new_length)
-    shrink_now, batch = False, 1
-    while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
-        if loop == next_gr:
-            with launch.phase("global_relabel"):
-                next_gr = next_relabel(global_relabel(), loop)
-            relabels += 1
-            shrink_now = True
-        # Alg. 7 lines 10-22: one loop at a time where the host decides within it (SHRKRNL may run, or the
-        # list is checked), else a batch up to the next global relabel, read back once (loop_over)
-        may_shrink = variant == "active" and shrink and shrink_now and n_active >= shrink_at
-        loops = 1 if (may_shrink or check_invariants) else min(batch, next_gr - loop)
-        with launch.phase("push_relabel"):
-            launch(fill, 1, 32, flags, 0, loops)
-            known = None   # actExists, when the host read it within the loop
-            for slot in range(loops):
-                if variant == "first":
-                    launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r,
-                           psi_c, nc, infinity, flags, slot)
-                    continue
-                grid = Device.grid_for(n_active, block)
-                launch(kernels["init_active"], grid, block, cmatch, rmatch, loop + slot, a_c, a_p, i_a, n_active, flags,
-                       slot)
-                if loops == 1 and (may_shrink or check_invariants):
-                    known = read_flag(flags)
-                if known:
-                    if may_shrink:
-                        with launch.phase("shrink"):
-                            launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active,
-                                   new_length)
-                            a_c, a_p = a_p, a_c
-                            n_active = read_flag(new_length)
-                            grid = Device.grid_for(n_active, block)
-                        shrink_now = False
-                    if check_invariants:
-                        _check_distinct(dev, a_c, n_active, loop)
-                if known != 0:
-                    launch(kernels["push_active"], grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c,
-                           loop + slot, a_c, a_p, i_a, n_active, infinity, flags, slot)
-                a_c, a_p = a_p, a_c
-            ran, active = (1, bool(known)) if known is not None else loops_run(read_flags(flags, loops))
-            if variant == "active" and (loops - ran) % 2:
-                a_c, a_p = a_p, a_c   # Alg. 7 line 21 swaps once per loop run, not per loop launched
-        for _ in range(ran):
-            launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
-        loop += ran
-        if not active:
-            break
-        batch = min(2 * batch, levels_per_read)
-    launch.close()
-    with launch.phase("fix_matching"):  # Alg. 3 line 11
-        launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
-    stats = {"loops": loop, "global_relabels": relabels, "reads_back": reads + 2, "variant": variant,
-             "shrink": shrink, "relabel": relabel}
-    return bipartite_result(launch, graph, col_ptr, col_adj, rmatch, cmatch, "gpr", stats, output)
+
+    def run(launch: Launcher) -> BipartiteMatching:
+        rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+        reads = 0
+
+        def read_flag(array) -> int:
+            nonlocal reads
+            reads += 1
+            return launch.flag(array)
+
+        def read_flags(array, n: int) -> np.ndarray:
+            nonlocal reads
+            reads += 1
+            return dev.to_host(array)[:n]
+
+        def global_relabel() -> int:
+            nonlocal reads
+            launch(kernels["init_relabel"], max(row_grid, col_grid), block, rmatch, psi_r, psi_c, nr, nc, infinity)
+            level, batch = 0, 1
+            while True:
+                # Alg. 4 lines 4-8, `batch` levels at a time: a level after one that added no row returns at once
+                launch(fill, 1, 32, added, 0, batch)
+                for slot in range(batch):
+                    launch(kernels["global_relabel_level"], row_grid, block, row_ptr, row_adj, psi_r, psi_c, rmatch,
+                           cmatch, nr, level + 2 * slot, infinity, added, slot)
+                flags = read_flags(added, batch)
+                if not flags.all():
+                    return level + 2 * (int(np.argmin(flags)) + 1)
+                level += 2 * batch
+                batch = min(2 * batch, levels_per_read)
+
+        def next_relabel(max_level: int, loop: int) -> int:
+            kind, k = relabel
+            return loop + max(1, int(k * max_level if kind == "adaptive" else k))
+
+        loop, relabels, next_gr = 0, 0, 0
+        n_active = 0
+        if active_lists:
+            a_c, a_p = lists  # swapped as the loops run (Alg. 7 line 21)
+            with launch.phase("active_lists"):
+                for array, value in ((a_c, 0), (a_p, 0), (new_length, 0), (i_a, -1)):
+                    dev.fill(array, value)
+                launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
+                n_active = read_flag(new_length)
+        shrink_now, batch = False, 1
+        while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
+            if loop == next_gr:
+                with launch.phase("global_relabel"):
+                    next_gr = next_relabel(global_relabel(), loop)
+                relabels += 1
+                shrink_now = True
+            # Alg. 7 lines 10-22: one loop at a time where the host decides within it (SHRKRNL may run, or the
+            # list is checked), else a batch up to the next global relabel, read back once (loop_over)
+            may_shrink = variant == "active" and shrink and shrink_now and n_active >= shrink_at
+            loops = 1 if (may_shrink or check_invariants) else min(batch, next_gr - loop)
+            with launch.phase("push_relabel"):
+                launch(fill, 1, 32, flags, 0, loops)
+                known = None   # actExists, when the host read it within the loop
+                for slot in range(loops):
+                    if variant == "first":
+                        launch(kernels["push_relabel_all"], col_grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r,
+                               psi_c, nc, infinity, flags, slot)
+                        continue
+                    grid = Device.grid_for(n_active, block)
+                    launch(kernels["init_active"], grid, block, cmatch, rmatch, loop + slot, a_c, a_p, i_a, n_active,
+                           flags, slot)
+                    if loops == 1 and (may_shrink or check_invariants):
+                        known = read_flag(flags)
+                    if known:
+                        if may_shrink:
+                            with launch.phase("shrink"):
+                                launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active,
+                                       new_length)
+                                a_c, a_p = a_p, a_c
+                                n_active = read_flag(new_length)
+                                grid = Device.grid_for(n_active, block)
+                            shrink_now = False
+                        if check_invariants:
+                            _check_distinct(dev, a_c, n_active, loop)
+                    if known != 0:
+                        launch(kernels["push_active"], grid, block, col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c,
+                               loop + slot, a_c, a_p, i_a, n_active, infinity, flags, slot)
+                    a_c, a_p = a_p, a_c
+                ran, active = (1, bool(known)) if known is not None else loops_run(read_flags(flags, loops))
+                if variant == "active" and (loops - ran) % 2:
+                    a_c, a_p = a_p, a_c   # Alg. 7 line 21 swaps once per loop run, not per loop launched
+            for _ in range(ran):
+                launch.tick(active=n_active if variant == "active" else "?", relabels=relabels)
+            loop += ran
+            if not active:
+                break
+            batch = min(2 * batch, levels_per_read)
+        launch.close()
+        with launch.phase("fix_matching"):  # Alg. 3 line 11
+            launch(kernels["fix_columns"], col_grid, block, cmatch, rmatch, nc)
+        stats = {"loops": loop, "global_relabels": relabels, "reads_back": reads + 2, "variant": variant,
+                 "shrink": shrink, "relabel": relabel}
+        return bipartite_result(launch, graph, col_ptr, col_adj, rmatch, cmatch, "gpr", stats, output)
+
+    return launch, run
 
 
 def loops_run(flags: np.ndarray) -> tuple[int, bool]:

@@ -10,17 +10,17 @@ A driver splits itself in two: ``plan()`` does all of that and returns ``(launch
 :class:`~gpusim.runtime.launcher.Launcher` it made and ``run(launch)``, a function of the rest: the launches and the
 result.  :func:`kept_plan` keeps ``run`` on the graph and gives it back to the next call whose options are the
 same — equal *and* of the same types, so ``True`` never passes for ``1`` nor ``16.0`` for ``16``: a kept plan's
-options were checked by the call that made it.  The drivers that keep their plan are those whose calls are the
-shortest: APFB and APsB (:mod:`gpusim.algorithms.bipartite.augmenting`) and Suitor
-(:mod:`gpusim.algorithms.weighted.driver_suitor`).
+options were checked by the call that made it.  The drivers that keep their plan are those whose calls can be the
+shortest: G-PR, APFB and APsB (:mod:`gpusim.algorithms.bipartite.gpu_push_relabel`,
+:mod:`gpusim.algorithms.bipartite.augmenting`) and Suitor (:mod:`gpusim.algorithms.weighted.driver_suitor`).
 
 What is kept, and what is not:
 
 - Only where the work arrays are kept: a device-resident input on a GPU backend (its ``derived`` store), per
   algorithm and host thread, one plan at a time (a call with other options makes and keeps its own).  A host
   input, and any input on the simulator, is planned every call.
-- Only options that are plain values (strings, numbers, booleans, ``None``, a :class:`~gpusim.Device`); a call
-  with ``kernels=`` or any other object is planned every call.
+- Only options that are plain values (strings, numbers, booleans, ``None``, a :class:`~gpusim.Device`, or tuples
+  of them); a call with ``kernels=`` or any other object is planned every call.
 - ``run`` must not keep anything of one call for the next but the work arrays: every result array is made by
   ``run``, every count by its own launcher.
 
@@ -56,6 +56,7 @@ __all__ = ["kept_plan"]
 
 #: The types of the options a kept plan may be looked up by: values compared by ``==`` that never change.
 _PLAIN = frozenset((str, int, float, bool, type(None), Device))
+_PLAIN_OR_TUPLE = _PLAIN | {tuple}
 
 
 def kept_plan(graph: Any, algorithm: str, options: tuple, plan: Callable[[], tuple[Launcher, Callable]]
@@ -65,11 +66,10 @@ def kept_plan(graph: Any, algorithm: str, options: tuple, plan: Callable[[], tup
     ``run`` with a new launcher (:meth:`~gpusim.runtime.launcher.Launcher.fresh`).  See
     :mod:`gpusim.runtime.plans`."""
     store = getattr(graph, "derived", None)  # a device-resident input's store; host inputs have none
-    types = tuple(map(type, options))
-    if store is None or not _PLAIN.issuperset(types):
+    key = None if store is None else _key(options)
+    if key is None:
         return plan()
     slot = ("plan", algorithm, threading.get_ident())
-    key = (types, options)
     kept = store.get(slot)
     if kept is not None and kept[0] == key:
         return kept[1].fresh(), kept[2]
@@ -77,3 +77,16 @@ def kept_plan(graph: Any, algorithm: str, options: tuple, plan: Callable[[], tup
     if launch.device.backend != "sim":  # the simulator's work arrays are new (poison) every call
         store[slot] = (key, launch, run)
     return launch, run
+
+
+def _key(options: tuple) -> tuple | None:
+    """``options`` with the type of each, as a kept plan is looked up by; None when one is not a plain value or a
+    tuple of them (G-PR's ``relabel=("adaptive", 0.7)``: its items' types count too)."""
+    types = tuple(map(type, options))
+    if _PLAIN.issuperset(types):  # the common case, in one pass of C
+        return types, options
+    if not _PLAIN_OR_TUPLE.issuperset(types):
+        return None
+    items = tuple(_key(value) if kind is tuple else (kind, value)
+                  for kind, value in zip(types, options, strict=True))
+    return None if None in items else (tuple, items)
