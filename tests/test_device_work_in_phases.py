@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import pytest
+from stand_ins import random_weighted_graph, stand_in_gpu
 
 import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
 from gpusim import Device
@@ -28,36 +29,21 @@ from gpusim.runtime.registry import algorithms
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.generators import uniform_random
-from gpusim.types.graphs import WeightedGraph
 from gpusim.types.preference_generators import hard_instance
 
 #: Device operations that are device work (a ``zeros`` of n > 0 items is a fill).
 WORK = ("launch", "fill", "full", "to_host", "zeros")
 
 
-def _stand_in_gpu() -> Device:
-    dev = Device("sim", trace=False)
-    dev.backend = "cupy"
-    return dev
-
-
-def _weighted(n: int = 24, m: int = 60, seed: int = 3) -> WeightedGraph:
-    rng = np.random.default_rng(seed)
-    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist(), strict=True) if a != b})
-    return WeightedGraph.from_edges([a for a, _ in pairs], [b for _, b in pairs], rng.integers(1, 6, len(pairs)) * 1.0,
-                                    n=n)
-
-
 def _calls(dev: Device) -> dict:
     """For each GPU algorithm, its call on a device-resident input (some in two ways)."""
     bipartite = to_device(dev, uniform_random(10, 12, 30, seed=2))
-    graph = to_device(dev, _weighted())
+    graph = to_device(dev, random_weighted_graph(24, 60, seed=3))
     lists = DevicePreferenceInstance.from_instance(hard_instance(8, seed=1), dev)
     rng = np.random.default_rng(1)
     upper = np.triu(rng.random((8, 8)), 1)
     dense = dev.array((upper + upper.T).ravel())
-    host = _weighted(30, 80, seed=5)
+    host = random_weighted_graph(30, 80, seed=5)
     louvain_graph = DeviceWeightedGraph(host.n, dev.array(host.ptr), dev.array(host.adj), dev.array(host.weights))
 
     def bipartite_call(name, **options):
@@ -114,7 +100,7 @@ def test_every_gpu_algorithm_is_watched():
 
 @pytest.mark.parametrize("name", sorted(_calls(Device("sim"))))
 def test_a_device_resident_call_does_its_device_work_inside_its_phases(monkeypatch, name):
-    dev = _stand_in_gpu()
+    dev = stand_in_gpu()
     for call in _calls(dev)[name]:
         call()  # the input's one check on the device
         outside = _watch(monkeypatch, dev)

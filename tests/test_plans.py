@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
+from stand_ins import random_weighted_graph, stand_in_gpu
 
 from gpusim import Device
 from gpusim.algorithms import weighted
@@ -21,7 +22,6 @@ from gpusim.runtime.device_graphs import to_device
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.plans import kept_plan
 from gpusim.types.generators import uniform_random
-from gpusim.types.graphs import WeightedGraph
 
 
 class _Input:
@@ -29,15 +29,6 @@ class _Input:
 
     def __init__(self):
         self.derived = {}
-
-
-def _stand_in_gpu() -> Device:
-    """The simulator under a GPU backend's name: the drivers keep their plans and work arrays for it, and take its
-    launch shapes (one block of 1024 threads for a small bipartite graph), while every kernel still runs, checked,
-    on the simulator."""
-    dev = Device("sim", trace=False)
-    dev.backend = "cupy"
-    return dev
 
 
 def _counting(monkeypatch, module) -> list:
@@ -53,7 +44,7 @@ def _counting(monkeypatch, module) -> list:
 
 
 def test_a_plan_is_kept_for_the_same_plain_options_of_the_same_types():
-    gpu, graph, made = _stand_in_gpu(), _Input(), []
+    gpu, graph, made = stand_in_gpu(), _Input(), []
 
     def plan():
         made.append(1)
@@ -70,7 +61,7 @@ def test_a_plan_is_kept_for_the_same_plain_options_of_the_same_types():
 
 
 def test_each_kept_call_gets_a_new_launcher_with_nothing_counted():
-    gpu, graph = _stand_in_gpu(), _Input()
+    gpu, graph = stand_in_gpu(), _Input()
     first, _ = kept_plan(graph, "demo", (1,), lambda: (Launcher(gpu, progress=False, description="demo"), None))
     first.launches["k"] += 1
     again, _ = kept_plan(graph, "demo", (1,), lambda: pytest.fail("planned again"))
@@ -80,7 +71,7 @@ def test_each_kept_call_gets_a_new_launcher_with_nothing_counted():
 
 @pytest.mark.parametrize("case", ["object option", "host input", "simulator", "another thread"])
 def test_what_is_planned_every_call(case):
-    gpu, graph, made = _stand_in_gpu(), _Input(), []
+    gpu, graph, made = stand_in_gpu(), _Input(), []
     options, device = (gpu, 1), gpu
     if case == "object option":
         options = (gpu, {"propose": None})  # kernels=: any object that is not a plain value
@@ -113,7 +104,7 @@ def _scipy_size(graph) -> int:
 @pytest.mark.parametrize("algorithm", ["apfb", "apsb"])
 def test_augmenting_paths_planned_once_stay_maximum_call_after_call(monkeypatch, algorithm):
     made = _counting(monkeypatch, augmenting)
-    dev = _stand_in_gpu()
+    dev = stand_in_gpu()
     host = uniform_random(12, 14, 40, seed=2)
     graph, expected = to_device(dev, host), _scipy_size(host)
     results = [maximum_bipartite_matching(graph, algorithm, device=dev, output="device") for _ in range(3)]
@@ -130,12 +121,8 @@ def test_augmenting_paths_planned_once_stay_maximum_call_after_call(monkeypatch,
 
 def test_suitor_planned_once_is_the_greedy_matching_call_after_call(monkeypatch):
     made = _counting(monkeypatch, driver_suitor)
-    dev = _stand_in_gpu()
-    rng = np.random.default_rng(4)
-    u, v = rng.integers(0, 30, 80), rng.integers(0, 30, 80)
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist(), strict=True) if a != b})
-    host = WeightedGraph.from_edges([a for a, _ in pairs], [b for _, b in pairs], rng.integers(1, 6, len(pairs)) * 1.0,
-                                    n=30)
+    dev = stand_in_gpu()
+    host = random_weighted_graph(30, 80, seed=4)
     graph, expected = to_device(dev, host), greedy(host).mate
     first = weighted.suitor(graph, device=dev, output="device")
     kept = dev.to_host(first.mate).copy()
@@ -151,7 +138,7 @@ def test_suitor_planned_once_is_the_greedy_matching_call_after_call(monkeypatch)
 
 @pytest.mark.parametrize("options", [{"levels_per_read": 16.0}, {"warp_degree": True}, {"levels_per_read": 0}])
 def test_options_a_kept_plan_never_checked_are_still_refused(monkeypatch, options):
-    dev = _stand_in_gpu()
+    dev = stand_in_gpu()
     graph = to_device(dev, uniform_random(6, 6, 12, seed=1))
     maximum_bipartite_matching(graph, "apfb", device=dev, output="device", levels_per_read=16, warp_degree=1,
                                launches="levels", layout="mt")
@@ -169,11 +156,7 @@ def test_on_a_gpu_calls_that_keep_or_replace_a_plan_stay_right(gpu_backend):
     dev = Device(gpu_backend)
     bipartite = uniform_random(300, 280, 1500, seed=3)
     bipartite_on_device, maximum = to_device(dev, bipartite), _scipy_size(bipartite)
-    rng = np.random.default_rng(5)
-    u, v = rng.integers(0, 400, 1600), rng.integers(0, 400, 1600)
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist(), strict=True) if a != b})
-    weighted_graph = WeightedGraph.from_edges([a for a, _ in pairs], [b for _, b in pairs],
-                                              rng.integers(1, 6, len(pairs)) * 1.0, n=400)
+    weighted_graph = random_weighted_graph(400, 1600, seed=5)
     weighted_on_device, expected = to_device(dev, weighted_graph), greedy(weighted_graph).mate
     for options in ({}, {}, {"launches": "levels"}, {}, {"output": "host"}, {"output": "host"}):
         for algorithm in ("apfb", "apsb"):
@@ -195,7 +178,7 @@ def test_gpr_keeps_its_plan_with_its_tuple_option_and_refuses_what_it_never_chec
     from gpusim.algorithms.bipartite import gpu_push_relabel
 
     made = _counting(monkeypatch, gpu_push_relabel)
-    dev = _stand_in_gpu()
+    dev = stand_in_gpu()
     host = uniform_random(12, 14, 40, seed=5)
     graph, expected = to_device(dev, host), _scipy_size(host)
     for _ in range(3):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
+from stand_ins import random_weighted_graph
 
 from gpusim import Device
 from gpusim.algorithms import stable, weighted
@@ -22,18 +23,7 @@ from gpusim.runtime.device_graphs import to_device
 from gpusim.runtime.workspace import workspace
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.generators import uniform_random
-from gpusim.types.graphs import WeightedGraph
 from gpusim.types.preference_generators import easy_instance
-
-
-def random_graph(n: int, m: int, seed: int) -> WeightedGraph:
-    """About ``m`` random edges on ``n`` vertices, integer weights 1-5 (ties, broken by the ids as the greedy
-    matching does)."""
-    rng = np.random.default_rng(seed)
-    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
-    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist(), strict=True) if a != b})
-    weights = rng.integers(1, 6, len(pairs)).astype(float)
-    return WeightedGraph.from_edges([a for a, _ in pairs], [b for _, b in pairs], weights, n=n)
 
 
 class _CountingDevice:
@@ -50,7 +40,7 @@ class _CountingDevice:
 
 
 def _device_graph():
-    return to_device(Device("sim"), random_graph(20, 40, seed=3))
+    return to_device(Device("sim"), random_weighted_graph(20, 40, seed=3))
 
 
 def test_a_device_input_keeps_its_work_arrays_per_backend_algorithm_and_thread():
@@ -78,7 +68,7 @@ def test_the_simulator_and_host_inputs_keep_nothing():
     again = workspace(sim, graph, "suitor").empty("ws", 4, np.int32)
     assert again is not first and sim.to_host(again).tolist() == [np.iinfo(np.int32).min] * 4
     dev = _CountingDevice()
-    host_graph = random_graph(20, 40, seed=3)
+    host_graph = random_weighted_graph(20, 40, seed=3)
     kept = workspace(dev, host_graph, "suitor").empty("ws", 4)
     assert workspace(dev, host_graph, "suitor").empty("ws", 4) is not kept
     assert not any(key[0] == "workspace" for key in graph.derived)
@@ -87,7 +77,7 @@ def test_the_simulator_and_host_inputs_keep_nothing():
 def _calls(dev, small: bool = False):
     """Each driver that keeps work arrays, on a device input made once: (name, input, call, its oracle's check, the
     result's device array)."""
-    weighted_graph = random_graph(*((30, 60) if small else (300, 1200)), seed=5)
+    weighted_graph = random_weighted_graph(*((30, 60) if small else (300, 1200)), seed=5)
     matching, b_matching = greedy(weighted_graph).mate.tolist(), greedy_b_matching(weighted_graph, 2).partners.tolist()
     bipartite = uniform_random(*((15, 14, 40) if small else (150, 140, 600)), seed=2)
     maximum = int(np.count_nonzero(scipy_matching(sp.csr_array(bipartite.to_scipy()), perm_type="column") >= 0))
