@@ -220,14 +220,37 @@ def test_device_resident_calls_are_timed_and_checked(monkeypatch):
     assert "resident_over_ecl" in e2e.geomeans([entry])["apsb sim"]
 
 
-def test_best_of_releases_the_last_result_before_each_timed_call():
+def test_best_of_releases_the_last_result_before_each_timed_call(monkeypatch):
     events: list[str] = []
 
     def call():
         events.append("called")
         return benchmark_scripts.Released(events)
 
-    whole, device, result = e2e.best_of(call, lambda: None, 3)
+    monkeypatch.setattr(e2e, "MAX_CALLS", 3)  # calls this short are timed MAX_CALLS times
+    whole, device, result = e2e.best_of(call, lambda: None, 2)
     assert device == 1e-9 and whole > 0 and result is not None
     # the warm-up's result is dropped at once; each timed call's result is released before the next call starts
     assert events == ["called", "released"] + ["called", "released"] * 2 + ["called"]
+
+
+def test_best_of_repeats_a_short_call_until_its_calls_add_up(monkeypatch):
+    import types
+
+    clock, calls = [0.0], []
+
+    def call(seconds):  # a call that takes `seconds` of the script's clock
+        calls.append(seconds)
+        clock[0] += seconds
+        return benchmark_scripts.Released([])
+
+    monkeypatch.setattr(e2e, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(e2e, "MIN_TIMED_SECONDS", 0.02)
+    whole, _, _ = e2e.best_of(lambda: call(0.0001), lambda: None, 2)
+    assert len(calls) == 1 + e2e.MAX_CALLS and whole == pytest.approx(0.0001)  # the warm-up, then MAX_CALLS calls
+    calls.clear()
+    e2e.best_of(lambda: call(0.006), lambda: None, 2)
+    assert len(calls) == 1 + 4  # four calls of 0.006 s are the first to add up to 0.02 s
+    calls.clear()
+    e2e.best_of(lambda: call(0.025), lambda: None, 2)
+    assert len(calls) == 1 + 2  # long calls: --repeats of them
