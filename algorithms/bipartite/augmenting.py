@@ -170,7 +170,7 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
     # launch before its batch; with direction="auto", flags[2 * batch] counts the columns of the level after the
     # batch (count_level); in one block, the three slots of kernels_bfs_block, set to 0 in its phase
     flags = scratch.empty("flags", max(2 * levels_per_read + 1, 6))
-    counts = scratch.empty("counts", 3)  # phases, levels and rows matched, counted by the one block
+    counts = scratch.empty("counts", 3) if one_block else None  # phases, levels and rows matched, by the one block
     auto = direction == "auto"
 
     def run(launch: Launcher) -> BipartiteMatching:
