@@ -15,9 +15,10 @@ second, and a *traffic model* in bytes per second: each global relabel / BFS lev
 graph's CSR once (4 bytes per edge plus 4 per vertex), a lower bound on the bytes the kernels
 move, compared with the device's copy bandwidth measured in the same run.
 
-Usage::
+The ``bipartite`` area runs this comparison (``scipy``) and the one against ECL-MM (``ecl-mm``,
+``benchmarks/e2e.py``) and writes both into one JSON.  Usage::
 
-    python benchmarks/bipartite.py [--quick] [--json FILE] [--png FILE] [--matrices DIR]
+    python -m benchmarks bipartite [--quick] [--parts scipy,ecl-mm] [--matrices DIR] [--out DIR]
 """
 
 from __future__ import annotations
@@ -33,11 +34,12 @@ from pathlib import Path
 
 import numpy as np
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
-from timing import validation_row
 
+from benchmarks.timing import validation_row
 from gpusim import Device
 from gpusim.algorithms import bipartite
 from gpusim.backends import GPU_BACKENDS, gpu_status
+from gpusim.errors import InvalidArgument
 from gpusim.types.graphs import BipartiteGraph
 from gpusim.types.results import BipartiteMatching
 
@@ -202,6 +204,7 @@ def picture(rows: list[dict], path: str) -> None:
     import matplotlib.pyplot as plt
 
     graphs = list(dict.fromkeys(row["graph"] for row in rows if row["edges"] >= 1_000_000))
+    graphs = graphs or list(dict.fromkeys(row["graph"] for row in rows))  # --quick: every graph
     stopped = {row["graph"] for row in rows if row["program"] == "scipy" and row.get("timed_out")}
     programs = [p for p in dict.fromkeys((row["program"], row["backend"]) for row in rows) if p[0] != "scipy"]
     figure, axes = plt.subplots(figsize=(11, 4.5))
@@ -232,16 +235,65 @@ def geomean_speedups(rows: list[dict]) -> dict:
     return summary
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small graphs only (a smoke test)")
-    parser.add_argument("--json", help="write every row here")
-    parser.add_argument("--png", help="draw the speedups here")
-    parser.add_argument("--matrices", default=str(ROOT.parent / "shared" / "data" / "matrices"))
+def default_matrices() -> Path:
+    """The bundled matrices: the workspace's ``shared/data/matrices`` when present, else the tests' copy."""
+    shared = ROOT.parent / "shared" / "data" / "matrices"
+    return shared if shared.is_dir() else ROOT / "tests" / "data" / "matrices"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``bipartite`` area: SciPy and the references, then ECL-MM, into ``DIR/bipartite.json`` and ``.png``."""
+    from benchmarks import e2e, machine
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks bipartite", description=__doc__.split("\n\n")[0])
+    machine.add_out(parser)
+    parser.add_argument("--parts", default="scipy,ecl-mm", help="scipy, ecl-mm or both (default both)")
+    parser.add_argument("--matrices", default=str(default_matrices()))
     parser.add_argument("--cpu-timeout", type=float, default=60.0,
                         help="seconds SciPy or a cpu reference may take per graph; past it the time is a lower "
                              "bound (default 60)")
+    e2e.add_arguments(parser)
     options = parser.parse_args(argv)
+    parts = set(options.parts.split(","))
+    if parts - {"scipy", "ecl-mm"}:
+        parser.error(f"--parts: unknown {sorted(parts - {'scipy', 'ecl-mm'})}; known: scipy, ecl-mm")
+    json_path, png_path = machine.outputs(options, "bipartite")
+    results = {**machine.stamp("bipartite", argv), "quick": options.quick}
+
+    def save(part: str, figures: dict) -> None:  # after every graph: a run cut short still leaves its figures
+        results[part] = figures
+        json_path.write_text(json.dumps(results, indent=1) + "\n")
+
+    rc = 0
+    if "scipy" in parts:
+        rows = scipy_comparison(options, lambda figures: save("scipy", figures))
+        picture(rows, str(png_path))
+        rc = 0 if all(r["ok"] for r in rows) else 1
+    if "ecl-mm" in parts:
+        try:
+            figures, ecl_rc = e2e.compare(options, lambda figures: save("ecl_mm", figures))
+        except InvalidArgument as exc:
+            parser.error(str(exc))
+        rc = rc or ecl_rc
+        if figures and "scipy" not in parts:
+            ecl_picture(figures, png_path)
+    print(f"written: {json_path}")
+    return rc
+
+
+def ecl_picture(figures: dict, path: Path) -> None:
+    """The geometric means of gpusim over ECL-MM per program (whole call, device phases, resident call)."""
+    from benchmarks.plots import bars
+
+    programs = sorted(figures["geomean"], key=lambda p: figures["geomean"][p]["whole_over_ecl"])
+    series = {key.replace("_over_ecl", ""): [figures["geomean"][p].get(key) for p in programs]
+              for key in ("whole_over_ecl", "device_over_ecl", "resident_over_ecl")}
+    bars(path, "maximum bipartite matching: gpusim / ECL-MM, geometric mean over the graphs (lower is better)",
+         programs, series, "time / ECL-MM's", line=1.0)
+
+
+def scipy_comparison(options, save) -> list[dict]:
+    """SciPy, the cpu references and every working GPU backend on each graph; ``save(figures)`` after each."""
     backends = [name for name in GPU_BACKENDS if gpu_status(name)[0]]
     bandwidth = {backend: copy_bandwidth(backend) for backend in backends}
     warm_up(backends)
@@ -253,11 +305,7 @@ def main(argv=None) -> int:
         print(f"done: {name} ({graph.n_edges} edges, {time.perf_counter() - start:.1f} s)", file=sys.stderr,
               flush=True)
         summary = geomean_speedups(rows)
-        if options.json:  # after every graph: a run cut short still leaves its figures
-            Path(options.json).write_text(json.dumps({"copy_bandwidth": bandwidth, "rows": rows,
-                                                      "geomean_speedup_vs_scipy_1e7": summary}, indent=1))
-    if options.png:
-        picture(rows, options.png)
+        save({"copy_bandwidth": bandwidth, "rows": rows, "geomean_speedup_vs_scipy_1e7": summary})
     print(f"{'graph':<28} {'edges':>10} {'program':<6} {'backend':<6} {'seconds':>9} {'Medges/s':>9} "
           f"{'×scipy':>8} {'%copy':>6} ok")
     for r in rows:
@@ -269,7 +317,7 @@ def main(argv=None) -> int:
     print("copy bandwidth (GB/s): " + ", ".join(f"{k} {v / 1e9:.0f}" for k, v in bandwidth.items()))
     print("geomean speedup vs SciPy over >= 1e7-edge graphs: "
           + ", ".join(f"{k} {v:.2f}" for k, v in summary.items()))
-    return 0 if all(r["ok"] for r in rows) else 1
+    return rows
 
 
 if __name__ == "__main__":

@@ -29,31 +29,28 @@ calls, or of more for a short call: until they add up to :data:`MIN_TIMED_SECOND
 Every size must equal ECL-MM's (a mismatch is printed and recorded in ``errors``, and the exit status is
 1).  Ratios over ECL-MM per graph and their geometric means per algorithm (``geomean``: ``whole_over_ecl``,
 ``device_over_ecl``, ``resident_over_ecl``; times below 1 µs, ECL-MM's resolution, count as 1 µs) are
-printed and written to ``benchmarks/e2e-<device>.json`` (``--json`` elsewhere).  Usage::
+printed and written under ``ecl_mm`` in the ``bipartite`` area's JSON.  Usage::
 
-    python benchmarks/e2e.py [--quick] [--json FILE] [--ecl-dir DIR] [--matrices DIR] [--repeats N]
-                             [--variants NAME,...]
+    python -m benchmarks bipartite [--quick] [--parts ecl-mm] [--ecl-dir DIR] [--matrices DIR] [--repeats N]
+                                   [--variants NAME,...]
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime
-import json
 import math
-import re
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import ecl_mm
 import numpy as np
-from bipartite import bundled_graphs, generated_graphs
 from tqdm import tqdm
 
 import gpusim.algorithms  # noqa: F401 - the families register their algorithms
+from benchmarks import ecl_mm
+from benchmarks.bipartite import bundled_graphs, generated_graphs
 from gpusim import Device
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
 from gpusim.backends import GPU_BACKENDS, gpu_status
@@ -198,16 +195,6 @@ def device_name() -> str:
     return name.decode() if isinstance(name, bytes) else str(name)
 
 
-def slug(name: str) -> str:
-    """A short file-name form of a GPU's name.
-
-    >>> slug("NVIDIA H100 80GB HBM3"), slug("NVIDIA GeForce RTX 4090")
-    ('h100', 'nvidia-geforce-rtx-4090')
-    """
-    match = re.search(r"\b([a-z]{1,2}\d{2,4}[a-z]?)\b", name.lower())
-    return match.group(1) if match else re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
 def programs(variants: list[str]) -> list[tuple[str, str, dict]]:
     """``(name, algorithm, options)`` of every registered GPU algorithm and of the chosen :data:`VARIANTS`."""
     return [(name, name, {}) for name in GPU_BIPARTITE] + [(name, *VARIANTS[name]) for name in variants]
@@ -280,10 +267,8 @@ def report(graphs: list[dict], summary: dict) -> None:
     print(f"graphs where a device-resident call beats ECL-MM: {beaten or 'none (or not measured)'}")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small graphs only, one ECL-MM run each (a smoke test)")
-    parser.add_argument("--json", help="write the figures here (default benchmarks/e2e-<device>.json)")
+def add_arguments(parser) -> None:
+    """ECL-MM's options of the ``bipartite`` area (``--quick`` and ``--matrices`` are the area's own)."""
     parser.add_argument("--ecl-dir", help="ECL-MM's sources with build.sh (default .anchors/ecl-mm, then "
                                           "../shared/anchors/ecl-mm)")
     parser.add_argument("--ecl-build", default=str(Path(tempfile.gettempdir()) / "gpusim-ecl-mm-build"),
@@ -291,28 +276,31 @@ def main(argv=None) -> int:
     parser.add_argument("--ecl-repeats", type=int, default=None, help="ECL-MM processes per graph (default 3, quick 1)")
     parser.add_argument("--repeats", type=int, default=2,
                         help="timed calls per algorithm after the warm-up (at least: short calls get more)")
-    parser.add_argument("--matrices", default=str(ROOT / "tests" / "data" / "matrices"))
     parser.add_argument("--no-resident", action="store_true", help="skip the device-resident calls")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"options measured beside the defaults, comma-separated, '' for none (default all: "
                              f"{', '.join(VARIANTS)})")
-    options = parser.parse_args(argv)
-    options.variants = [name for name in options.variants.split(",") if name]
-    if unknown := sorted(set(options.variants) - set(VARIANTS)):
-        parser.error(f"--variants: unknown {unknown}; known: {', '.join(VARIANTS)}")
+
+
+def compare(options, save) -> tuple[dict | None, int]:
+    """Every GPU bipartite algorithm beside ECL-MM on each graph; ``save(results)`` after every graph (a cut run
+    keeps its figures).  ``(None, 0)`` with one line when ECL-MM cannot be built here (no sources, no nvcc)."""
+    variants = [name for name in options.variants.split(",") if name]
+    if unknown := sorted(set(variants) - set(VARIANTS)):
+        raise InvalidArgument(f"--variants: unknown {unknown}; known: {', '.join(VARIANTS)}")
+    options.variants = variants
     try:
         binary = ecl_mm.build(ecl_mm.find_sources(options.ecl_dir), Path(options.ecl_build))
     except ecl_mm.EclError as exc:
-        print(f"e2e: {exc}", file=sys.stderr)
-        return 2
+        print(f"bipartite: ECL-MM skipped: {exc}", file=sys.stderr)
+        return None, 0
     backends = [name for name in GPU_BACKENDS if gpu_status(name)[0]]
     if not backends:
-        print("e2e: no GPU backend works here: " + "; ".join(f"{b}: {gpu_status(b)[1]}" for b in GPU_BACKENDS),
-              file=sys.stderr)
-        return 2
+        print("bipartite: ECL-MM comparison skipped, no GPU backend works here: "
+              + "; ".join(f"{b}: {gpu_status(b)[1]}" for b in GPU_BACKENDS), file=sys.stderr)
+        return None, 2
     ecl_repeats = options.ecl_repeats or (1 if options.quick else 3)
     gpu = device_name()
-    path = Path(options.json or ROOT / "benchmarks" / f"e2e-{slug(gpu)}.json")
     results = {"device": gpu, "date": datetime.date.today().isoformat(),
                "command": " ".join([sys.executable, *sys.argv]), "ecl_mm": str(binary), "backends": backends,
                "algorithms": list(GPU_BIPARTITE), "variants": {name: VARIANTS[name] for name in options.variants},
@@ -330,13 +318,9 @@ def main(argv=None) -> int:
                 continue
             results["graphs"].append(bench_graph(name, graph, ecl, backends, options, results["errors"]))
             results["geomean"] = geomeans(results["graphs"])
-            path.write_text(json.dumps(results, indent=1) + "\n")  # after every graph: a cut run keeps its figures
+            save(results)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     report(results["graphs"], results["geomean"])
-    print(f"{len(results['errors'])} errors" + "".join(f"\n  {e}" for e in results["errors"]) + f"\nwritten: {path}")
-    return 1 if results["errors"] else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    print(f"{len(results['errors'])} errors" + "".join(f"\n  {e}" for e in results["errors"]))
+    return results, 1 if results["errors"] else 0

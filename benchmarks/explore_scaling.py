@@ -21,9 +21,9 @@ a campaign as CPU-bound as the loop could reach there.  The fastest loop of the 
 clock of the GPU machine's host varies from one minute to the next, and a slow one-worker loop would otherwise
 put the ceiling above the ideal line.
 
-Usage::
+The ``explore`` area runs it (``benchmarks/explore.py``)::
 
-    python benchmarks/explore_scaling.py [--workers 1,2,4,8,16] [--scale 1.0] [--json FILE] [--png FILE]
+    python -m benchmarks explore [--parts scaling] [--workers 1,2,4,8,16] [--scale 1.0] [--out DIR]
 
 ``--scale`` multiplies every budget.  The five worker counts take about twice the one-worker time: at
 ``--scale 1.0`` one worker of the GPU machine's host took 112 s and the five campaigns 221 s, start-ups not
@@ -33,7 +33,6 @@ counted (2026-11-27, commit 459743c), so choose the scale for the time you have 
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import logging
@@ -216,17 +215,9 @@ def plot(runs: list[dict], path: str, cores: int | None = None) -> None:
     figure.savefig(path, dpi=120)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", default="1,2,4,8,16", help="worker counts, comma-separated (default 1,2,4,8,16)")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every budget (default 1)")
-    parser.add_argument("--json", default=str(ROOT / "benchmarks" / "explore-scaling.json"), help="JSON output")
-    parser.add_argument("--png", default=str(ROOT / "benchmarks" / "explore-scaling.png"), help="plot output")
-    options = parser.parse_args(argv)
-    counts = [int(part) for part in options.workers.split(",") if part.strip()]
-    if not counts or min(counts) < 1 or options.scale <= 0:
-        parser.error(f"--workers {options.workers!r} / --scale {options.scale}: worker counts >= 1, scale > 0")
-    parts = the_campaign(options.scale)
+def run(counts: list[int], scale: float) -> dict:
+    """The campaign on each number of workers in ``counts`` at ``scale``: the report the ``explore`` area keeps."""
+    parts = the_campaign(scale)
     runs = []
     for workers in counts:
         runs.append(measure(workers, parts))
@@ -239,22 +230,15 @@ def main(argv=None) -> int:
     base = runs[0]["schedules_per_second"] / runs[0]["workers"]
     add_ceilings(runs)
     report = {"benchmark": "explore_scaling", "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-              "command": " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])]),
               "machine": {"platform": platform.platform(), "processor": platform.processor(),
                           "cpus": os.cpu_count(), "python": platform.python_version()},
-              "scale": options.scale, "same_answer_for_every_worker_count": same, "runs": runs,
+              "scale": scale, "same_answer_for_every_worker_count": same, "runs": runs,
               "speedup": {run["workers"]: run["schedules_per_second"] / base for run in runs}}
-    Path(options.json).write_text(json.dumps(report, indent=1) + "\n")
-    plot(runs, options.png)
     for run in runs:
         print(f"{run['workers']:>2} worker(s): {run['schedules_per_second']:9.1f} schedules/s  "
               f"speed-up {run['schedules_per_second'] / base:5.2f}x  workers busy {run['busy']:6.1%}  "
               f"{1e3 * run['compute_per_schedule']:6.2f} ms a schedule ({run['chunks']} chunks)  "
               f"machine ceiling {run['ceiling']:5.2f}x  scheduler and client CPU "
               f"{run['client_cpu_seconds']:.1f} s")
-    print(f"same answer for every worker count: {same}; written {options.json} and {options.png}")
-    return 0 if same else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    print(f"same answer for every worker count: {same}")
+    return report

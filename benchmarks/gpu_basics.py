@@ -10,9 +10,9 @@
   ``cudaMemcpy`` through CuPy and through numba, and a gpusim grid-stride copy kernel on each
   backend.
 
-Usage (the device machine runs it from ``scripts/gpu-check``)::
+Usage (``scripts/gpu-check --area gpu-basics`` runs it on a GPU machine)::
 
-    python benchmarks/gpu_basics.py [--json FILE] [--quick]
+    python -m benchmarks gpu-basics [--quick] [--out DIR]
 
 It prints a table and writes every figure, the device and the versions as JSON.
 """
@@ -20,7 +20,6 @@ It prints a table and writes every figure, the device and the versions as JSON.
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.metadata
 import json
 import platform
@@ -237,10 +236,26 @@ def _versions() -> dict:
     return out
 
 
+def picture(results: dict, path) -> None:
+    """Launch overheads in µs per backend (and native CUDA C through CuPy's RawKernel)."""
+    from benchmarks.plots import bars
+
+    keys = {"launch_sync_us": "launch + synchronize", "launch_queued_us": "queued launch",
+            "cached_launch_us": "cached saxpy launch"}
+    groups = list(keys.values())
+    series = {f"{backend} through Device": [figures.get(key) for key in keys]
+              for backend, figures in results["backends"].items()}
+    if "native_rawkernel" in results:
+        series["native RawKernel"] = [results["native_rawkernel"].get(key) for key in keys]
+    bars(path, f"launch overhead on {results['device']}", groups, series, "µs", log=False)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", help="write the figures to this file")
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions and a smaller buffer")
+    """The ``gpu-basics`` area: figures in ``DIR/gpu-basics.json``, launch overheads in ``DIR/gpu-basics.png``."""
+    from benchmarks import machine
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks gpu-basics", description=__doc__.splitlines()[0])
+    machine.add_out(parser)
     args = parser.parse_args(argv)
     reps = 200 if args.quick else 2000
     nbytes = (64 if args.quick else 1024) << 20
@@ -249,9 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         print("no GPU backend works here: " + "; ".join(f"{b}: {gpu_status(b)[1]}" for b in ("numba", "cupy")))
         return 1
     results: dict = {
+        **machine.stamp("gpu-basics", argv),
         "device": _device_name(),
-        "date": datetime.date.today().isoformat(),
-        "command": " ".join([sys.executable, *sys.argv]),
         "versions": _versions(),
         "buffer_bytes": nbytes,
         "backends": {},
@@ -295,9 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gpu_basics on {results['device']}, {results['date']}, buffer {nbytes >> 20} MiB")
     for label, value in table:
         print(f"  {label:<44}{value:>12}")
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+    json_path, png_path = machine.outputs(args, "gpu-basics")
+    json_path.write_text(json.dumps(results, indent=2) + "\n")
+    picture(results, png_path)
     return 0
 
 

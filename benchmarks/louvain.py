@@ -12,6 +12,9 @@ Programs, on each generated graph (the optional ones only where installed and wi
 - the sequential references on the CPU: the bucket-synchronous emulation (the GPU's decisions) and
   Blondel et al.'s original one-vertex-at-a-time Louvain, both compiled with numba — the paper's
   speed-ups (2.7 to 312, average 41.7 at t_bin = 1e-2, t_final = 1e-6; Table 1) are over the original;
+- ν-Louvain (CUDA) and GVE-Louvain (OpenMP, all host cores), Sahu's code built with nvcc from
+  ``../shared/anchors/nu-louvain`` (``benchmarks/nu_louvain.py``; skipped with a message without nvcc or the
+  sources): each method's own timer, the graph already read, and the modularity it reports;
 - NetworKit's PLM (``networkit.community.PLM``, all host cores), igraph's ``community_multilevel`` (up to
   ``--igraph-edges``), NetworkX's ``louvain_communities`` (up to ``--networkx-edges``).
 
@@ -21,8 +24,8 @@ Every row reports the modularity (recomputed by gpusim's independent check for g
 program's own modularity otherwise) and its ratio to PLM's (or to the best CPU program when PLM is
 missing).  Usage::
 
-    python benchmarks/louvain.py [--quick] [--sizes 20,22,24] [--graphs planted,rmat] [--json FILE]
-    python benchmarks/louvain.py --sizes 23 --degree 24 --graphs rmat,planted --reference-edges 0 --no-thread
+    python -m benchmarks louvain [--quick] [--sizes 20,22,24] [--graphs planted,rmat] [--out DIR]
+    python -m benchmarks louvain --sizes 23 --degree 24 --graphs rmat,planted --reference-edges 0 --no-thread
 
 ``--sizes`` are log2 of the vertex counts (average degree about 10, so 2^20 vertices is about 10^7 edges).
 """
@@ -34,12 +37,13 @@ import importlib.util
 import json
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from timing import timed
 
+from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import T_BIN, LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
 from gpusim.backends import GPU_BACKENDS, gpu_status
@@ -172,6 +176,22 @@ def graphs_of(makers: dict, families: set, n: int, scale: int):
             yield "lfr", graph
 
 
+def anchor_rows(rows: list[dict], base: dict, graph: LouvainGraph, binary) -> None:
+    """ν-Louvain's and GVE-Louvain's rows on ``graph`` (one process runs both); a failure is printed, not raised."""
+    from benchmarks import nu_louvain
+
+    u, v, _ = _edges(graph)
+    with tempfile.TemporaryDirectory(prefix="gpusim-nu-louvain-") as scratch:
+        try:
+            found = nu_louvain.run(binary, nu_louvain.write_mtx(u, v, graph.n, Path(scratch) / "graph.mtx"))
+        except nu_louvain.AnchorError as exc:
+            print(f"louvain: {base['graph']}: {exc}", file=sys.stderr)
+            return
+    for program, figures in found.items():
+        backend = "cuda" if program == "nu-Louvain" else f"{figures['threads']} threads"
+        _measured(rows, {**base, "program": program, "backend": backend, **figures})
+
+
 def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argparse.Namespace) -> list[dict]:
     base = {"graph": name, "n": graph.n, "edges": int(graph.edges()[0].size)}
     rows = []
@@ -193,6 +213,8 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
         _, labels = np.unique(labels, return_inverse=True)
         _measured(rows, {**base, "program": program, "backend": "cpu", "seconds": seconds,
                      "modularity": modularity(graph, labels), "communities": int(labels.max()) + 1})
+    if options.anchor is not None:
+        anchor_rows(rows, base, graph, options.anchor)
     settings = [("buckets", T_BIN)] + [("buckets", t) for t in options.bin_thresholds if t != T_BIN]
     settings += [("thread", T_BIN)] if options.thread else []
     for backend in backends:
@@ -224,9 +246,25 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
     return rows
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small graphs only (2^12 and 2^14 vertices)")
+def picture(rows: list[dict], path) -> None:
+    """Each program's whole-call speedup over NetworKit PLM (or the best CPU program), per graph."""
+    from benchmarks.plots import bars
+
+    key = "speedup_vs_plm" if any("speedup_vs_plm" in r for r in rows) else "speedup_vs_best_cpu"
+    groups = list(dict.fromkeys(f"{r['graph']} ({r['edges']:.2g} edges)" for r in rows))
+    programs = list(dict.fromkeys((r["program"], r["backend"]) for r in rows))
+    series = {f"{p} ({b})": [next((r.get(key) for r in rows if f"{r['graph']} ({r['edges']:.2g} edges)" == g
+                                   and (r["program"], r["backend"]) == (p, b)), None) for g in groups]
+              for p, b in programs}
+    bars(path, f"Louvain: {key.replace('_', ' ')}", groups, series, "speedup (log)", line=1.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``louvain`` area: rows in ``DIR/louvain.json``, the speedups in ``DIR/louvain.png``."""
+    from benchmarks import machine, nu_louvain
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks louvain", description=__doc__.split("\n\n")[0])
+    machine.add_out(parser)
     parser.add_argument("--sizes", default="16,18,20,22", help="log2 of the vertex counts (default 16,18,20,22)")
     parser.add_argument("--degree", type=float, default=10.0, help="average degree (default 10)")
     parser.add_argument("--igraph-edges", type=float, default=1e7, help="igraph only up to this many edges")
@@ -240,8 +278,17 @@ def main(argv=None) -> int:
                         help="GPU backends to run, where they work (default numba,cupy)")
     parser.add_argument("--no-thread", dest="thread", action="store_false",
                         help="leave out layout='thread' (one thread a vertex, the paper's baseline)")
-    parser.add_argument("--json", help="write the rows to this file")
+    parser.add_argument("--anchor-dir", help="nu-Louvain's sources (default .anchors/nu-louvain, then "
+                                             "../shared/anchors/nu-louvain)")
+    parser.add_argument("--anchor-build", default=str(Path(tempfile.gettempdir()) / "gpusim-nu-louvain-build"),
+                        help="where nu-Louvain is built (kept between runs)")
     options = parser.parse_args(argv)
+    json_path, png_path = machine.outputs(options, "louvain")
+    try:
+        options.anchor = nu_louvain.build(nu_louvain.find_sources(options.anchor_dir), Path(options.anchor_build))
+    except nu_louvain.AnchorError as exc:
+        print(f"louvain: nu-Louvain and GVE-Louvain skipped: {exc}", file=sys.stderr)
+        options.anchor = None
     options.bin_thresholds = [float(t) for t in options.bin_thresholds.split(",")]
     families = set(options.graphs.split(","))
     if families - {"planted", "rmat", "geometric"}:
@@ -264,10 +311,10 @@ def main(argv=None) -> int:
             for row in rows_for(name, graph, backends, options):
                 rows.append(row)
                 print(json.dumps(row, default=float), flush=True)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "command": " ".join(["python", *sys.argv]),
+    meta = {**machine.stamp("louvain", argv), "quick": options.quick,
             "backends": {b: gpu_status(b)[1] for b in GPU_BACKENDS}}
-    if options.json:
-        Path(options.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
+    json_path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
+    picture(rows, png_path)
     return 0
 
 

@@ -1,7 +1,7 @@
-"""Every GPU algorithm with its input already on the device: the whole call against its device phases (issue 18).
+"""Every GPU algorithm with its input already on the device: the whole call against its device phases.
 
-Issue 18 asks that, with device-resident input, the whole call be within 1.2x of the device phases for every GPU
-algorithm.  This script times each registered GPU algorithm — G-PR, APFB and APsB (maximum bipartite matching),
+The goal: with device-resident input, the whole call within 1.2x of the device phases for every GPU
+algorithm.  This area times each registered GPU algorithm — G-PR, APFB and APsB (maximum bipartite matching),
 Suitor, Locally-Dominant, b-Suitor (b = 2) and ROMA 2 (weighted matching), McVitie-Wilson and round-based
 Gale-Shapley (stable marriage), and the GPU Louvain method — on a large and a small input built on the device
 once (its one check on the device paid by an untimed first call), its result left there (``output="device"``)
@@ -20,9 +20,10 @@ recomputed on the host (``gpusim.algorithms.louvain.modularity``, a NumPy formul
 
 Usage, on the GPU machine::
 
-    python3 benchmarks/resident.py [--quick] [--backends cupy,numba] [--repeats N] [--json FILE]
+    python -m benchmarks resident [--quick] [--backends cupy,numba] [--repeats N] [--out DIR]
 
-``--backends sim --quick`` runs the same cases, tiny, on the simulator (a check that the script works).
+``python -m benchmarks.resident --backends sim --quick`` runs the same cases, tiny, on the simulator (a check that
+the area works).
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from louvain import planted_partition
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 from tqdm import tqdm
-from weighted import random_graph
 
+from benchmarks.louvain import planted_partition
+from benchmarks.weighted import random_graph
 from gpusim import Device
 from gpusim.algorithms import stable, weighted
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
@@ -212,14 +213,30 @@ def report(rows: list[dict]) -> None:
               f"{'ok' if r['ok'] else 'WRONG'}")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="tiny inputs (a check that the script runs)")
+def picture(rows: list[dict], path) -> None:
+    """Whole call over device phases per algorithm and backend, one group per input size (the goal: 1.2)."""
+    from benchmarks.plots import bars
+
+    timed = [r for r in rows if "ratio" in r]
+    groups = list(dict.fromkeys(f"{r['family']} {r['algorithm']}" for r in timed))
+    series = {f"{backend}, {size} input": [next((r["ratio"] for r in timed if f"{r['family']} {r['algorithm']}" == g
+                                                 and r["backend"] == backend and r["input_size"] == size), None)
+                                           for g in groups]
+              for backend, size in dict.fromkeys((r["backend"], r["input_size"]) for r in timed)}
+    bars(path, "device-resident input: whole call / device phases (median of the repeats)", groups, series,
+         "whole / device", log=False, line=1.2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``resident`` area: rows in ``DIR/resident.json`` (after every row), ratios in ``DIR/resident.png``."""
+    from benchmarks import machine
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks resident", description=__doc__.split("\n\n")[0])
+    machine.add_out(parser)
     parser.add_argument("--backends", help="comma-separated (default: every working GPU backend)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--sizes", default="large,small", help="large, small or both")
     parser.add_argument("--families", default="bipartite,weighted,roma,stable,louvain")
-    parser.add_argument("--json", help="write the rows here (default benchmarks/resident.json)")
     options = parser.parse_args(argv)
     backends = options.backends.split(",") if options.backends else [b for b in GPU_BACKENDS if gpu_status(b)[0]]
     if not backends:
@@ -229,15 +246,18 @@ def main(argv=None) -> int:
               "stable": stable_cases, "louvain": louvain_cases}
     families = options.families.split(",")
     rows = []
-    path = Path(options.json or ROOT / "benchmarks" / "resident.json")
+    path, png_path = machine.outputs(options, "resident")
+    meta = {**machine.stamp("resident", argv), "quick": options.quick}
     for size in options.sizes.split(","):
         cases = [c for f in families for c in makers[f](size == "large", options.quick)]
         for case in tqdm(cases, desc=f"{size} inputs", file=sys.stderr):
             for backend in backends:
                 dev = Device(backend, seed=0, trace=False) if backend == "sim" else Device(backend)
                 rows.append(dict(measure(case, dev, options.repeats), input_size=size))
-                path.write_text(json.dumps(rows, indent=1) + "\n")  # after every row: a cut run keeps its figures
+                # after every row: a cut run keeps its figures
+                path.write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
     report(rows)
+    picture(rows, png_path)
     timed = [r for r in rows if "ratio" in r]
     within = [r for r in timed if r["ratio"] <= 1.2]
     print(f"\nwithin 1.2x of the device phases: {len(within)} of {len(timed)} rows; "

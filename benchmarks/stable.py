@@ -26,7 +26,7 @@ call with ``output="device"`` (the wives stay on the device): ``resident_seconds
 equal sequential Gale-Shapley's.
 Usage::
 
-    python benchmarks/stable.py [--quick] [--json FILE] [--easy-max N] [--hard-max N]
+    python -m benchmarks stable [--quick] [--easy-max N] [--hard-max N] [--out DIR]
 """
 
 from __future__ import annotations
@@ -34,10 +34,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from timing import timed, validation_row
-
+from benchmarks.timing import timed, validation_row
 from gpusim import Device
 from gpusim.algorithms import stable
 from gpusim.algorithms.stable import gale_shapley, mcvitie_wilson
@@ -104,10 +102,25 @@ def resident_row(resident: DevicePreferenceInstance, algorithm: str, dev: Device
             "resident_over_device": seconds / max(device_seconds, 1e-12), "resident_ok": ok}
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="easy up to 1e5, hard up to 5e3")
-    parser.add_argument("--json", metavar="FILE", help="write the rows as JSON (after every size)")
+def picture(rows: list[dict], path) -> None:
+    """Each GPU program's device-time speedup over sequential Gale-Shapley, per instance."""
+    from benchmarks.plots import bars
+
+    groups = list(dict.fromkeys(f"{r['family']} n={r['n']:,}" for r in rows))
+    programs = list(dict.fromkeys((r["program"], r["backend"]) for r in rows if r["backend"] != "cpu"))
+    series = {f"{p} ({b})": [next((r.get("device_speedup_vs_gs", r["speedup_vs_gs"])
+                                   for r in rows if f"{r['family']} n={r['n']:,}" == g
+                                   and (r["program"], r["backend"]) == (p, b)), None) for g in groups]
+              for p, b in programs}
+    bars(path, "stable marriage: speedup over sequential Gale-Shapley", groups, series, "speedup (log)", line=1.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``stable`` area: rows in ``DIR/stable.json`` (after every size), speedups in ``DIR/stable.png``."""
+    from benchmarks import machine
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks stable", description=__doc__.split("\n\n")[0])
+    machine.add_out(parser)
     parser.add_argument("--easy-max", type=int, default=None, help="largest easy n (default 1e7, quick 1e5)")
     parser.add_argument("--hard-max", type=int, default=None, help="largest hard n (default 4e4, quick 5e3)")
     options = parser.parse_args(argv)
@@ -128,13 +141,15 @@ def main(argv=None) -> int:
     plan = [("easy", n) for n in (10**4, 10**5, 10**6, 10**7) if n <= easy_max]
     plan += [("hard", n) for n in (1000, 5000, 10_000, 20_000, 40_000) if n <= hard_max]
     rows = []
+    json_path, png_path = machine.outputs(options, "stable")
+    meta = {**machine.stamp("stable", argv), "quick": options.quick}
     for family, n in plan:
         seconds, instance = timed(lambda: (easy_instance if family == "easy" else hard_instance)(n, seed=1))  # noqa: B023
         print(f"{family} n={n}: generated in {seconds:.1f} s", flush=True)
         rows += rows_for(family, n, instance, backends)
         del instance
-        if options.json:
-            Path(options.json).write_text(json.dumps(rows, indent=1) + "\n")
+        json_path.write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
+    picture(rows, png_path)
     summary = [r for r in rows if r["program"] in GPU_STABLE and r["family"] == "hard"]
     summary.sort(key=lambda r: (r["program"] != "mw-gpu", r["program"], r["n"], r["backend"]))
     if summary:

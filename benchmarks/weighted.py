@@ -32,7 +32,7 @@ and b-Suitor are timed a second time with the graph already on the device and ``
 phases, ``resident_output`` says where the result stayed; their results are copied back and checked
 after the timing.  Usage::
 
-    python benchmarks/weighted.py [--quick] [--json FILE]
+    python -m benchmarks weighted [--quick] [--parts suitor,roma,gap] [--out DIR]
 """
 
 from __future__ import annotations
@@ -42,13 +42,12 @@ import json
 import math
 import os
 import sys
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
-from timing import timed, validation_row
 
+from benchmarks.timing import timed, validation_row
 from gpusim import Device
 from gpusim.algorithms import weighted
 from gpusim.algorithms.weighted import (
@@ -296,10 +295,26 @@ def warm_up(backends):
         weighted.roma(weights, device=device), weighted.roma(weights, device=device, variant="thread")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json")
+def picture(rows: list[dict], path) -> None:
+    """Each program's whole-call speedup over its sequential reference (Greedy, greedy b-matching, ROMA), per input."""
+    from benchmarks.plots import bars
+
+    timed = [r for r in rows if r["part"] != "gap"]
+    groups = list(dict.fromkeys(r["graph"] for r in timed))
+    programs = list(dict.fromkeys((r["program"], r["backend"]) for r in timed))
+    series = {f"{p} ({b})": [next((r.get("speedup_vs_greedy", r.get("speedup_vs_sequential")) for r in timed
+                                   if r["graph"] == g and (r["program"], r["backend"]) == (p, b)), None)
+                             for g in groups] for p, b in programs}
+    bars(path, "weighted matching: whole call, speedup over the sequential reference", groups, series,
+         "speedup (log)", line=1.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``weighted`` area: its rows in ``DIR/weighted.json``, the speedups in ``DIR/weighted.png``."""
+    from benchmarks import machine
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks weighted", description=__doc__.split("\n\n")[0])
+    machine.add_out(parser)
     parser.add_argument("--parts", default="suitor,roma,gap",
                         help="which parts to run, comma-separated: suitor (with LD, b-Suitor and NetworKit), roma, gap")
     options = parser.parse_args(argv)
@@ -312,10 +327,11 @@ def main(argv=None) -> int:
         sparse += [(1 << 20, 10_000_000, False)]
         sizes = [4096, 8192, 16384, 32768]
     rows = []
+    json_path, png_path = machine.outputs(options, "weighted")
+    meta = {**machine.stamp("weighted", argv), "quick": options.quick}
 
-    def save():
-        if options.json:
-            Path(options.json).write_text(json.dumps(rows, indent=1))
+    def save():  # after every part: a run cut short still leaves its figures
+        json_path.write_text(json.dumps({**meta, "rows": rows}, indent=1))
 
     for n, m, with_networkx in sparse if "suitor" in parts else []:
         graph = random_graph(n, m, seed=1)
@@ -343,6 +359,7 @@ def main(argv=None) -> int:
         versus = f"  x{r['speedup_vs_networkit']:.1f} vs NetworKit" if "speedup_vs_networkit" in r else ""
         print(f"{r['part']:<8}{r['graph']:<26}{r['edges']:>11} {r['program']:<23}{r['backend']:<8}"
               f"{r['seconds']:>10.4f} {speedup:>8.2f} {device_text} {r['ok']}{versus}")
+    picture(rows, png_path)
     return 0 if all(r["ok"] for r in rows) else 1
 
 

@@ -1,25 +1,21 @@
-"""The scripts of ``benchmarks/`` as modules, for the tests of their CPU half."""
+"""The modules of the ``benchmarks`` package (``python -m benchmarks``), for the tests of their CPU half."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
 
 
 def load(name: str):
-    """``benchmarks/<name>.py`` as the module ``bench_<name>`` (registered, as a dataclass in it needs), with
-    ``benchmarks/`` importable while it loads (the scripts import each other by name)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCHMARKS / f"{name}.py")
-    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
+    """``benchmarks.<name>``, imported with the repository's root on ``sys.path`` (appended: an installed gpusim
+    stays first)."""
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 class Released:

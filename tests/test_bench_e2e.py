@@ -1,4 +1,5 @@
-"""benchmarks/e2e.py's CPU half: the ECL-MM input writer, its output parser, and the run's bookkeeping.
+"""The bipartite and louvain areas' CPU half: the ECL-MM input writer, its output parser, the run's bookkeeping, and
+the ν-Louvain runner's parser (benchmarks/e2e.py, ecl_mm.py, nu_louvain.py).
 
 The writer is checked byte for byte against ECL-MM's own converter ``mm2eclbp`` (compiled here with g++
 from the anchors' copy; skipped without g++ or the sources), the parser on output made from
@@ -169,9 +170,38 @@ def test_geomean_and_floor():
     assert ratios == {"whole_over_ecl": pytest.approx(1000.0), "device_over_ecl": 1.0}
 
 
-def test_device_names_become_file_names():
-    assert [e2e.slug(n) for n in ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "Tesla V100-SXM2-16GB")] == \
+def test_device_names_become_folder_names():
+    machine = _load("machine")
+    assert [machine.slug(n) for n in ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "Tesla V100-SXM2-16GB")] == \
         ["h100", "h200", "v100"]
+    assert machine.cpu_slug(2) == "cpu-2cores"
+
+
+def test_nu_louvain_output_is_parsed_and_its_input_written(tmp_path):
+    nu_louvain = _load("nu_louvain")
+    text = ("{004 threads} -> {0000012.5ms, 0000000.1ms mark, 0000000.2ms init, 0000005.0ms first, 0000008.0ms move,"
+            " 0000003.0ms aggr, 0007 iters, 0003 passes, 0.412500000 modularity} louvainStaticOmp\n"
+            "{004 threads} -> {0000002.0ms, 0000000.1ms mark, 0000000.2ms init, 0000001.0ms first, 0000001.5ms move,"
+            " 0000000.4ms aggr, 0009 iters, 0002 passes, 0.410000000 modularity} louvainStaticCuda\n")
+    found = nu_louvain.parse_output(text)
+    assert found["GVE-Louvain"] == {"seconds": 0.0125, "modularity": 0.4125, "passes": 3, "iterations": 7,
+                                    "threads": 4}
+    assert found["nu-Louvain"]["seconds"] == pytest.approx(0.002) and found["nu-Louvain"]["modularity"] == 0.41
+    path = nu_louvain.write_mtx(np.array([0, 1]), np.array([1, 2]), 3, tmp_path / "g.mtx")
+    from scipy.io import mmread
+
+    assert mmread(path).toarray().astype(int).tolist() == [[0, 1, 0], [0, 0, 1], [0, 0, 0]]
+    with pytest.raises(nu_louvain.AnchorError, match="main.cxx"):
+        nu_louvain.find_sources(str(tmp_path))
+
+
+def test_the_area_table_names_every_area_and_its_module():
+    areas = _load("__main__").AREAS
+    assert set(areas) == {"bipartite", "weighted", "louvain", "stable", "sim", "explore", "gpu-basics", "resident",
+                          "cpu"}
+    for area in areas.values():
+        if area.name != "cpu":  # benchmarks/cpu.py comes from another branch
+            assert callable(_load(area.module).main), area
 
 
 def test_gpu_rows_get_their_speedup_over_the_fastest_networkit_matcher():

@@ -1,4 +1,4 @@
-"""benchmarks/resident.py and benchmarks/diagnostics/phase_gaps.py on the simulator: the timing loop charges each
+"""benchmarks/resident.py and benchmarks/profile.py on the simulator: the timing loop charges each
 call its own work only, and the gaps' printout names where the time outside the phases went."""
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ def test_a_real_case_is_timed_and_checked_on_the_simulator():
     assert row["whole_seconds"] >= row["device_seconds"] > 0
 
 
-def test_phase_gaps_prints_the_release_and_each_named_step():
-    script = BENCHMARKS / "diagnostics" / "phase_gaps.py"
+def test_the_profiler_prints_the_release_and_each_named_step():
     steps = "gpusim.runtime.device:Device.empty,gpusim.runtime.workspace:workspace"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    out = subprocess.run([sys.executable, str(script), "sim", "quick", "weighted:suitor", "--steps", steps],
-                         capture_output=True, text=True, timeout=600, env=env, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "benchmarks.profile", "sim", "quick", "weighted:suitor", "--steps",
+                          steps], capture_output=True, text=True, timeout=600, env=env, check=True,
+                         cwd=BENCHMARKS.parent).stdout
     assert "== sim suitor on random, 40 vertices" in out
     assert "release of the result (after the call)" in out
     assert "step Device.empty" in out and "step workspace" in out

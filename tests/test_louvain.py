@@ -7,8 +7,6 @@ order), and NetworkX's own Louvain for quality.
 
 from __future__ import annotations
 
-import sys
-
 import networkx as nx
 import numpy as np
 import pytest
@@ -155,18 +153,9 @@ def test_planted_partition_within_one_percent_of_networkx(groups, size, p_in, p_
 def _benchmark_planted(log2_n: int) -> tuple[LouvainGraph, np.ndarray]:
     """The benchmark's planted partition: groups of 64-1024 vertices with contiguous ids, average degree 10,
     80 % of the edges inside (sparse groups: no local clusters to start from)."""
-    import importlib.util
-    from pathlib import Path
+    import benchmark_scripts
 
-    path = Path(__file__).parents[1] / "benchmarks" / "louvain.py"
-    spec = importlib.util.spec_from_file_location("louvain_benchmark", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(path.parent))
-    return module.planted_partition(2**log2_n, 10, 0)
+    return benchmark_scripts.load("louvain").planted_partition(2**log2_n, 10, 0)
 
 
 @pytest.mark.slow

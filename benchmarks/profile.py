@@ -1,18 +1,23 @@
-"""Where a device-resident call spends the time outside its timed phases (issue 18): the cases of
-``benchmarks/resident.py``, each called warm, with the host's clock read at every phase's start and end; prints,
-per call (the median of ``CALLS``), the whole call, the phases, and each gap between them: before the first phase
-(argument checks, allocations), between phases, after the last one (reading totals back, the result object) and
-the caller's final synchronisation, and the release of the result when the caller drops it.
+"""Where a GPU call spends the time outside its timed phases: gpusim's one profiling tool.
 
-Usage, on the GPU machine, from the repository root::
+It takes the cases of ``benchmarks/resident.py`` (every GPU algorithm, its input already on the device), calls each
+warm, and reads the host's clock at every phase's start and end (``Launcher.phase``).  It prints, per call (the
+median of ``CALLS``): the whole call, the phases, and each gap between them: before the first phase (argument
+checks, allocations), between phases, after the last one (reading totals back, the result object), the caller's
+final synchronisation, and the release of the result when the caller drops it.  ``--steps`` names functions
+(``module:function`` or ``module:Class.method``, e.g. ``gpusim.runtime.device:Device.empty``) whose time outside the
+phases is added up and printed per call: what of the gaps each step takes.
 
-    python3 -P benchmarks/diagnostics/phase_gaps.py BACKEND SIZE FAMILY:ALGORITHM [...] [--steps STEP,...]
+Usage, from the repository root::
 
-for instance ``cupy large weighted:ld weighted:roma`` (SIZE ``large``, ``small``, or ``quick``: tiny, for the
-simulator).  ``--steps`` names functions (``module:function`` or ``module:Class.method``, e.g.
-``gpusim.runtime.device:Device.empty``) whose time outside the phases is added up and printed per call: what of
-the gaps each step takes.
+    python -m benchmarks.profile BACKEND SIZE FAMILY:ALGORITHM [...] [--steps STEP,...]
+
+for instance ``python -m benchmarks.profile cupy small bipartite:apfb weighted:suitor`` (SIZE ``large``,
+``small``, or ``quick``: tiny, for the simulator: ``python -m benchmarks.profile sim quick weighted:suitor``).
+A kernel-by-kernel profile is NVIDIA's (``nsys profile python -m benchmarks.profile ...``); this tool times what
+the kernels leave: the host's share of a call.
 """
+
 
 import argparse
 import functools
@@ -22,14 +27,10 @@ import sys
 import time
 from collections import defaultdict
 from contextlib import contextmanager
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import resident  # noqa: E402 - benchmarks/resident.py, its cases
-
-from gpusim import Device  # noqa: E402
-from gpusim.runtime.launcher import Launcher  # noqa: E402
+from benchmarks import resident
+from gpusim import Device
+from gpusim.runtime.launcher import Launcher
 
 CALLS = 30
 marks: list[tuple[str, float]] = []
@@ -106,13 +107,14 @@ def one_call(case, data, dev) -> list[tuple[str, float]]:
     return spans
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Profile each named case on ``BACKEND`` and print its phases and gaps."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("backend")
     parser.add_argument("size", choices=("large", "small", "quick"))
     parser.add_argument("cases", nargs="+", metavar="FAMILY:ALGORITHM")
     parser.add_argument("--steps", default="", help="module:function or module:Class.method, comma-separated")
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
     backend, size = options.backend, options.size
     Launcher.phase = marked_phase
     for step in filter(None, options.steps.split(",")):
