@@ -14,11 +14,11 @@ def bars(path: str | Path, title: str, groups: list[str], series: dict[str, list
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(max(6.0, 1.2 * len(groups) + 3), 4.2))
+    figure, axes = plt.subplots(figsize=(max(7.0, 1.1 * len(groups) + 5), 4.5))
     width = 0.8 / max(1, len(series))
     for k, (label, values) in enumerate(series.items()):
         xs = [i + k * width for i in range(len(groups))]
-        axes.bar(xs, [math.nan if v is None else v for v in values], width, label=label)
+        axes.bar(xs, [math.nan if v is None else v for v in values], width, label=label, color=plt.cm.tab20(k % 20))
     if line is not None:
         axes.axhline(line, color="black", linewidth=0.8)
     if log:
@@ -27,7 +27,7 @@ def bars(path: str | Path, title: str, groups: list[str], series: dict[str, list
     axes.set_ylabel(ylabel)
     axes.set_title(title, fontsize=10)
     if series:
-        axes.legend(fontsize=7, ncols=min(4, len(series)))
+        axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
