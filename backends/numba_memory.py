@@ -16,7 +16,7 @@ context, either by the environment (numba's own mechanism) ::
 
 or by :func:`use_stream_ordered_allocator` at the top of a program.  Frees are ordered on the default stream,
 as gpusim's launches are; code that runs numba kernels on its own non-blocking streams should keep numba's
-default manager.  The figures are in ``benchmarks/RESULTS.md`` (issue 18).
+default manager.  The figures are in ``benchmarks/RESULTS.md``.
 
 >>> StreamOrderedMemoryManager(context=None).interface_version
 1

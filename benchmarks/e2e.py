@@ -7,7 +7,7 @@ with its own ``build.sh`` from ``--ecl-dir`` (else ``.anchors/ecl-mm`` in the re
 augmenting-path phase, with the graph already on the device (the fastest of ``--ecl-repeats``
 processes; ``process_seconds``, its whole process with file reading and CUDA context, is recorded beside).
 
-Graphs: the issue's five families — uniform random 2^21 × 2^21 with 1.6·10^7 edges and its random
+Graphs: the five large families — uniform random 2^21 × 2^21 with 1.6·10^7 edges and its random
 permutation, R-MAT scale 21 edge factor 8, a 1500 × 1500 grid permuted, a random geometric graph on
 2^20 vertices permuted (``benchmarks/bipartite.py``'s generated graphs, with its 2^18 uniform one) —
 and the bundled matrices of ``--matrices``.  For each, every registered GPU bipartite algorithm (``apfb``,
@@ -72,7 +72,7 @@ FLOOR = 1e-6
 #: (:func:`best_of`): the bundled matrices' calls last 0.1–0.3 ms.
 MIN_TIMED_SECONDS = 0.01
 MAX_CALLS = 50
-#: The issue's goals for the best algorithm's geometric means.
+#: The goals for the best algorithm's geometric means.
 GOALS = {"whole_over_ecl": 2.0, "device_over_ecl": 1.25}
 
 

@@ -15,10 +15,10 @@ Reported per run: ``seconds`` (the whole call: copies in and out, kernels), ``de
 (the kernels and the flags read between rounds, what the paper times), proposals (women
 considered: the paper's count, the same for every algorithm), proposals per second, and the
 speedup over sequential Gale-Shapley, and ``whole_over_device`` (the whole call over its device time: the
-issue's goal for ``mw-gpu`` on hard instances is at most 2, summarised at the end of the run).
+goal for ``mw-gpu`` on hard instances is at most 2, summarised at the end of the run).
 
 With host input the n^2 entries of a hard instance cross PCIe on every call, so each GPU row also times the
-call with the lists already on the device (issue 18): a
+call with the lists already on the device: a
 :class:`~gpusim.types.device_preferences.DevicePreferenceInstance` built once before timing
 (``from_instance``), a first call untimed (it compiles and is checked against Gale-Shapley), then the timed
 call with ``output="device"`` (the wives stay on the device): ``resident_seconds``, its device time

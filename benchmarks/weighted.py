@@ -28,7 +28,7 @@ Two times per GPU run, after a warm-up that compiled every kernel: ``seconds``, 
 matrix —, copies, kernels, result); and ``device_seconds``, the kernel launches and the flags read
 back between them (the host loop's synchronised phases), which is what the papers time.  Suitor, LD
 and b-Suitor are timed a second time with the graph already on the device and ``output="device"``
-(issue 18: no copy in, none out): ``resident_seconds`` the whole call, ``resident_device_seconds`` its
+(no copy in, none out): ``resident_seconds`` the whole call, ``resident_device_seconds`` its
 phases, ``resident_output`` says where the result stayed; their results are copied back and checked
 after the timing.  Usage::
 

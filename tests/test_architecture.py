@@ -1,4 +1,4 @@
-"""The shape of the code, checked: what docs/architecture.md promises and issue #15 asked for.
+"""The shape of the code, checked: what docs/architecture.md promises.
 
 Import direction and cycles are checked by import-linter (``scripts/lint-imports``, in CI); these
 tests check the rest: small files, no private name crossing modules, kernels that fit on a screen,

@@ -103,7 +103,7 @@ def test_match_bad_usage(capsys, argv, fragment):
 
 
 def test_match_gpu_algorithm_on_cpu_runs_its_sequential_counterpart(capsys):
-    # The dispatcher's rule (issue 15): a GPU algorithm asked for the cpu backend runs its registered
+    # The dispatcher's rule: a GPU algorithm asked for the cpu backend runs its registered
     # sequential counterpart (gpr -> pr) and says so, where it used to be refused.
     assert main(["match", "--example", "karate", "--algorithm", "gpr", "--backend", "cpu", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

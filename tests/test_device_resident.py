@@ -1,4 +1,4 @@
-"""Device-resident input and output, and the memory check (issue 18).
+"""Device-resident input and output, and the memory check.
 
 On the CPU everything runs on the simulator, whose arrays are device arrays too: a graph built from them
 is device-resident, the drivers take it without a copy, ``output="device"`` leaves the mates there and
@@ -250,7 +250,7 @@ def test_device_weighted_graphs_are_checked_on_the_device():
         resident(dev, DeviceWeightedGraph(3, arrays[0], arrays[1], dev.array(w)))
 
 
-# -- on a GPU (the lead's H100 run) ---------------------------------------------------------------------
+# -- on a GPU (an H100 run) ------------------------------------------------------------------------------
 
 
 def _gpu(name: str) -> None:

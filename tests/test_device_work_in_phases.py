@@ -1,4 +1,4 @@
-"""Every GPU algorithm times all of its device work (issue 18): with a device-resident input, no kernel launch, fill,
+"""Every GPU algorithm times all of its device work: with a device-resident input, no kernel launch, fill,
 read back or new zeroed array happens outside the call's timed phases (``stats["seconds"]``).  The phases are what
 a call is measured against (``benchmarks/resident.py``): device work left outside them is counted as host time, and
 such work cannot be found from the figures.  Outside them a call only checks its options, looks up what it keeps and

@@ -1,4 +1,4 @@
-"""Planted mutations of the real kernels, found by hunting the whole algorithm (issue 19's must-show).
+"""Planted mutations of the real kernels, found by hunting the whole algorithm.
 
 Each mutant of :mod:`hunt_mutants` (CAS -> exchange, atomic -> plain read-modify-write, a barrier removed, a
 repair step removed, a lock released early, a wrong shuffle lane; across G-PR, APFB, Suitor, b-Suitor, ROMA

@@ -249,7 +249,7 @@ BIPARTITE = uniform_random(12, 12, 30, 1)
 EVERY_COLUMN_FREE = BipartiteGraph.from_edges(np.arange(520), np.arange(520))  # >= 512 active: G-PR shrinks
 HUB = BipartiteGraph.from_edges(np.arange(1030), np.r_[np.zeros(1024, int), np.arange(1, 7)])  # warp_degree="auto"
 WEIGHTED = _tied_weighted_graph(12, 30, 2)
-ISSUE_16_STAR = WeightedGraph.from_edges([0, 0], [1, 2], [1.0, 1.0])  # b-Suitor's lockstep deadlock (issue 16)
+ISSUE_16_STAR = WeightedGraph.from_edges([0, 0], [1, 2], [1.0, 1.0])  # b-Suitor's lockstep deadlock
 MEN_AND_WOMEN = hard_instance(8, 1)
 HOSPITALS = easy_instance(8, 1)
 COMPLETE = uniform(8, 3)
@@ -396,7 +396,7 @@ def _scan(dev: Device) -> tuple[list[int], int]:
 
 
 def _device_checks(dev: Device) -> tuple:
-    """The checks of device-resident graphs and matchings (issue 18) on a good input and on broken ones."""
+    """The checks of device-resident graphs and matchings on a good input and on broken ones."""
     g, w, a = BIPARTITE, WEIGHTED, dev.array
     resident(dev, DeviceBipartiteGraph(g.n_rows, g.n_cols, a(g.row_ptr), a(g.row_adj), a(g.col_ptr), a(g.col_adj)))
     rmatch = maximum_bipartite_matching(g.to_scipy(), perm_type="column").astype(np.int32)

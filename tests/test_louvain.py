@@ -104,7 +104,7 @@ def test_same_seed_same_run_and_any_seed_same_answer(seed):
 
 
 def networkx_best(G: nx.Graph, seeds: int = 3, weight: str | None = "weight") -> float:
-    """The quality bar of issue 17: the best modularity of ``networkx.community.louvain_communities`` over a few
+    """The quality bar: the best modularity of ``networkx.community.louvain_communities`` over a few
     seeds (threshold 1e-6, the paper's t_final)."""
     return max(nx.community.modularity(G, nx.community.louvain_communities(G, weight=weight, seed=s, threshold=1e-6),
                                        weight=weight) for s in range(seeds))
@@ -289,7 +289,7 @@ _PLM_CASES = {
 
 @pytest.mark.parametrize("case", sorted(_PLM_CASES))
 def test_within_one_percent_of_networkit_plm(case):
-    """Issue 17's quality bar against the field's parallel Louvain, on the CPU (with NetworKit 11.3, the bucket
+    """The quality bar against the field's parallel Louvain, on the CPU (with NetworKit 11.3, the bucket
     reference's modularity was 0.992 to 1.015 times PLM's on these graphs, the lowest on LFR with mixing 0.3)."""
     graph = _PLM_CASES[case]()
     theirs = _networkit_plm(graph)

@@ -1,4 +1,4 @@
-"""GPU Louvain on a graph already in device memory (issue 18): no copy in, the host input's answer.
+"""GPU Louvain on a graph already in device memory: no copy in, the host input's answer.
 
 On the CPU the simulator's arrays stand in for the GPU's: a :class:`DeviceWeightedGraph` of them is taken
 where it is, checked once on the device, and its facts (entries, isolated vertices, weight) counted there

@@ -1,4 +1,4 @@
-"""Every algorithm returns only pairs of its input (issue #16), checked by oracles written here.
+"""Every algorithm returns only pairs of its input, checked by oracles written here.
 
 The oracles read the input directly — a Python set of the graph's ``(u, v)`` pairs from SciPy, the
 preference lists as given — and never call :mod:`gpusim.types.check`: weighted (greedy, PGA, GPA,
@@ -212,7 +212,7 @@ def test_roma_device_on_sparse_graphs(backend, variant, graph, start):
 @pytest.mark.parametrize("algorithm", ["roma", "rama"])
 @pytest.mark.parametrize("start", ROMA_STARTS)
 def test_roma_rama_cpu_on_karate_and_random_sparse_graphs(algorithm, start):
-    """The issue's case: on karate ROMA and RAMA paired 4 or 5 non-edges; now every pair is an edge, same weight."""
+    """The reported case: on karate ROMA and RAMA paired 4 or 5 non-edges; now every pair is an edge, same weight."""
     for graph in (KARATE, sparse_graph(40, 0.08, 1), sparse_graph(41, 0.15, 2)):
         found = maximum_weight_matching(graph, algorithm, "cpu", mate=start, pad=graph.n % 2 == 1)
         assert_matching_of(graph, found.mate, found.weight)

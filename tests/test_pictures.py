@@ -1,6 +1,6 @@
 """The pictures say what they show: every label legible, no key over an event, nothing hidden silently.
 
-Issue 20: the demo picture drew 32 of its 64 threads without saying so and its labels overlapped;
+Found before: the demo picture drew 32 of its 64 threads without saying so and its labels overlapped;
 tutorial 6's legend covered the bug event; a fence was labelled "warp collective"; the stable
 marriage picture named rows and columns.  Each test draws the picture and measures it.
 """

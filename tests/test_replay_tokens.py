@@ -17,7 +17,7 @@ from gpusim.cli import main
 from gpusim.errors import InvalidArgument, ReplayMismatch
 from gpusim.explore import explore, replay
 
-# Made by gpusim at commit 5728b9d (before the layout of issue 15; token format 1: no version of gpusim, no
+# Made by gpusim at commit 5728b9d (before the families moved into folders; token format 1: no version of gpusim, no
 # kernel fingerprint), with `gpusim demo --threads 4 --block 4 --json` and `explore("lost_update", budget=50)`.
 # The demo's kernel was gpusim.demo.racy_count then (it is gpusim.teaching.demo.racy_count now); the zoo's
 # lost update still launches gpusim.zoo.classic_kernels.count_plain.

@@ -1,5 +1,5 @@
 """Parallel ROMA (seed 002, Alg. 6–9) with its dense matrix already on the device, its matching left there, and the
-weight of every phase added on the device (issue 18).
+weight of every phase added on the device.
 
 On the CPU everything runs on the simulator, whose flat arrays are device arrays too.  Under the sequential
 schedule a run is deterministic, so a device matrix must give exactly the host matrix's matching and phase weights;

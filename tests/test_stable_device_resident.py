@@ -1,4 +1,4 @@
-"""Stable marriage with device-resident input and output (issue 18; seed 003, Paper IV §4).
+"""Stable marriage with device-resident input and output (seed 003, Paper IV §4).
 
 On the CPU everything runs on the simulator, whose arrays are device arrays too: a
 :class:`DevicePreferenceInstance` built from them is taken by ``mw-gpu`` and ``gs-rounds`` without a copy,

@@ -85,7 +85,7 @@ def test_real_kernels_against_independent_oracles(number):
     for drawing in drawings:
         assert f"from gpusim.teaching.drawings import {drawing}" in text
     words = len(re.findall(r"\w+", text))
-    # tutorials 1-8 (about 14 minutes each, issue 20) have 900 to 2,000 words, code included
+    # tutorials 1-8 (about 14 minutes each) have 900 to 2,000 words, code included
     assert 1000 <= words <= 3000, f"tutorial {number}: {words} words, not 10-15 minutes of reading and code"
 
 

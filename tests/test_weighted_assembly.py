@@ -1,4 +1,4 @@
-"""Result assembly and round bookkeeping of the weighted GPU algorithms on the device (issue 18).
+"""Result assembly and round bookkeeping of the weighted GPU algorithms on the device.
 
 Oracles: NumPy on the host (``np.repeat`` for the entry owners, ``math.fsum`` over the input's weights for a
 matching's weight), the sequential greedy references, and hand-made suitor sets.

@@ -1,4 +1,4 @@
-"""``output="device"`` for Suitor, Locally-Dominant and b-Suitor, and their device-resident path (issue 18).
+"""``output="device"`` for Suitor, Locally-Dominant and b-Suitor, and their device-resident path.
 
 Oracles: the same call with ``output="host"`` (and on a host graph), the sequential greedy matching and greedy
 b-matching, NumPy for the slot layout, and a counter of the copies between host and device.  On the CPU the

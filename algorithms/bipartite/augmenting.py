@@ -78,7 +78,7 @@ HUB_DEGREE, HUB_WARP_DEGREE = 1024, 32
 #: (:func:`~gpusim.algorithms.bipartite.kernels_bfs_block.augment_in_one_block`), or chosen by the graph's size.
 LAUNCHES = ("levels", "one-block", "auto")
 #: ``launches="auto"`` runs one block on a GPU for graphs of at most this many edges, where launches cost more
-#: than the work (``benchmarks/RESULTS.md``, issue 18).
+#: than the work (``benchmarks/RESULTS.md``).
 ONE_BLOCK_EDGES = 1 << 15
 #: Threads of the one block, per backend.
 ONE_BLOCK_THREADS = {"sim": 64, "numba": 1024, "cupy": 1024}

@@ -1,4 +1,4 @@
-"""Louvain's input when it already lives in device memory (issue 18): no copy of the edge arrays in.
+"""Louvain's input when it already lives in device memory: no copy of the edge arrays in.
 
 The GPU Louvain method (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`) takes, besides every host
 input of :func:`~gpusim.algorithms.louvain.graph.load_louvain_graph`, a

@@ -1,4 +1,4 @@
-"""What the GPU stable marriage drivers return for device-resident input or ``output="device"`` (issue 18).
+"""What the GPU stable marriage drivers return for device-resident input or ``output="device"``.
 
 - :class:`DeviceStableMatching` (``output="device"``): ``wife`` stays an array of the backend (a CuPy
   array on ``"cupy"``, a numba device array on ``"numba"``, a simulator array on ``"sim"``), so a

@@ -10,7 +10,7 @@ Both drivers take a host :class:`~gpusim.types.preferences.PreferenceInstance` (
 :class:`~gpusim.types.device_preferences.DevicePreferenceInstance` whose lists already live on the device
 (no copy in: the "copy in" phase only allocates the work arrays; checked on the device the first time),
 and return the wives on the host (``output="host"``) or left on the device (``output="device"``, a
-:class:`~gpusim.algorithms.stable.device_result.DeviceStableMatching`) — issue 18.
+:class:`~gpusim.algorithms.stable.device_result.DeviceStableMatching`).
 
 Example
 -------

@@ -5,7 +5,7 @@ slots, and the number of proposals made, so the host copies back one array of ``
 :mod:`gpusim.algorithms.stable.slots`) and writes ``wife[man] = w``; :func:`proposals_made` adds, per warp,
 how far each man went down his list (``man_next[m] - men_ptr[m]``) and :func:`sum_warps` adds the warps'
 sums in a fixed order.  :func:`list_starts` sets every man at the top of his list when the lists are
-already on the device (issue 18: no copy of ``men_ptr`` in).
+already on the device (no copy of ``men_ptr`` in).
 
 Example
 -------

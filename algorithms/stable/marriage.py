@@ -69,7 +69,7 @@ def stable_marriage(instance: PreferenceInstance | DevicePreferenceInstance, alg
         (``{"mcvitie_wilson_gpu": twin}``; :func:`gpusim.language.variants.kernel_table`).
     output:
         ``"host"`` (the default) or, for a GPU algorithm on a GPU backend, ``"device"``: the wives left on
-        the device (issue 18).
+        the device.
 
     Returns
     -------

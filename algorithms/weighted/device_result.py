@@ -1,4 +1,4 @@
-"""A weighted matching (or b-matching) left on the device: what ``output="device"`` returns (issue 18).
+"""A weighted matching (or b-matching) left on the device: what ``output="device"`` returns.
 
 :func:`~gpusim.algorithms.weighted.suitor`, :func:`~gpusim.algorithms.weighted.locally_dominant` and
 :func:`~gpusim.algorithms.weighted.b_suitor` called with ``output="device"`` copy nothing back but the two

@@ -7,7 +7,7 @@ the other matching edge ``(x, M[x])`` whose swap — to ``(u, x), (M[u], M[x])``
 both mates are unchanged, flip, fence, unlock.  Lemma 4.1.1: while a positive-gain 4-cycle exists,
 some thread of every phase flips.  The kernels are in :mod:`gpusim.algorithms.weighted.kernels_roma`.
 
-Alg. 9's loop stays on the device (issue 18): after each phase the matching's weight and the phase's
+Alg. 9's loop stays on the device: after each phase the matching's weight and the phase's
 flips are added there (:mod:`gpusim.algorithms.weighted.kernels_roma_resident`) and read back together,
 two numbers a phase, never the matching.  The matrix may already be on the device (a CuPy or numba
 array, ``__cuda_array_interface__``, a flat simulator array): it is checked and padded there
@@ -187,7 +187,7 @@ def _host_input(weights: Any, options: tuple, device: Device | None, backend: st
     dev.check_fits(8 * size * size + 16 * size, "roma", _ALTERNATIVE)
     flat = dev.array(np.ascontiguousarray(w, np.float64).ravel() if size else np.zeros(1))
     # CuPy copies host arrays asynchronously: without this wait the first phase's time would include the
-    # tail of the matrix's copy (8 GiB at n = 32768, issue 18), which numba's synchronous copy does not
+    # tail of the matrix's copy (8 GiB at n = 32768), which numba's synchronous copy does not
     dev.synchronize()
     return _Run(Launcher(dev), flat, start, n, padded, threshold, max_phases, DenseInput(dev, flat, n, w[:n, :n]),
                 _weight(w, start))

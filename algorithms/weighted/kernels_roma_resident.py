@@ -1,4 +1,4 @@
-"""The kernels around parallel ROMA's phases when its input and output stay on the device (seed 002, Alg. 9; issue 18).
+"""The kernels around parallel ROMA's phases when its input and output stay on the device (seed 002, Alg. 9).
 
 Alg. 9 runs phases (:mod:`gpusim.algorithms.weighted.kernels_roma`) until one flips nothing, and the thesis reports
 the weight after each.  These kernels do the rest of that loop where the matrix lives, so the host copies back two

@@ -1,4 +1,4 @@
-"""b-Suitor's slots laid out on the device, for a graph that lives there (issue 18): no O(n) copy either way.
+"""b-Suitor's slots laid out on the device, for a graph that lives there: no O(n) copy either way.
 
 For a host graph, :func:`~gpusim.algorithms.weighted.driver_b_suitor.b_suitor` computes each vertex's
 capacity ``min(b(v), degree(v))`` and the slot offsets (their prefix sum) on the host and copies them in.

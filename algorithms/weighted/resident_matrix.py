@@ -1,4 +1,4 @@
-"""ROMA's dense weight matrix in device memory (seed 002, Alg. 9; issue 18): taken without a copy, checked there.
+"""ROMA's dense weight matrix in device memory (seed 002, Alg. 9): taken without a copy, checked there.
 
 :func:`~gpusim.algorithms.weighted.driver_roma.roma` takes its ``n x n`` matrix as a host array (copied in) or
 as an array already on a device: a CuPy array, a numba device array or any object with

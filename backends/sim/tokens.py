@@ -6,7 +6,7 @@ A token is ``gs1-`` (the envelope) followed by the zlib-compressed, URL-safe bas
      "launches": [{"kernel": "gpusim.zoo.classic_kernels.racy_count", "source": "3f0c...", "grid": 1,
                    "block": 4, "schedule": [3, 1, ...], ...}, ...]}
 
-``v`` is the token format (:data:`TOKEN_FORMAT`).  Format 1 (gpusim before the layout of issue 15) names each
+``v`` is the token format (:data:`TOKEN_FORMAT`).  Format 1 (gpusim before its families moved into folders) names each
 launch's kernel by its module and name only; format 2 adds the gpusim version that made the token and, per
 launch, the kernel's ``source`` fingerprint (:func:`kernel_fingerprint`: the function's name and code, without
 decorators, docstring, comments or layout).  Replaying, a launch fits when the token names the launched kernel,

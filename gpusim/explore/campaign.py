@@ -56,7 +56,7 @@ class Campaign(Exploration):
     """:class:`~gpusim.explore.Exploration` (the answer ``explore`` gives) and what the campaign did.
 
     ``schedules`` is ``explore``'s count (the failing schedule's index when one failed); ``schedules_run``
-    every schedule the campaign ran, resumed sessions included; ``interleavings`` the distinct ones among
+    every schedule the campaign ran, resumed runs included; ``interleavings`` the distinct ones among
     them; ``counterexamples`` every failing schedule found (``keep_going`` finds more than the first), each
     with its replay token; ``stopped`` why it ended: ``"failure"`` (the first failure in ``explore``'s order),
     ``"budget"``, ``"exhausted"`` or ``"time"`` (a failure then reported may have schedules before it not yet
@@ -172,7 +172,7 @@ def campaign(scenario: str | Scenario, policy: str = "random", budget: int = 100
     ----------
     scenario, policy, budget, seed, depth, max_preemptions, reduction, shrink, engine, races, shrink_time:
         As :func:`~gpusim.explore.explore` (``policy`` one of ``"random"``, ``"pct"``, ``"systematic"``;
-        ``budget`` counts every schedule of the campaign, resumed sessions included): every schedule runs
+        ``budget`` counts every schedule of the campaign, resumed runs included): every schedule runs
         as ``explore`` runs it (the race detector on, ``report``, unless told), on every worker.
     client:
         A ``dask.distributed.Client``; ``None`` runs the chunks in this process.

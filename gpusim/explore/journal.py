@@ -4,7 +4,7 @@ The first line says what the campaign explores (``"record": "campaign"``: scenar
 options that decide its schedules); then one ``"chunk"`` line per chunk of schedules that finished (its
 positions, verdicts, every failure with the replay token of its schedule, the fingerprints of its
 interleavings); a ``"failure"`` line for the first failure, shrunk, with its replay token; a
-``"summary"`` line when a session of the campaign ends.  A killed campaign loses at most the chunks that
+``"summary"`` line when a run of the campaign ends.  A killed campaign loses at most the chunks that
 were running; a line cut short by the kill is dropped when the file is read back.
 
 >>> import os, tempfile

@@ -1,4 +1,4 @@
-"""Checks of device-resident preference lists, by kernels: no list is copied to the host (issue 18).
+"""Checks of device-resident preference lists, by kernels: no list is copied to the host.
 
 A :class:`~gpusim.types.device_preferences.DevicePreferenceInstance` holds what the stable marriage
 kernels of seed 003, Paper IV §4 read: the mutual men's lists as CSR and, beside each entry, the rank the

@@ -2,7 +2,7 @@
 
 Before its first launch a call checks its options, chooses its device, adopts the graph and looks up its work
 arrays (:mod:`gpusim.runtime.workspace`).  That is O(1) host work, but it is Python: 10 to 16 us on the H200's host,
-which a small input feels against device phases of 0.1 to 0.2 ms (issue 18).  A graph already on the device is
+which a small input feels against device phases of 0.1 to 0.2 ms.  A graph already on the device is
 usually called many times with the same options — a pipeline's loop, a benchmark — so the work can be done once, as
 a native program sets up once and launches many times (or as a cuFFT plan is made once and executed many times).
 

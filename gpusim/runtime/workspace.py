@@ -1,4 +1,4 @@
-"""Work arrays a device-resident input keeps between calls (issue 18): allocated by its first call, reused after.
+"""Work arrays a device-resident input keeps between calls: allocated by its first call, reused after.
 
 A small call's host time is largely its device allocations (a few microseconds each through CuPy's pool or
 gpusim's numba pool) and their fills.  A graph already on the device is usually called many times — a pipeline,

@@ -1,4 +1,4 @@
-"""Stable marriage instances whose lists already live in device memory: no copy in (issue 18).
+"""Stable marriage instances whose lists already live in device memory: no copy in.
 
 :class:`DevicePreferenceInstance` is :class:`~gpusim.types.preferences.PreferenceInstance`'s twin for the
 GPU stable marriage algorithms of seed 003, Paper IV §4 (``mw-gpu``, ``gs-rounds``): it holds exactly

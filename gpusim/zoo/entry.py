@@ -18,7 +18,7 @@ class ZooEntry:
 
     ``source`` cites the paper (seed and algorithm number) or the classic source; ``wrong`` says what
     goes wrong and ``fix`` what repairs it.  ``expect_found`` is ``False`` for a documented non-bug:
-    a twin the issue expected to fail that is correct.  ``needs`` names the simulator features it uses
+    a twin one might expect to fail that is correct.  ``needs`` names the simulator features it uses
     (``"weak"`` memory, ``"lockstep"`` warps).
     """
 

@@ -187,7 +187,7 @@ add_entry(
     "atomic_flip_max_first", _roma_phase(atomic_flip_max_first, 6, 0), _roma_phase({}, 6, 0),
     threads=6, expect_found=False,
     source=_ALG7 + " and Lemma 4.1.1",
-    wrong="none: the issue expected locking max(u, x) first to break progress, but it is still one global lock "
+    wrong="none: one might expect locking max(u, x) first to break progress, but it is still one global lock "
           "order, and Lemma 4.1.1's argument is symmetric (a documented non-bug: expected not found)",
     fix="nothing to fix; min-first is the paper's choice",
 )
