@@ -38,7 +38,7 @@ def memset(pointer: int, value: Any, dtype: np.dtype, n: int, stream: int = 0) -
     ``stream`` (the default stream unless given): ``cuMemsetD8Async`` when ``value`` is one byte repeated (0, -1),
     ``cuMemsetD32Async`` for 4-byte items.  False, and nothing done, for other 8-byte values or where the CUDA
     Python bindings are missing: the caller fills with a kernel then.  Either memset costs the host a few
-    microseconds; a kernel launched to fill costs several times that (``benchmarks/diagnostics/host_costs.py``).
+    microseconds; a kernel launched to fill costs several times that.
 
     >>> memset(0, 1.5, np.dtype(np.float64), 4)    # no 8-byte memset: the caller launches a fill kernel
     False

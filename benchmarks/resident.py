@@ -170,8 +170,8 @@ def louvain_cases(large: bool, quick: bool) -> list[Case]:
 
 
 def case_named(family_algorithm: str, large: bool, quick: bool = False) -> Case:
-    """The case ``"family:algorithm"`` (e.g. ``"weighted:ld"``), on the large or the small input; the diagnostics in
-    ``benchmarks/diagnostics`` take their cases so."""
+    """The case ``"family:algorithm"`` (e.g. ``"weighted:ld"``), on the large or the small input; the profiler
+    (``benchmarks/profile.py``) takes its cases so."""
     family, algorithm = family_algorithm.split(":")
     maker = roma_cases if algorithm == "roma" else globals()[f"{family}_cases"]
     return next(c for c in maker(large, quick) if c.algorithm == algorithm)
