@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import subprocess
 import sys
 import time
@@ -83,6 +84,9 @@ def run_all(rest: list[str]) -> int:
     for area in AREAS.values():
         if area.gpu and not gpu:
             print(f"== {area.name}: skipped (needs a GPU)", flush=True)
+            continue
+        if importlib.util.find_spec(f"benchmarks.{area.module}") is None:
+            print(f"== {area.name}: skipped (benchmarks/{area.module}.py is not in this checkout)", flush=True)
             continue
         print(f"== {area.name}", flush=True)
         begin = time.perf_counter()
