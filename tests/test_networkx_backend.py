@@ -20,7 +20,8 @@ from gpusim.interop.networkx_backend import EXPECTED_FAILURES, BackendInterface
 pytestmark = pytest.mark.skipif("gpusim" not in nx.utils.backends.backends,
                                 reason="gpusim's networkx.backends entry point is not installed (pip install -e .)")
 
-NETWORKX_TESTS = ("networkx.algorithms.community.tests.test_louvain", "networkx.algorithms.bipartite.tests.test_matching")
+NETWORKX_TESTS = ("networkx.algorithms.community.tests.test_louvain",
+                  "networkx.algorithms.bipartite.tests.test_matching")
 
 
 def test_networkx_test_files_pass_through_the_backend(tmp_path):
