@@ -273,6 +273,13 @@ class CupyBackend(GpuBackend):
         index_32_bits = tuple(bool(a._index_32_bits) if isinstance(a, ndarray) else True for a in args)
         return types_, index_32_bits, self._cupy.cuda.runtime.getDevice()
 
+    def argument_types(self, signature: tuple) -> tuple:
+        return signature[0]
+
+    def declared_signature(self, kernel) -> tuple:
+        types_ = tuple((p.dtype, p.is_array) for p in kernel.signature)
+        return types_, (True,) * len(types_), self._cupy.cuda.runtime.getDevice()
+
     def compile(self, kernel, signature: tuple):
         """``(CuPy function, cooperative launch)`` for ``kernel`` at ``signature``."""
         types_, index_32_bits, _ = signature
