@@ -86,17 +86,19 @@ def language_stamp(backend: str) -> str:
         import importlib
         import importlib.metadata
 
-        import gpusim
-
         module = importlib.import_module(f"gpusim.backends.{backend}_language")
         source = Path(module.__file__).read_bytes() if module.__file__ else b""
-        package = "numba-cuda" if backend == "numba" else "cupy"
+        if backend == "cupy":
+            from gpusim.backends.cupy import cupy_version
+
+            versions = [f"cupy {cupy_version()}"]
+        else:
+            versions = [f"numba-cuda {importlib.metadata.version('numba-cuda')}"]
         try:
-            version = importlib.metadata.version(package)
-        except importlib.metadata.PackageNotFoundError:
-            version = "?"
-        found = _STAMPS[backend] = (f"{backend} {package} {version} gpusim {gpusim.__version__} "
-                                    f"T {hashlib.sha256(source).hexdigest()[:16]}")
+            versions.append(f"gpusim {importlib.metadata.version('gpusim')}")
+        except importlib.metadata.PackageNotFoundError:  # a checkout on the path, not installed
+            versions.append("gpusim (not installed)")
+        found = _STAMPS[backend] = f"{backend} {' '.join(versions)} T {hashlib.sha256(source).hexdigest()[:16]}"
     return found
 
 
