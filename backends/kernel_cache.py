@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cache_dir", "compile_progress", "compiled_here", "expecting", "language_stamp", "ledger_key",
-           "mark_compiled", "numba_kernel_cache", "uncached"]
+__all__ = ["cache_dir", "compile_progress", "compiled_here", "expecting", "keep_transpiled", "language_stamp",
+           "ledger_key", "load_transpiled", "mark_compiled", "numba_kernel_cache", "uncached"]
 
 _LEDGER = "gpusim-compiled"
 
@@ -87,7 +87,7 @@ def language_stamp(backend: str) -> str:
         import importlib.metadata
 
         module = importlib.import_module(f"gpusim.backends.{backend}_language")
-        source = Path(module.__file__).read_bytes() if module.__file__ else b""
+        source = b"".join(path.read_bytes() for path in _language_files(module.__file__, backend))
         if backend == "cupy":
             from gpusim.backends.cupy import cupy_version
 
@@ -100,6 +100,37 @@ def language_stamp(backend: str) -> str:
             versions.append("gpusim (not installed)")
         found = _STAMPS[backend] = f"{backend} {' '.join(versions)} T {hashlib.sha256(source).hexdigest()[:16]}"
     return found
+
+
+def _language_files(language: str | None, backend: str) -> list[Path]:
+    """The source files of ``backend``'s ``T``: its language module and, for CuPy, the shims it is built on."""
+    if not language:
+        return []
+    here = Path(language)
+    return [path for path in (here, here.with_name(f"{backend}_shims.py")) if path.exists()]
+
+
+def load_transpiled(key: str) -> dict | None:
+    """cupyx's transpiled kernel named ``key`` (its CUDA source and how to compile it) as this machine kept it, or
+    None: transpiling a kernel (cupyx walks its Python source) costs a warm process more than loading its binary."""
+    import json
+
+    try:
+        return json.loads((cache_dir("cupy") / "gpusim-transpiled" / f"{key}.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def keep_transpiled(key: str, transpiled: dict) -> None:
+    """Keep cupyx's transpiled kernel ``transpiled`` under ``key`` (a read-only cache: nothing)."""
+    import json
+
+    with contextlib.suppress(OSError):
+        folder = cache_dir("cupy") / "gpusim-transpiled"
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f"{key}.json.{os.getpid()}"
+        partial.write_text(json.dumps(transpiled))
+        partial.replace(folder / f"{key}.json")  # whole or not at all, whatever other processes do
 
 
 def numba_kernel_cache(py_func: Any, digest: str) -> Any:

@@ -197,3 +197,24 @@ def test_on_a_gpu_a_variant_after_a_cached_run_is_the_variant(tmp_path):
     assert run("variant") == "[0, 10, 20, 30] 0"  # compiled anew: 2 * (i * 5), not the original's binary
     assert run("variant") == "[0, 10, 20, 30] 1"
     assert np.array_equal([14, 16, 18, 20], [2 * (i + 7) for i in range(4)])
+
+
+def test_cupy_transpiles_a_kernel_once_per_machine_and_a_variant_as_itself(tmp_path, monkeypatch):
+    pytest.importorskip("cupyx.jit")
+    import gpusim.backends.cupy as cupy_backend
+
+    monkeypatch.setenv("CUPY_CACHE_DIR", str(tmp_path))
+    types_ = tuple((p.dtype, p.is_array) for p in apply_step.signature)
+    original = cupy_backend.transpiled(apply_step, types_, (True, True))
+    assert "__global__" in original["code"] and original["func_name"]
+    assert list((tmp_path / "gpusim-transpiled").glob("*.json"))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("transpiled again although this machine kept it")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(cupy_backend, "transpile_kernel", refuse)
+        assert cupy_backend.transpiled(apply_step, types_, (True, True)) == original
+    variant = cupy_backend.transpiled(with_devices(apply_step, {"step": times_five}), types_, (True, True))
+    assert variant["code"] != original["code"] and "* 5" in variant["code"].replace("*5", "* 5")
+    assert cupy_backend.transpiled(apply_step, types_, (False, True))["code"] != original["code"]  # 64-bit indexing
