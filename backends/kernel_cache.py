@@ -89,9 +89,7 @@ def language_stamp(backend: str) -> str:
         module = importlib.import_module(f"gpusim.backends.{backend}_language")
         source = b"".join(path.read_bytes() for path in _language_files(module.__file__, backend))
         if backend == "cupy":
-            from gpusim.backends.cupy import cupy_version
-
-            versions = [f"cupy {cupy_version()}"]
+            versions = [f"cupy {importlib.import_module('cupy').__version__}"]  # imported with its T already
         else:
             versions = [f"numba-cuda {importlib.metadata.version('numba-cuda')}"]
         try:
