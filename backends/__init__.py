@@ -15,7 +15,7 @@ import numpy as np
 
 from gpusim.errors import BackendUnavailable, InvalidArgument
 
-__all__ = ["GPU_BACKENDS", "Backend", "gpu_status", "load_backend"]
+__all__ = ["GPU_BACKENDS", "Backend", "cuda_driver_missing", "gpu_status", "load_backend"]
 
 #: The GPU backends, in the order ``"auto"`` tries them.
 GPU_BACKENDS = ("numba", "cupy")
@@ -42,10 +42,48 @@ def _module(name: str):
     return importlib.import_module(f"gpusim.backends.{name}")
 
 
+#: The CUDA driver library each system loads (what numba-cuda and CuPy load in turn).
+_DRIVER_LIBRARIES = {"win32": "nvcuda.dll", "darwin": None}
+_DRIVER: list[str | None] = []
+
+
+def cuda_driver_missing() -> str | None:
+    """Why there can be no GPU here, found without importing numba-cuda or CuPy (which take about two seconds to
+    import): the CUDA driver library does not load.  ``None`` when it loads (the backends' own probes then say
+    whether a GPU works) or when numba's CUDA simulator is asked for (``NUMBA_ENABLE_CUDASIM``).  Asked once
+    per process: a driver installed while a process runs is not used by that process anyway.
+
+    >>> cuda_driver_missing() is None or "CUDA driver" in cuda_driver_missing()
+    True
+    """
+    if not _DRIVER:
+        import ctypes
+        import os
+        import sys
+
+        library = _DRIVER_LIBRARIES.get(sys.platform, "libcuda.so.1")
+        why = None
+        if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+            why = None
+        elif library is None:
+            why = f"no CUDA driver exists for {sys.platform}"
+        else:
+            try:
+                ctypes.CDLL(library)
+            except OSError:
+                why = f"no CUDA driver ({library} does not load)"
+        _DRIVER.append(why)
+    return _DRIVER[0]
+
+
 def gpu_status(name: str) -> tuple[bool, str]:
-    """Whether GPU backend ``name`` can launch kernels here, and if not, why (one line)."""
+    """Whether GPU backend ``name`` can launch kernels here, and if not, why (one line).  Without a CUDA driver
+    the answer comes at once (:func:`cuda_driver_missing`), before numba-cuda or CuPy is imported."""
     if name not in GPU_BACKENDS:
         raise InvalidArgument(f"{name!r} is not a GPU backend; choose from {GPU_BACKENDS}")
+    missing = cuda_driver_missing()
+    if missing is not None:
+        return False, f"{missing}; Device({name!r}) needs an NVIDIA GPU, its driver, and pip install 'gpusim[cuda]'"
     return _module(name).availability()
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from gpusim.backends.gpu import GpuBackend, kept_once_working, memset
 from gpusim.errors import BackendUnavailable, KernelSyntaxError
 
-__all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "probe", "transpile_kernel"]
+__all__ = ["CupyBackend", "availability", "create_backend", "nvrtc_ptx", "probe", "transpile_kernel", "transpiled"]
 
 _INSTALL = "pip install 'gpusim[cupy]' (CuPy for your CUDA: cupy-cuda12x or cupy-cuda13x)"
 _NEEDS = f"Device('cupy') needs an NVIDIA GPU, its driver, and {_INSTALL}"
@@ -162,6 +162,26 @@ def transpile_kernel(kernel, types_: tuple, index_32_bits: tuple[bool, ...] | No
         ) from exc
 
 
+def transpiled(kernel, types_: tuple, index_32_bits: tuple[bool, ...]) -> dict:
+    """What :func:`transpile_kernel` makes of ``kernel`` (``code``, ``func_name``, ``options``, ``backend``,
+    ``jitify``, ``enable_cooperative_groups``), kept on this machine under the kernel's fingerprint (every
+    ``@device`` step bound into it, cupyx's ``T`` and versions) and argument types: cupyx walks a kernel's Python
+    source once per machine, not once per process (:mod:`gpusim.backends.kernel_cache`)."""
+    from gpusim.backends.kernel_cache import keep_transpiled, language_stamp, ledger_key, load_transpiled
+    from gpusim.language.fingerprint import fingerprint
+
+    bits = "".join("1" if small else "0" for small in index_32_bits)
+    key = f"{ledger_key(fingerprint(kernel, language_stamp('cupy')), types_)}-{bits}"
+    found = load_transpiled(key)
+    if found is None:
+        result = transpile_kernel(kernel, types_, index_32_bits)
+        found = {"code": result.code, "func_name": result.func_name, "options": list(result.options),
+                 "backend": result.backend, "jitify": bool(result.jitify),
+                 "enable_cooperative_groups": bool(result.enable_cooperative_groups)}
+        keep_transpiled(key, found)
+    return found
+
+
 def nvrtc_ptx(result, cc: tuple[int, int] = (8, 0)) -> str:
     """Compile a cupyx ``Result`` (from :func:`transpile_kernel`) to PTX with NVRTC, without a GPU.
 
@@ -273,25 +293,33 @@ class CupyBackend(GpuBackend):
         index_32_bits = tuple(bool(a._index_32_bits) if isinstance(a, ndarray) else True for a in args)
         return types_, index_32_bits, self._cupy.cuda.runtime.getDevice()
 
+    def argument_types(self, signature: tuple) -> tuple:
+        return signature[0]
+
+    def declared_signature(self, kernel) -> tuple:
+        types_ = tuple((p.dtype, p.is_array) for p in kernel.signature)
+        return types_, (True,) * len(types_), self._cupy.cuda.runtime.getDevice()
+
     def compile(self, kernel, signature: tuple):
-        """``(CuPy function, cooperative launch)`` for ``kernel`` at ``signature``."""
+        """``(CuPy function, cooperative launch)`` for ``kernel`` at ``signature``: the CUDA source transpiled by cupyx
+        (or as this machine kept it, :func:`transpiled`), compiled by CuPy, whose disk cache keeps the binary."""
         types_, index_32_bits, _ = signature
-        result = transpile_kernel(kernel, types_, index_32_bits)
+        result = transpiled(kernel, types_, index_32_bits)
         from cupy._core import core
 
-        options = tuple(result.options)
-        if result.backend == "nvcc":
+        options = tuple(result["options"])
+        if result["backend"] == "nvcc":
             options += ("-DCUPY_JIT_NVCC",)
         try:
             module = core.compile_with_cache(
-                source=result.code, options=options, backend=result.backend, jitify=result.jitify
+                source=result["code"], options=options, backend=result["backend"], jitify=result["jitify"]
             )
         except Exception as exc:
             raise KernelSyntaxError(
                 f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) transpiled, but its CUDA source "
                 f"does not compile: {type(exc).__name__}: {exc}"
             ) from exc
-        return module.get_function(result.func_name), result.enable_cooperative_groups
+        return module.get_function(result["func_name"]), result["enable_cooperative_groups"]
 
     def run(self, compiled, grid: int, block: int, args: tuple) -> None:
         function, cooperative = compiled

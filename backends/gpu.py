@@ -198,13 +198,38 @@ class GpuBackend(ABC):
             if unregister is not None:
                 unregister()
 
+    def declared_signature(self, kernel) -> tuple:
+        """The :meth:`signature` a launch with ``kernel``'s declared argument types has (``gpusim compile``)."""
+        return tuple((p.dtype, p.is_array) for p in kernel.signature)
+
+    def argument_types(self, signature: tuple) -> tuple:
+        """``((dtype, is_array), ...)`` of a :meth:`signature` (what the machine's ledger of compiled kernels names)."""
+        return signature
+
     def compiled(self, kernel, signature: tuple) -> Any:
-        """The compiled kernel for ``kernel`` at ``signature``, compiled on first use."""
+        """The compiled kernel for ``kernel`` at ``signature``, compiled on first use (in this process; from the disk
+        cache where this machine compiled it before).  A kernel never compiled on this machine shows the first
+        compile's line and bar (:func:`~gpusim.backends.kernel_cache.compile_progress`)."""
         key = (kernel, signature)
         found = self._compiled.get(key)
         if found is None:
+            from gpusim.backends.kernel_cache import (
+                compile_progress,
+                compiled_here,
+                language_stamp,
+                ledger_key,
+                mark_compiled,
+            )
+            from gpusim.language.fingerprint import fingerprint
+
+            noted = ledger_key(fingerprint(kernel, language_stamp(self.name)), self.argument_types(signature))
+            first = not compiled_here(self.name, noted)
+            bar = compile_progress(self.name) if first else None
             found = self._compiled[key] = self.compile(kernel, signature)
             self._compilations[0] += 1
+            if first:
+                mark_compiled(self.name, noted)
+                bar.update(1)
         return found
 
     def launch(self, kernel, grid: int, block: int, args: tuple) -> None:

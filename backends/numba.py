@@ -115,6 +115,26 @@ def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
     return tuple(out)
 
 
+def cached_jit(clone, signature: tuple, kernel) -> Any:
+    """``numba.cuda.jit(signature)(clone)`` whose compiled kernel numba keeps on disk, keyed also by ``kernel``'s
+    fingerprint (:func:`gpusim.backends.kernel_cache.numba_kernel_cache`): loaded, not compiled, where this machine
+    compiled the same kernel before; without a usable cache directory, compiled as ``numba.cuda.jit`` does."""
+    from numba import cuda
+
+    from gpusim.backends.kernel_cache import language_stamp, numba_kernel_cache
+    from gpusim.language.fingerprint import fingerprint
+
+    cache = numba_kernel_cache(clone, fingerprint(kernel, language_stamp("numba")))
+    if cache is None:
+        return cuda.jit(signature)(clone)
+    dispatcher = cuda.jit(clone)
+    dispatcher._cache = cache
+    dispatcher.compile(signature)
+    dispatcher._specialized = True  # as numba.cuda.jit(signature) leaves it: one overload, no more compiling
+    dispatcher.disable_compile()
+    return dispatcher
+
+
 def bind_kernel(kernel):
     """``kernel`` bound to numba's ``T``; its ``@device`` helpers become inlined device functions."""
     from gpusim.backends.numba_language import T, inline_device
@@ -262,7 +282,7 @@ class NumbaBackend(GpuBackend):
     def compile(self, kernel, signature: tuple) -> NumbaLaunch:
         clone = bind_kernel(kernel)
         try:
-            dispatcher = self._cuda.jit(numba_signature(signature))(clone)
+            dispatcher = cached_jit(clone, numba_signature(signature), kernel)
         except Exception as exc:
             described = ", ".join(f"{d.name}[:]" if a else d.name for d, a in signature)
             raise KernelSyntaxError(

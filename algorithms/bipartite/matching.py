@@ -49,8 +49,8 @@ def maximum_bipartite_matching(graph: BipartiteGraph, algorithm: str = "gpr", ba
         ``"gpr"``, ``"apfb"``, ``"apsb"`` (GPU algorithms, on ``sim``, ``numba`` or ``cupy``) or
         ``"hk"``, ``"pfp"``, ``"pr"`` (sequential references, on ``cpu``).
     backend:
-        ``"auto"`` takes a GPU when one works, else the simulator for small inputs and, for large
-        ones, ``cpu``.  On ``cpu`` a GPU algorithm runs its sequential counterpart (``gpr`` → ``pr``,
+        ``"auto"`` takes a GPU when one works, else ``cpu`` (never the simulator: ask for ``"sim"``).
+        On ``cpu`` a GPU algorithm runs its sequential counterpart (``gpr`` → ``pr``,
         ``apfb``/``apsb`` → ``hk``); ``stats["chosen"]`` says what ran and why.
     **options:
         Passed on to the algorithm (e.g. ``layout="mt"``, ``variant="first"``, ``k=0.5``,

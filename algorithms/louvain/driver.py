@@ -41,7 +41,7 @@ import numbers
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device import Device, choose_backend
+from gpusim.runtime.device import Device, choose_backend, choose_device
 from gpusim.runtime.device_graphs import device_backend, resident
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.launcher import Launcher
@@ -242,9 +242,9 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
         raise InvalidArgument(f"community ids must lie in 0..{graph.n - 1}, "
                               f"got {int(labels.min())}..{int(labels.max())}")
     if device is None:
-        chosen, _ = choose_backend(backend, graph.n_entries)
-        if chosen == "cpu":
+        if backend == "cpu":
             raise InvalidArgument("aggregate runs the kernels: backend must be sim, numba, cupy or auto")
+        chosen, _ = choose_device(backend)
         device = Device("sim", trace=False) if chosen == "sim" else Device(chosen)
     run = _Run(graph, device, 1.0, (T_FINAL, T_BIN, BIN_VERTICES), "buckets", PAPER, False)
     if graph.n == 0:

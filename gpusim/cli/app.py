@@ -9,6 +9,7 @@ replays it, and ``--html PAGE`` writes the run as a page to step through in a br
 ``gpusim bench sim`` measures the simulator against numba's CUDA simulator.
 ``gpusim algorithms`` lists the registered algorithms, their papers, backends and guarantees.
 ``gpusim exercise`` lists the exercises, shows one, or checks a learner's kernel against one.
+``gpusim compile`` builds every algorithm's kernels ahead, into the GPU backends' disk caches.
 Errors are one line on stderr, exit status 2 for bad usage and 1 for a failed run
 (:mod:`gpusim.cli.common`); ``--debug`` shows the traceback.
 """
@@ -23,6 +24,7 @@ from gpusim import __version__
 from gpusim.cli.algorithms import register_algorithms
 from gpusim.cli.bench import register_bench
 from gpusim.cli.common import Parser, common_options, run_checked
+from gpusim.cli.compile_kernels import register_compile
 from gpusim.cli.demo import register_demo
 from gpusim.cli.exercise import register_exercise
 from gpusim.cli.explore import register_explore
@@ -34,7 +36,7 @@ __all__ = ["main"]
 
 #: The subcommands, in the order ``gpusim --help`` lists them: each module adds its own parser.
 SUBCOMMANDS = (register_match, register_demo, register_bench, register_explore, register_stable, register_louvain,
-               register_algorithms, register_exercise)
+               register_algorithms, register_exercise, register_compile)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,25 +32,40 @@ from gpusim.errors import InsufficientDeviceMemory, InvalidArgument, InvalidArgu
 from gpusim.language.kernels import KERNEL_DTYPES, Kernel
 from gpusim.types.arguments import check_positive_int
 
-__all__ = ["BACKENDS", "BACKEND_CHOICES", "SIM_AUTO_LIMIT", "Device", "choose_backend", "memory_shortfall"]
+__all__ = ["BACKENDS", "BACKEND_CHOICES", "Device", "choose_backend", "choose_device", "memory_shortfall"]
 
-#: Backend names ``Device`` accepts; ``"auto"`` picks the first GPU backend that works, else ``"sim"``.
+#: Backend names ``Device`` accepts; ``"auto"`` picks the first GPU backend that works, else ``"sim"`` (the only
+#: device without a GPU: :func:`choose_device`).
 BACKENDS = ("auto", "sim", "numba", "cupy")
-#: What ``backend=`` accepts for an algorithm: the devices, ``"auto"``, and ``"cpu"`` (the sequential
-#: references, a choice of :func:`gpusim.runtime.dispatch.dispatch`, not of a ``Device``).
+#: What ``backend=`` accepts for an algorithm: the devices, ``"auto"``, and ``"cpu"`` (the compiled CPU engine, a
+#: choice of :func:`gpusim.runtime.dispatch.dispatch`, not of a ``Device``).
 BACKEND_CHOICES = (*BACKENDS, "cpu")
 MAX_BLOCK = 1024
-#: With ``backend="auto"`` and no GPU, an input of up to this many edges (or list entries) runs on the
-#: simulator; a larger one on ``"cpu"``, the sequential references (see :mod:`gpusim.runtime.dispatch`).
-SIM_AUTO_LIMIT = 20_000
+
+
+def _working_gpu() -> tuple[str | None, str]:
+    """The first GPU backend that works and why, or ``(None, why none does)``."""
+    from gpusim.backends import GPU_BACKENDS, cuda_driver_missing, gpu_status  # only "auto" looks at the GPUs
+
+    missing = cuda_driver_missing()
+    if missing is not None:
+        return None, f"auto: {missing}"
+    reasons = []
+    for candidate in GPU_BACKENDS:
+        ok, why = gpu_status(candidate)
+        if ok:
+            return candidate, f"auto: {candidate} works ({why})"
+        reasons.append(f"{candidate}: {why.split(' (')[0].split(';')[0]}")
+    return None, f"auto: no GPU ({'; '.join(reasons)})"
 
 
 def choose_backend(backend: str, size: int | None = None) -> tuple[str, str]:
-    """The one backend chooser: ``backend`` made concrete, and why.
+    """The one backend chooser for an answer: ``backend`` made concrete, and why.
 
-    ``"auto"`` takes the first GPU backend that works; with none, the simulator for an input of at
-    most :data:`SIM_AUTO_LIMIT` (or of no stated ``size``), else ``"cpu"``.  Any other name is
-    returned as asked for.
+    ``"auto"`` computes on the fastest engine present: the first GPU backend that works, else ``"cpu"``
+    (the compiled CPU engine).  It never picks the simulator, which computes answers only when asked
+    (``backend="sim"``), whatever the input's ``size`` (edges or list entries; callers may state it, the choice
+    no longer depends on it).  Any other name is returned as asked for.
 
     >>> choose_backend("sim", 10)
     ('sim', 'asked for')
@@ -59,20 +74,25 @@ def choose_backend(backend: str, size: int | None = None) -> tuple[str, str]:
         raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
     if backend != "auto":
         return backend, "asked for"
-    from gpusim.backends import GPU_BACKENDS, gpu_status  # only "auto" looks at the GPUs
+    gpu, why = _working_gpu()
+    if gpu is not None:
+        return gpu, why
+    return "cpu", f"{why}; the compiled CPU engine"
 
-    reasons = []
-    for candidate in GPU_BACKENDS:
-        ok, why = gpu_status(candidate)
-        if ok:
-            return candidate, f"auto: {candidate} works ({why})"
-        reasons.append(f"{candidate}: {why.split(' (')[0].split(';')[0]}")
-    no_gpu = f"auto: no GPU ({'; '.join(reasons)})"
-    if size is None:
-        return "sim", f"{no_gpu}; using the simulator"
-    if size <= SIM_AUTO_LIMIT:
-        return "sim", f"{no_gpu}; {size} edges fit the simulator"
-    return "cpu", f"{no_gpu}; {size} edges are too many for the simulator"
+
+def choose_device(backend: str) -> tuple[str, str]:
+    """The backend of a :class:`Device` (one that launches kernels), and why: ``"auto"`` takes the first GPU
+    backend that works, else the simulator, the one device there is without a GPU.
+
+    >>> choose_device("numba")
+    ('numba', 'asked for')
+    """
+    if backend not in BACKENDS:
+        raise InvalidArgument(f"backend={backend!r} is not one of {BACKENDS}")
+    if backend != "auto":
+        return backend, "asked for"
+    gpu, why = _working_gpu()
+    return (gpu, why) if gpu is not None else ("sim", f"{why}; the simulator, the one device without a GPU")
 
 
 def _size(n: int) -> str:
@@ -126,7 +146,7 @@ class Device:
             raise InvalidArgumentType(f"backend must be a string, one of {BACKENDS}, got {backend!r}")
         if backend not in BACKENDS:
             raise InvalidArgument(f"backend={backend!r} is not one of {BACKENDS}")
-        name, self.reason = choose_backend(backend)
+        name, self.reason = choose_device(backend)
         self._impl = load_backend(name, options)
         self.backend: str = self._impl.name
 

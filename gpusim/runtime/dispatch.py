@@ -41,9 +41,22 @@ def dispatch(problem: str, data: Any, algorithm: str, backend: str = "auto", *, 
     if chosen == "cpu" and "cpu" not in entry.backends:
         entry = lookup(problem, entry.on_cpu)
         reason = f"{reason}: ran its sequential counterpart {entry.name}"
-    result = entry.run(data, backend=chosen, **options)
+    result = _run(entry, data, chosen, options)
     _stats(result)["chosen"] = reason
     return result
+
+
+def _run(entry: Any, data: Any, chosen: str, options: dict) -> Any:
+    """``entry.run`` on ``chosen``; on a GPU backend (given or a device's) the first compile of the entry's kernels on
+    this machine says how many there are (:func:`gpusim.backends.kernel_cache.expecting`)."""
+    device = options.get("device")
+    where = getattr(device, "backend", chosen)
+    if where not in ("numba", "cupy") or not entry.kernels:
+        return entry.run(data, backend=chosen, **options)
+    from gpusim.backends.kernel_cache import expecting
+
+    with expecting(where, entry.kernels):
+        return entry.run(data, backend=chosen, **options)
 
 
 def _stats(result: Any) -> dict:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 
@@ -55,7 +55,8 @@ def check_count(name: str, value: Any) -> int:
 
 
 def as_1d(name: str, values: Any) -> np.ndarray:
-    if sp.issparse(values):
+    sparse = sys.modules.get("scipy.sparse")  # not imported here: a SciPy matrix exists only once SciPy is loaded
+    if sparse is not None and sparse.issparse(values):
         raise InvalidArgumentType(f"{name} must be a 1-D array, got a SciPy sparse {type_name(values)}")
     try:
         arr = np.asarray(values)
