@@ -18,6 +18,7 @@ gpu-basics     launch overhead, compilation and copy bandwidth                  
 sim            the simulator's scheduling points per second against numba's CUDA simulator
 explore        the explorer's schedules per second per engine, and campaigns on 1-16 Dask workers
 cpu            the compiled CPU engine against NetworkX, SciPy and NetworKit
+first-contact  fresh processes: every subcommand with empty and warm kernel caches, and gpusim --help
 =============  ==========================================================================================
 
 Anchors (ECL-MM, ν-Louvain/GVE-Louvain) are built from ``../shared/anchors/`` (or ``.anchors/``) when present,
@@ -55,6 +56,7 @@ AREAS = {area.name: area for area in (
     Area("sim", "sim", False, "simulator throughput against numba's CUDA simulator"),
     Area("explore", "explore", False, "explorer throughput per engine and scaling on Dask workers"),
     Area("cpu", "cpu", False, "the CPU engine against NetworkX, SciPy and NetworKit"),
+    Area("first-contact", "first_contact", False, "fresh processes: every subcommand, empty and warm caches"),
 )}
 
 

@@ -8,8 +8,8 @@ with the caches that run filled (every later run).  ``gpusim --help`` is timed t
 of the whole process, as a user's shell would see them.  Goals: warm ≤ 2 s for a bundled example, first-ever
 ≤ 10 s, ``gpusim --help`` ≤ 0.5 s.
 
-Run: ``python benchmarks/first_contact.py [--quick] [--out DIR]``; writes ``DIR/first-contact.json`` and
-``DIR/first-contact.png`` (default ``DIR``: a ``first-contact`` folder in the current directory) and prints a table.
+Run: ``python -m benchmarks first-contact [--quick] [--out DIR]``; writes ``DIR/first-contact.json`` and
+``DIR/first-contact.png`` (default ``DIR``: ``benchmarks/results/<device>/``) and prints a table.
 ``--quick``: one warm run per row instead of three.  Runs on a machine without a GPU too (``cpu`` rows only).
 """
 
@@ -145,20 +145,20 @@ def picture(rows: list[dict], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one warm run per row instead of three")
-    parser.add_argument("--out", default="first-contact", help="folder for first-contact.json and .png")
+    from benchmarks import machine
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks first-contact", description=__doc__.splitlines()[0])
+    machine.add_out(parser)
     args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    json_path, png_path = machine.outputs(args, "first-contact")
     backends = _backends()
     rows = measure(backends, 1 if args.quick else 3)
     report = {"device": _device(), "date": datetime.date.today().isoformat(), "commit": _commit(),
               "command": " ".join([sys.executable, *(sys.argv if argv is None else [__file__, *argv])]),
               "cpu_count": os.cpu_count(), "python": platform.python_version(), "backends": backends,
               "goals_s": GOALS, "rows": rows}
-    (out / "first-contact.json").write_text(json.dumps(report, indent=1))
-    picture(rows, out / "first-contact.png")
+    json_path.write_text(json.dumps(report, indent=1))
+    picture(rows, png_path)
     print(f"{report['device']}; {report['date']}; commit {report['commit']}")
     print(f"{'command':<28} {'backend':<7} {'first s':>8} {'warm s':>8} {'(cpu s)':>15}  goals")
     for row in rows:
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu = f"({row['first_cpu_s']:.2f}, {row['warm_cpu_s']:.2f})"
         print(f"{row['command']:<28} {row['backend'] or '-':<7} {row['first_s']:>8.2f} {row['warm_s']:>8.2f} "
               f"{cpu:>15}  {verdict}{status}")
-    print(f"wrote {out / 'first-contact.json'} and {out / 'first-contact.png'}")
+    print(f"wrote {json_path} and {png_path}")
     return 1 if any(row["exit_status"] for row in rows) else 0
 
 
