@@ -51,7 +51,7 @@ from gpusim.algorithms.louvain import gpu_louvain, modularity
 from gpusim.algorithms.stable import gale_shapley
 from gpusim.algorithms.weighted import b_suitor, reference_b_suitor, reference_greedy
 from gpusim.backends import GPU_BACKENDS, gpu_status
-from gpusim.runtime.device_graphs import to_device
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.generators import uniform_random

@@ -59,7 +59,7 @@ from gpusim.algorithms.weighted import (
     reference_suitor,
 )
 from gpusim.backends import GPU_BACKENDS, gpu_status
-from gpusim.runtime.device_graphs import to_device
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.types.complete_graphs import exponential, geometric, uniform
 from gpusim.types.graphs import WeightedGraph
 

@@ -16,7 +16,7 @@ from gpusim import Device
 from gpusim.algorithms.bipartite.augmenting import ONE_BLOCK_EDGES, _one_block
 from gpusim.algorithms.bipartite.kernels_bfs import fix_rows
 from gpusim.errors import InvalidArgument
-from gpusim.runtime.device_graphs import to_device
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.testing.strategies import bipartite_graphs
 from gpusim.types.generators import uniform_random
 from gpusim.types.graphs import BipartiteGraph

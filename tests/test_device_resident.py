@@ -22,7 +22,7 @@ from gpusim.cli import main
 from gpusim.errors import InsufficientDeviceMemory, InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import memory_shortfall
 from gpusim.runtime.device_checks import csr_problem, matched_count, matching_problem
-from gpusim.runtime.device_graphs import resident
+from gpusim.runtime.resident_graphs import resident
 from gpusim.types.device_graphs import DeviceBipartiteGraph, DeviceWeightedGraph
 from gpusim.types.device_results import DeviceBipartiteMatching
 from gpusim.types.generators import uniform_random
@@ -345,7 +345,7 @@ def test_the_simulator_refuses_a_gpu_array_in_one_line():
                                    BipartiteGraph.from_edges([0], [0], n_rows=1, n_cols=4)])
 @pytest.mark.parametrize("algorithm", ["gpr", "apfb"])
 def test_empty_and_tiny_device_graphs(graph, algorithm):
-    from gpusim.runtime.device_graphs import to_device
+    from gpusim.runtime.resident_graphs import to_device
 
     dev = Device("sim", seed=1)
     d = to_device(dev, graph)
@@ -380,7 +380,7 @@ def _weighted_graph(seed: int = 0, n: int = 40) -> WeightedGraph:
 def test_weighted_drivers_take_a_device_graph_and_give_the_host_graphs_answer(seed):
     from gpusim.algorithms.weighted import b_suitor, locally_dominant
     from gpusim.algorithms.weighted.reference_greedy import greedy
-    from gpusim.runtime.device_graphs import to_device
+    from gpusim.runtime.resident_graphs import to_device
 
     graph, dev = _weighted_graph(seed), Device("sim")
     on_device = to_device(dev, graph)

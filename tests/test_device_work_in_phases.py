@@ -24,8 +24,8 @@ from gpusim.algorithms import stable, weighted
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
 from gpusim.algorithms.louvain import gpu_louvain
 from gpusim.runtime import launcher
-from gpusim.runtime.device_graphs import to_device
 from gpusim.runtime.registry import algorithms
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.generators import uniform_random

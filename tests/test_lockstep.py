@@ -32,8 +32,8 @@ from gpusim.errors import Livelock
 from gpusim.exercises import list_exercises
 from gpusim.language.kernels import Kernel, registry
 from gpusim.runtime.device_checks import csr_problem, matched_count, matching_problem, weighted_problem
-from gpusim.runtime.device_graphs import resident, to_device
 from gpusim.runtime.device_preference_checks import preference_problem
+from gpusim.runtime.resident_graphs import resident, to_device
 from gpusim.teaching.bench import barrier_bound, memory_bound
 from gpusim.teaching.demo import racy_count
 from gpusim.types.complete_graphs import uniform

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import gpusim.runtime.device_graphs as device_graphs
+import gpusim.runtime.resident_graphs as device_graphs
 from gpusim import Device
 from gpusim.algorithms.louvain import LouvainGraph, gpu_louvain, karate, load_louvain_graph, louvain
 from gpusim.algorithms.louvain.device_input import device_facts, host_facts, louvain_input
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device_graphs import to_device
 from gpusim.runtime.registry import lookup
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 

@@ -18,9 +18,9 @@ from gpusim.algorithms.bipartite import augmenting, maximum_bipartite_matching
 from gpusim.algorithms.weighted import driver_suitor
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device_graphs import to_device
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.plans import kept_plan
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.types.generators import uniform_random
 
 

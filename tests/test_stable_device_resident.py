@@ -19,7 +19,7 @@ from gpusim.algorithms.stable import gale_shapley, gs_rounds, mw_gpu, stable_mar
 from gpusim.algorithms.stable.device_result import DeviceStableMatching, ResidentStableMatching
 from gpusim.algorithms.stable.result import StableMatching
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device_preferences import resident_instance
+from gpusim.runtime.resident_preferences import resident_instance
 from gpusim.types.device_preferences import DevicePreferenceInstance, host_instance_from_arrays
 from gpusim.types.preference_generators import easy_instance, hard_instance
 from gpusim.types.preferences import PreferenceInstance

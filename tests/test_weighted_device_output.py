@@ -18,9 +18,9 @@ from gpusim.algorithms.weighted.kernels_slots import vertex_capacities
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.errors import InvalidArgument
-from gpusim.runtime.device_graphs import to_device
 from gpusim.runtime.device_scan import scan_in_one_block
 from gpusim.runtime.launcher import count_up
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.types.device_graphs import DeviceWeightedGraph, memory_of
 from gpusim.types.graphs import WeightedGraph
 

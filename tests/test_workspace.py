@@ -19,7 +19,7 @@ from gpusim.algorithms.stable.reference import gale_shapley
 from gpusim.algorithms.weighted import b_suitor
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
-from gpusim.runtime.device_graphs import to_device
+from gpusim.runtime.resident_graphs import to_device
 from gpusim.runtime.workspace import workspace
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.generators import uniform_random

@@ -22,7 +22,10 @@ from gpusim.errors import InvalidArgument
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import matching_problem
-from gpusim.runtime.device_graphs import (
+from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.plans import kept_plan
+from gpusim.runtime.registry import register
+from gpusim.runtime.resident_graphs import (
     bipartite_bytes,
     bipartite_result,
     check_fits,
@@ -30,9 +33,6 @@ from gpusim.runtime.device_graphs import (
     is_device_graph,
     resident,
 )
-from gpusim.runtime.launcher import Launcher, fill
-from gpusim.runtime.plans import kept_plan
-from gpusim.runtime.registry import register
 from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
 from gpusim.types.check import check_bipartite_matching

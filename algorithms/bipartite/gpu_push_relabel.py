@@ -19,10 +19,10 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import bipartite_bytes, bipartite_result, check_fits, check_output, resident
 from gpusim.runtime.launcher import Launcher, fill
 from gpusim.runtime.plans import kept_plan
 from gpusim.runtime.registry import register
+from gpusim.runtime.resident_graphs import bipartite_bytes, bipartite_result, check_fits, check_output, resident
 from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
 from gpusim.types.graphs import BipartiteGraph

@@ -18,8 +18,8 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import is_device_graph
 from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.resident_graphs import is_device_graph
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
 
@@ -128,7 +128,7 @@ def violation(dev: Device, message: str) -> InvariantViolation:
 
 def graph_array(dev: Device, graph: Any, array: Any) -> Any:
     """One CSR array of ``graph`` on ``dev``: a device graph's own as it is
-    (:func:`~gpusim.runtime.device_graphs.resident` adopted and checked it), a host graph's copied (an empty one
+    (:func:`~gpusim.runtime.resident_graphs.resident` adopted and checked it), a host graph's copied (an empty one
     given one unused element, :func:`nonempty`)."""
     if is_device_graph(graph) and array.shape[0]:
         return array

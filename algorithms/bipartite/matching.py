@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpusim.errors import InvalidArgumentType
-from gpusim.runtime.device_graphs import device_backend
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.registry import lookup, names
+from gpusim.runtime.resident_graphs import device_backend
 from gpusim.types.device_graphs import DeviceBipartiteGraph, is_device_sparse
 from gpusim.types.graphs import BipartiteGraph, load_graph
 from gpusim.types.results import BipartiteMatching

@@ -10,7 +10,7 @@ restriction: **no self-loops** (a device weighted graph refuses them, as the mat
 graph with self-loops goes in as a host graph.
 
 Its contents are checked once, on the device, by the kernels of :mod:`gpusim.runtime.device_checks`
-(:func:`gpusim.runtime.device_graphs.resident`: offsets, ids in range, sorted lists, finite weights
+(:func:`gpusim.runtime.resident_graphs.resident`: offsets, ids in range, sorted lists, finite weights
 >= 0, symmetric weights, no self-loops).  The few numbers the host loop needs about the input
 (:class:`InputFacts`: entries, vertices without an edge, whether there is any weight) are computed by
 :func:`input_facts`, one launch, with three numbers read back.

@@ -42,10 +42,10 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device, choose_backend, choose_device
-from gpusim.runtime.device_graphs import device_backend, resident
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.registry import lookup, register
+from gpusim.runtime.resident_graphs import device_backend, resident
 from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.device_graphs import DeviceWeightedGraph
 
@@ -92,7 +92,7 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
     >>> round(louvain(karate(), algorithm="blondel").modularity, 4)
     0.4188
     >>> from gpusim import Device
-    >>> from gpusim.runtime.device_graphs import to_device
+    >>> from gpusim.runtime.resident_graphs import to_device
     >>> from gpusim.types.graphs import WeightedGraph
     >>> on_sim = to_device(Device("sim"), WeightedGraph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], [5.0, 1.0, 5.0, 1.0]))
     >>> r = louvain(on_sim, seed=1)

@@ -36,10 +36,10 @@ from gpusim.errors import InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import matched_count
-from gpusim.runtime.device_graphs import check_output
-from gpusim.runtime.device_preferences import instance_backend, resident_instance
 from gpusim.runtime.launcher import Launcher, count_up, fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.resident_graphs import check_output
+from gpusim.runtime.resident_preferences import instance_backend, resident_instance
 from gpusim.runtime.workspace import Workspace, workspace
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.preferences import PreferenceInstance

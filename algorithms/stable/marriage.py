@@ -19,10 +19,10 @@ from typing import Any
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device, choose_backend
-from gpusim.runtime.device_graphs import check_output
-from gpusim.runtime.device_preferences import instance_backend
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.registry import lookup, names
+from gpusim.runtime.resident_graphs import check_output
+from gpusim.runtime.resident_preferences import instance_backend
 from gpusim.types.device_preferences import DevicePreferenceInstance
 from gpusim.types.preferences import PreferenceInstance
 

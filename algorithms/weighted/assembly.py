@@ -24,8 +24,8 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import check_fits, check_output, device_backend, resident, weighted_bytes
 from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.resident_graphs import check_fits, check_output, device_backend, resident, weighted_bytes
 from gpusim.runtime.workspace import Workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph

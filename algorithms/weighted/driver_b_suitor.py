@@ -45,10 +45,10 @@ import numpy as np
 from gpusim.errors import GpusimInternalError
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.device_scan import exclusive_scan_in_one_block
 from gpusim.runtime.launcher import Launcher, count_up, fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.resident_graphs import check_output
 from gpusim.runtime.workspace import Workspace, workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph

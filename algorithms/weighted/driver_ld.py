@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.launcher import fill
 from gpusim.runtime.registry import register
+from gpusim.runtime.resident_graphs import check_output
 from gpusim.runtime.workspace import workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph

@@ -40,8 +40,8 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolati
 from gpusim.language.kernels import DeviceFunction
 from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import adopt, check_output
 from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.resident_graphs import adopt, check_output
 from gpusim.types.complete_graphs import check_memory, dense_bytes
 
 from .device_result import exactly

@@ -35,10 +35,10 @@ from gpusim.errors import InvalidArgument
 from gpusim.language.kernels import DeviceFunction
 from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import check_output
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.plans import kept_plan
 from gpusim.runtime.registry import register
+from gpusim.runtime.resident_graphs import check_output
 from gpusim.runtime.workspace import workspace
 from gpusim.types.arguments import check_int
 from gpusim.types.device_graphs import DeviceWeightedGraph

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device_graphs import device_backend
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.registry import lookup
+from gpusim.runtime.resident_graphs import device_backend
 from gpusim.types.device_graphs import DeviceWeightedGraph, is_device_sparse
 from gpusim.types.graphs import WeightedGraph, load_graph
 

@@ -37,7 +37,7 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import BLOCK, MAX_GRID, NONE, value_at
-from gpusim.runtime.device_graphs import adopt, backend_where
+from gpusim.runtime.resident_graphs import adopt, backend_where
 from gpusim.types.device_graphs import is_device_sparse, memory_of
 
 from .device_result import DeviceWeightedMatching

@@ -11,7 +11,7 @@ from both CSR sides.
 Building one checks only what costs nothing (counts, lengths, dtypes): the contents (offsets
 monotone, ids in range, lists sorted, the two sides each other's transpose, symmetric weights) are
 checked on the device, by kernels, when an algorithm first takes the graph
-(:func:`gpusim.runtime.device_graphs.resident`), with a one-line
+(:func:`gpusim.runtime.resident_graphs.resident`), with a one-line
 :class:`~gpusim.errors.InvalidArgument` naming the offending entry and its value.
 
 >>> import numpy as np

@@ -10,7 +10,7 @@ instance cross PCIe on every call; built once on the device, a pipeline pays tha
 
 Building one checks only what costs nothing (counts, lengths, dtypes).  The contents are checked on the
 device, by kernels, when an algorithm first takes the instance
-(:func:`gpusim.runtime.device_preferences.resident_instance`), with a one-line
+(:func:`gpusim.runtime.resident_preferences.resident_instance`), with a one-line
 :class:`~gpusim.errors.InvalidArgument` naming the offending entry and its value: offsets monotone from
 0 to ``len(men_list)``, every woman id in ``[0, n_women)``, no woman twice in one man's list, and the
 ranks of each woman ``w`` a permutation of ``0 .. c(w) - 1``, where ``c(w)`` is the number of men who

@@ -1,7 +1,7 @@
 """Device-resident preference lists taken by a stable marriage driver: adopted without a copy, checked once.
 
 :func:`resident_instance` is what the GPU drivers of seed 003, Paper IV §4 call on their input (as
-:func:`gpusim.runtime.device_graphs.resident` for graphs): a host
+:func:`gpusim.runtime.resident_graphs.resident` for graphs): a host
 :class:`~gpusim.types.preferences.PreferenceInstance` passes through unchanged (the driver copies its
 lists as before); a :class:`~gpusim.types.device_preferences.DevicePreferenceInstance` comes back with its
 arrays adopted by the device (no copy), its contents checked by the kernels of
@@ -23,8 +23,8 @@ from typing import Any
 
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_graphs import adopt, backend_where
 from gpusim.runtime.device_preference_checks import preference_problem
+from gpusim.runtime.resident_graphs import adopt, backend_where
 from gpusim.types.device_preferences import ARRAYS, DevicePreferenceInstance
 
 __all__ = ["instance_backend", "is_device_instance", "resident_instance"]
