@@ -29,6 +29,25 @@ from gpusim.runtime.registry import lookup
 
 __all__ = ["register_match"]
 
+#: The largest ``--b``: a b this large already allows every vertex all its partners.
+MAX_B = 2**62
+
+
+def partner_count(text: str) -> int:
+    """``--b``: an integer in 0..2^62 (a usage error naming the value otherwise).
+
+    >>> partner_count("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value <= MAX_B:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: b runs from 0 to 2^62 = {MAX_B} "
+                                         "(a b above a vertex's degree already allows it every partner)")
+    return value
+
 
 def register_match(commands, common: argparse.ArgumentParser) -> None:
     """Add the ``match`` subcommand to ``gpusim``'s subparsers (``common``: the shared options)."""
@@ -37,7 +56,7 @@ def register_match(commands, common: argparse.ArgumentParser) -> None:
     match.add_argument("--example", metavar="NAME", help="a bundled matrix instead: karate, west0067, ash219")
     match.add_argument("--algorithm", default="gpr", action=AlgorithmOption,
                        problems={"bipartite": "cardinality", "weighted": "weight"})
-    match.add_argument("--b", type=int, default=None, help="bsuitor: how many partners each vertex may have "
+    match.add_argument("--b", type=partner_count, default=None, help="bsuitor: how many partners each vertex may have "
                                                            "(default 1)")
     match.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
     match.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")

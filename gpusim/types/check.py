@@ -236,6 +236,8 @@ def check_b_matching(graph: WeightedGraph, partners, b) -> float:
     flat = match_array("partners", table.ravel(), table.size, n)
     ends, slots = np.nonzero(flat.reshape(table.shape) >= 0)
     others = flat.reshape(table.shape)[ends, slots]
+    if isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)):
+        b = min(int(b), 2**62)  # any larger b allows every partner, as check_b caps it
     caps = np.broadcast_to(np.asarray(b, np.int64), (n,))
     counts = np.bincount(ends, minlength=n)
     over = np.flatnonzero(counts > caps)

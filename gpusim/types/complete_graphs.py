@@ -52,7 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.types.arguments import check_int, check_seed
+from gpusim.types.arguments import check_int, check_seed, not_real_message
 from gpusim.types.check import check_mate
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
@@ -166,7 +166,7 @@ def check_weight_matrix(name: str, weights: Any) -> np.ndarray:
     if arr.dtype.kind == "c":
         raise InvalidArgumentType(f"{name} has complex dtype {arr.dtype}: weights must be real")
     if arr.dtype.kind not in "iuf":
-        raise InvalidArgumentType(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        raise InvalidArgumentType(not_real_message(name, arr))
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if _valid_weight_tiles(arr):
         return arr
