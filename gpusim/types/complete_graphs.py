@@ -54,6 +54,7 @@ import scipy.sparse as sp
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.arguments import check_int, check_seed, not_real_message
 from gpusim.types.check import check_mate
+from gpusim.types.numeric import weight_sum
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
            "matching_weight", "uniform"]
@@ -186,7 +187,7 @@ def check_weight_matrix(name: str, weights: Any) -> np.ndarray:
 
 
 def matching_weight(weights: Any, mate: Any) -> float:
-    """Total weight of a matching on a dense weight matrix, exactly rounded (``math.fsum``).
+    """Total weight of a matching on a dense weight matrix, exactly rounded (:func:`~gpusim.types.numeric.weight_sum`).
 
     Parameters
     ----------
@@ -220,7 +221,7 @@ def matching_weight(weights: Any, mate: Any) -> float:
 def dense_matching_weight(w: np.ndarray, mate: np.ndarray) -> float:
     """The weight of matching ``mate`` in the checked dense matrix ``w`` (:func:`matching_weight` checks first)."""
     u = np.flatnonzero(mate > np.arange(mate.shape[0]))
-    return math.fsum(w[u, mate[u]].tolist())
+    return weight_sum(w[u, mate[u]])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -398,7 +399,7 @@ def _exact_weight(w: np.ndarray) -> float:
     keep = w[iu, iv] > 0
     G.add_weighted_edges_from(zip(iu[keep].tolist(), iv[keep].tolist(), w[iu, iv][keep].tolist(), strict=True))
     pairs = nx.max_weight_matching(G)
-    return math.fsum(float(w[a, b]) for a, b in pairs)
+    return weight_sum([float(w[a, b]) for a, b in pairs])
 
 
 def gap_to_optimum(weights: Any, mate: Any) -> float:
