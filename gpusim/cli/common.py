@@ -24,7 +24,8 @@ from typing import Any
 
 from gpusim.errors import BackendUnavailable, GpusimInternalError, InvalidArgument, KernelBug, OutputNotWritten
 
-__all__ = ["AlgorithmOption", "Parser", "algorithm_names", "check_algorithm", "check_picture_option", "classify",
+__all__ = ["AlgorithmOption", "Parser", "add_max_memory", "algorithm_names", "check_algorithm", "check_header_memory",
+           "check_picture_option", "classify",
            "common_options", "emit", "example_or_file", "memory_size", "progress_disabled", "progress_wanted",
            "report_failure", "run_checked", "simulator_progress", "write_json", "write_stdout"]
 
@@ -318,6 +319,23 @@ def progress_wanted(options: argparse.Namespace) -> bool:
 
 _MEMORY_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
                  "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+
+
+def add_max_memory(parser: argparse.ArgumentParser) -> None:
+    """``--max-memory SIZE``: the limit on the arrays a run allocates, judged from the input's header."""
+    parser.add_argument("--max-memory", metavar="SIZE", type=memory_size, default=None,
+                        help="refuse, before reading the input's body, a run whose arrays (graph, per-vertex state, "
+                             "dense matrices, partners tables) need more than SIZE bytes (suffixes K, M, G, T; "
+                             "default half the memory this process may use: cgroup limit, RLIMIT_AS, MemAvailable)")
+
+
+def check_header_memory(options: argparse.Namespace, source: str, command: str, algorithm: str,
+                        b: int | None = None) -> None:
+    """Judge a Matrix Market ``source`` by its header: refuse (usage error naming the declared size and the
+    limit) a run whose arrays exceed ``--max-memory``, before the body is read."""
+    from gpusim.types.memory import check_run_memory, matrix_market_header
+
+    check_run_memory(source, matrix_market_header(source), command, algorithm, options.max_memory, b)
 
 
 def memory_size(text: str) -> int:

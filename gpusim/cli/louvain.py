@@ -14,7 +14,9 @@ import argparse
 
 from gpusim.cli.common import (
     AlgorithmOption,
+    add_max_memory,
     check_algorithm,
+    check_header_memory,
     check_picture_option,
     emit,
     example_or_file,
@@ -45,12 +47,16 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
                          help="combine the two directions of an unsymmetric file: sum, max or mean")
     louvain.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     louvain.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
+    add_max_memory(louvain)
     louvain.add_argument("--png", metavar="FILE", help="also draw the communities (PNG, SVG or PDF)")
     louvain.add_argument("--json", action="store_true", help="print one JSON object")
     louvain.set_defaults(run=_louvain)
 
 
 def _louvain(options: argparse.Namespace) -> int:
+    source = example_or_file(options, ".mtx")
+    check_header_memory(options, source, "louvain", options.algorithm)  # before the algorithms are imported
+
     import time
 
     from gpusim.algorithms.louvain import DIP_RULES, LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
@@ -60,7 +66,6 @@ def _louvain(options: argparse.Namespace) -> int:
 
     check_algorithm(options.algorithm, "communities")
     gpu = lookup("communities", options.algorithm).gpu
-    source = example_or_file(options, ".mtx")
     check_picture_option(options)
     if options.layout not in LAYOUTS:
         raise InvalidArgument(f"--layout {options.layout!r} is not one of {', '.join(LAYOUTS)}")
@@ -101,7 +106,7 @@ def _louvain(options: argparse.Namespace) -> int:
         "modularity": result.modularity, "resolution": options.resolution,
         "layout": options.layout if gpu else None,
         "valid": result.valid, "problem": result.problem, "certified": certified, "certificate": certificate,
-        "seconds": seconds, "communities": result.labels.tolist(), "level_modularity": result.level_modularity,
+        "seconds": seconds, "communities": result.labels, "level_modularity": result.level_modularity,
         "picture": None, "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
     })
 
@@ -113,9 +118,9 @@ def _louvain(options: argparse.Namespace) -> int:
               f"{len(result.levels)} level(s); " + (f"certified: {certificate}" if certified
                                                     else f"NOT certified: {result.problem}") + f"; {seconds:.3f} s")
         print("modularity per level: " + " ".join(f"{q:.6f}" for q in result.level_modularity))
-        shown = result.labels.tolist()
-        print("community of each vertex: " + " ".join(map(str, shown[:40]))
-              + (f" ... ({len(shown) - 40} more)" if len(shown) > 40 else ""))
+        shown = result.labels[:40].tolist()
+        print("community of each vertex: " + " ".join(map(str, shown))
+              + (f" ... ({result.labels.size - 40} more)" if result.labels.size > 40 else ""))
 
     def draw() -> str:
         from gpusim.teaching.community_picture import community_picture

@@ -14,12 +14,12 @@ import numpy as np
 
 from gpusim.cli.common import (
     AlgorithmOption,
-    algorithm_names,
+    add_max_memory,
     check_algorithm,
+    check_header_memory,
     check_picture_option,
     emit,
     example_or_file,
-    memory_size,
     progress_wanted,
     simulator_progress,
 )
@@ -28,6 +28,10 @@ from gpusim.runtime.device import choose_backend
 from gpusim.runtime.registry import lookup
 
 __all__ = ["register_match"]
+
+#: The weighted matching algorithms (the registry's ``"weighted"`` problem, named here so that a file's header
+#: is judged before any algorithm is imported; a test keeps the two equal).
+WEIGHTED = ("suitor", "ld", "bsuitor", "roma", "greedy", "pga", "gpa", "rama")
 
 #: The largest ``--b``: a b this large already allows every vertex all its partners.
 MAX_B = 2**62
@@ -61,21 +65,22 @@ def register_match(commands, common: argparse.ArgumentParser) -> None:
     match.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
     match.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     match.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
-    match.add_argument("--max-memory", metavar="SIZE", type=memory_size, default=None,
-                       help="refuse dense algorithms (roma, rama; bsuitor's partners table) needing more than SIZE "
-                            "bytes (suffixes K, M, G, T; default half the memory available)")
+    add_max_memory(match)
     match.add_argument("--png", metavar="FILE", help="also draw the matching (PNG, SVG or PDF)")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.set_defaults(run=_match)
 
 
 def _match(options: argparse.Namespace) -> int:
-    check_algorithm(options.algorithm, "bipartite", "weighted")
     if options.b is not None and options.algorithm != "bsuitor":
         raise InvalidArgument(f"--b {options.b} is for --algorithm bsuitor only, not {options.algorithm!r}")
     source = example_or_file(options, ".mtx")
+    # The header first, before the algorithms are imported: a declared size too large is refused in a second.
+    weighted = options.algorithm in WEIGHTED
+    check_header_memory(options, source, "weighted" if weighted else "match", options.algorithm, options.b)
+    check_algorithm(options.algorithm, "bipartite", "weighted")
     check_picture_option(options)
-    if options.algorithm in algorithm_names("weighted"):
+    if weighted:
         return _match_weighted(options, source)
     return _match_bipartite(options, source)
 
@@ -127,7 +132,7 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
         "file": source, "algorithm": result.algorithm, "backend": result.backend,
         "chosen": result.stats.get("chosen"), "n_rows": graph.n_rows, "n_cols": graph.n_cols,
         "n_edges": graph.n_edges, "size": result.size, "valid": result.valid, "certified": result.certified,
-        "seconds": seconds, "matching": result.row_match.tolist(), "picture": None,
+        "seconds": seconds, "matching": result.row_match, "picture": None,
         "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
     })
 
@@ -138,9 +143,10 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
               + ("certified maximum by a König vertex cover of the same size" if result.certified
                  else "NOT certified: the cover is larger than the matching")
               + f"; {seconds:.3f} s")
-        shown = [f"{r}-{c}" for r, c in enumerate(result.row_match.tolist()) if c >= 0]
-        print("row-column pairs: " + " ".join(shown[:20])
-              + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
+        rows = np.flatnonzero(result.row_match >= 0)  # no Python object per vertex: 10^8 rows stay arrays
+        shown = [f"{r}-{c}" for r, c in zip(rows[:20].tolist(), result.row_match[rows[:20]].tolist(), strict=True)]
+        print("row-column pairs: " + " ".join(shown)
+              + (f" ... ({rows.size - 20} more)" if rows.size > 20 else ""))
 
     def draw() -> str:
         from gpusim.teaching.plots import bipartite_matching_picture
@@ -165,10 +171,10 @@ def _weighted_checks(options: argparse.Namespace, graph, result) -> tuple[int, b
     # half-approximations must reach half the optimum (NetworkX's exact matching, small graphs only).
     if options.algorithm in ("suitor", "ld"):
         certificate = "equal to the sequential Greedy matching"
-        certified = mate.tolist() == greedy(graph).mate.tolist()
+        certified = np.array_equal(mate, greedy(graph).mate)
     elif options.algorithm == "bsuitor":
         certificate = f"equal to the sequential greedy b-matching (b = {options.b})"
-        certified = result.partners.tolist() == greedy_b_matching(graph, options.b).partners.tolist()
+        certified = np.array_equal(result.partners, greedy_b_matching(graph, options.b).partners)
     elif graph.n_edges <= 3000:
         optimum = exact_maximum_weight(graph).weight
         certificate = f"at least half the optimum {optimum:.6g} (NetworkX)"
@@ -188,7 +194,7 @@ def _weighted_pairs(options: argparse.Namespace, graph, result) -> tuple[list, n
         ends, slots = np.nonzero(partners >= 0)
         others = partners[ends, slots]
     else:
-        matching = result.mate.tolist()
+        matching = result.mate
         ends = np.flatnonzero(result.mate >= 0)
         others = result.mate[ends]
     below = ends < others
@@ -232,8 +238,8 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
         verdict = "valid" if valid else f"INVALID ({result.problem})"
         print(f"matching of {size} edges, weight {result.weight:.6g}, {verdict}; "
               f"certified: {certified} ({certificate}); {seconds:.3f} s")
-        shown = [f"{u}-{v}" for u, v in pairs.tolist()]
-        print("matched edges: " + " ".join(shown[:20]) + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
+        shown = [f"{u}-{v}" for u, v in pairs[:20].tolist()]
+        print("matched edges: " + " ".join(shown) + (f" ... ({len(pairs) - 20} more)" if len(pairs) > 20 else ""))
 
     def draw() -> str:
         from gpusim.teaching.plots import weighted_matching_picture

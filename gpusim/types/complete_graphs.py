@@ -43,7 +43,6 @@ True
 from __future__ import annotations
 
 import math
-import os
 import reprlib
 from typing import Any
 
@@ -54,6 +53,7 @@ import scipy.sparse as sp
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.arguments import check_int, check_seed, not_real_message
 from gpusim.types.check import check_mate
+from gpusim.types.memory import memory_available
 from gpusim.types.numeric import weight_sum
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
@@ -71,22 +71,13 @@ SPARSE_ALTERNATIVE = ("use a sparse algorithm instead: maximum_weight_matching(g
 
 
 def default_memory_limit() -> int:
-    """Half the memory available now, in bytes (Linux's ``MemAvailable``, else ``os.sysconf``'s free pages).
+    """Half the memory this process may use now (:func:`gpusim.types.memory.memory_available`: the least of
+    ``MemAvailable``, the cgroup's room and ``RLIMIT_AS``).
 
     >>> default_memory_limit() > 0
     True
     """
-    try:
-        with open("/proc/meminfo") as info:
-            for line in info:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 // 2
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
-    except (AttributeError, ValueError, OSError):
-        return 4 * 2**30
+    return memory_available() // 2
 
 
 def dense_bytes(n: int, copies: int = 1) -> int:
