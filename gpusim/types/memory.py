@@ -101,7 +101,7 @@ def run_bytes(command: str, algorithm: str, header: MatrixMarketHeader, b: int |
 
     >>> h = MatrixMarketHeader(1000, 1000, 3000, "real", "general", 2)
     >>> run_bytes("match", "gpr", h), run_bytes("weighted", "roma", h)
-    (368000, 24352000)
+    (400000, 24352000)
     """
     entries = header.entries * (2 if header.symmetry in ("symmetric", "skew-symmetric", "hermitian") else 1)
     if command == "match":
