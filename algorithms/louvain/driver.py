@@ -48,7 +48,7 @@ from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.registry import lookup, register
 from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.device_graphs import DeviceWeightedGraph
-from gpusim.types.numeric import power_of_two_scale
+from gpusim.types.numeric import scale_exponent
 
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
@@ -130,7 +130,8 @@ def _normal_scale(graph):
     top = float(np.max(graph.weights))
     if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
         return graph
-    return LouvainGraph(graph.n, graph.ptr, graph.adj, graph.weights * power_of_two_scale(graph.weights), graph.nodes)
+    return LouvainGraph(graph.n, graph.ptr, graph.adj, np.ldexp(graph.weights, scale_exponent(graph.weights)),
+                        graph.nodes)
 
 
 @register("communities", "louvain", backends=("sim", "numba", "cupy", "cpu"),

@@ -33,30 +33,25 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument
 
-__all__ = ["LARGEST", "check_matching_weight_fits", "normalised", "power_of_two_scale", "weight_sum"]
+__all__ = ["LARGEST", "check_matching_weight_fits", "normalised", "scale_exponent", "weight_sum"]
 
 #: The largest finite float64.
 LARGEST = float(np.finfo(np.float64).max)
 
 
-def power_of_two_scale(values: np.ndarray) -> float:
-    """A power of two ``s`` with ``max |values| * s`` in [0.5, 1) (1.0 for no nonzero value); multiplying by it is
-    exact for every value not pushed below the subnormals, which are then negligible beside the largest.
+def scale_exponent(values: np.ndarray) -> int:
+    """The ``k`` with ``max |values| * 2^k`` in [0.5, 1) (0 for no nonzero value); ``np.ldexp(values, k)`` scales
+    exactly (only exponents change) for every value not pushed below the subnormals, which are then negligible
+    beside the largest.  ``k`` can pass 1023 (subnormal weights), where ``2.0 ** k`` itself would overflow.
 
-    >>> power_of_two_scale(np.array([3.0, 1.0])), power_of_two_scale(np.array([0.0]))
-    (0.25, 1.0)
+    >>> scale_exponent(np.array([3.0, 1.0])), scale_exponent(np.array([0.0])), scale_exponent(np.array([5e-324]))
+    (-2, 0, 1073)
     """
     values = np.asarray(values, np.float64)
     top = float(np.max(np.abs(values))) if values.size else 0.0
     if top == 0.0 or not math.isfinite(top):
-        return 1.0
-    exponent = math.frexp(top)[1]  # top = f * 2^exponent, 0.5 <= f < 1
-    return math.ldexp(1.0, -exponent) if -1022 <= -exponent <= 1023 else _two_to(-exponent)
-
-
-def _two_to(power: int) -> float:
-    """``2.0 ** power`` for powers beyond the normal range (a subnormal or a product of two steps)."""
-    return float(np.ldexp(1.0, power)) if power >= -1074 else 0.0
+        return 0
+    return -math.frexp(top)[1]  # top = f * 2^e, 0.5 <= f < 1
 
 
 def weight_sum(values: Any) -> float:
