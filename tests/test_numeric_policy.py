@@ -77,6 +77,23 @@ def test_every_weighted_algorithm_at_extreme_scales(algorithm, drawn):
 
 
 @FAST
+@given(extreme_graphs(), st.integers(1, 3))
+def test_b_suitor_at_extreme_scales_equals_the_sequential_greedy_b_matching(drawn, b):
+    from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
+
+    scale, graph = drawn
+    result = maximum_weight_matching(graph, "bsuitor", "cpu", b=b)
+    assert result.valid, result.problem
+    reference = greedy_b_matching(graph, b)
+    assert np.array_equal(result.partners, reference.partners)
+    chosen = [(v, int(p)) for v in range(graph.n) for p in result.partners[v] if p > v]
+    u, w_v, w = graph.edges()
+    weight = dict(zip(zip(u.tolist(), w_v.tolist(), strict=True), w.tolist(), strict=True))
+    exact = sum((Fraction(weight[pair]) for pair in chosen), Fraction(0))
+    assert abs(Fraction(result.weight) - exact) <= exact * 2**-50
+
+
+@FAST
 @given(extreme_graphs(max_vertices=6), st.sampled_from(["sim"]))
 def test_suitor_on_the_simulator_at_extreme_scales(drawn, backend):
     scale, graph = drawn

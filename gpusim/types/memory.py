@@ -142,7 +142,9 @@ def check_run_memory(path: str, header: MatrixMarketHeader, command: str, algori
         raise InvalidArgument(
             f"{path!r} line {header.line} declares {header.rows} x {header.cols} with {header.entries} entries: "
             f"{shown} --algorithm {algorithm} needs about {size_text(needed)} for its arrays, more than "
-            f"{origin} {size_text(limit)}; give a larger --max-memory, or a smaller input")
+            f"{origin} {size_text(limit)}; " + ("use a sparse algorithm instead: --algorithm suitor (or ld, greedy, "
+                                                 "gpa)" if algorithm in DENSE else
+                                                 "give a larger --max-memory, or a smaller input"))
 
 
 def _read_int(path: str) -> int | None:
