@@ -203,3 +203,13 @@ def test_the_weighted_names_match_the_registry():
     from gpusim.cli.match import WEIGHTED
 
     assert sorted(WEIGHTED) == sorted(algorithm_names("weighted"))
+
+
+def test_auto_does_not_give_the_simulator_a_graph_of_many_vertices(tmp_path):
+    source = write(tmp_path, "wide.mtx", HUGE.replace("100000000", "30000"))
+    for command in (["match", source], ["match", source, "--algorithm", "suitor"],
+                    ["louvain", source, "--symmetrise", "sum"]):
+        run = gpusim(*command, "--json", "--quiet")
+        assert run.returncode == 0, run.stderr
+        record = json.loads(run.stdout)
+        assert record["backend"] == "cpu" and "vertices are too many for the simulator" in record["chosen"]

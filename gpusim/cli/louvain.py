@@ -15,6 +15,7 @@ import argparse
 from gpusim.cli.common import (
     AlgorithmOption,
     add_max_memory,
+    auto_backend,
     check_algorithm,
     check_header_memory,
     check_picture_option,
@@ -78,10 +79,10 @@ def _louvain(options: argparse.Namespace) -> int:
     graph = LouvainGraph.from_matrix_market(source, symmetrise=options.symmetrise)
     extra: dict = {"resolution": options.resolution,
                    "threshold": T_FINAL if options.threshold is None else options.threshold}
-    reason, bar = None, None
+    reason, bar, backend = None, None, options.backend
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
-        chosen, reason = choose_backend(options.backend, graph.n_entries)
+        chosen, reason, backend = auto_backend(options.backend, graph.n_entries, graph.n)
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
             extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False,
@@ -90,7 +91,7 @@ def _louvain(options: argparse.Namespace) -> int:
             extra["progress"] = progress_wanted(options)
     start = time.perf_counter()
     try:
-        result = louvain(graph, algorithm=options.algorithm, backend=options.backend, **extra)
+        result = louvain(graph, algorithm=options.algorithm, backend=backend, **extra)
     finally:
         if bar is not None:
             bar.close()
