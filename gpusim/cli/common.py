@@ -262,7 +262,7 @@ def _json_pieces(value: Any, np) -> Any:
             yield ("" if index == 0 else ", ") + json.dumps(str(key)) + ": "
             yield from _json_pieces(item, np)
         yield "}"
-    elif isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iub":
+    elif isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
         yield "["
         for start in range(0, value.size, 1 << 16):
             yield ("" if start == 0 else ", ") + ", ".join(map(str, value[start:start + (1 << 16)].tolist()))
