@@ -213,3 +213,18 @@ def test_auto_does_not_give_the_simulator_a_graph_of_many_vertices(tmp_path):
         assert run.returncode == 0, run.stderr
         record = json.loads(run.stdout)
         assert record["backend"] == "cpu" and "vertices are too many for the simulator" in record["chosen"]
+
+
+def test_the_default_limit_follows_rlimit_as(tmp_path):
+    """Under ``ulimit -v 3G`` a declared 10^7 x 10^7 (about 2.4 GiB of arrays) is refused by the default limit,
+    half of 3 GiB, whatever ``MemTotal`` says."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+    source = write(tmp_path, "wide.mtx", HUGE.replace("100000000", "10000000"))
+    run = subprocess.run([sys.executable, "-m", "gpusim", "match", source, "--algorithm", "hk"],
+                         preexec_fn=limit, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert "the default --max-memory, half the memory this process may use 1.5 GiB" in run.stderr

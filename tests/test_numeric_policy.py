@@ -139,3 +139,22 @@ def test_louvain_at_extreme_scales_against_networkx(drawn):
     G.add_weighted_edges_from(zip(u.tolist(), v.tolist(), (w / max(w.max(initial=0), 5e-324)).tolist(), strict=True))
     if G.size(weight="weight") > 0:
         assert result.modularity == pytest.approx(nx.community.modularity(G, result.communities()), abs=1e-9)
+
+
+def test_the_cgroup_limit_is_read_for_v2_and_v1(tmp_path):
+    from gpusim.types.memory import cgroup_room
+
+    membership = tmp_path / "cgroup"
+    membership.write_text("0::/job\n")
+    (tmp_path / "job").mkdir()
+    (tmp_path / "job" / "memory.max").write_text("1073741824\n")
+    (tmp_path / "job" / "memory.current").write_text("73741824\n")
+    assert cgroup_room(str(membership), str(tmp_path)) == 1_000_000_000
+    (tmp_path / "job" / "memory.max").write_text("max\n")
+    membership.write_text("4:memory:/old\n0::/job\n")
+    (tmp_path / "memory" / "old").mkdir(parents=True)
+    (tmp_path / "memory" / "old" / "memory.limit_in_bytes").write_text("2000\n")
+    (tmp_path / "memory" / "old" / "memory.usage_in_bytes").write_text("500\n")
+    assert cgroup_room(str(membership), str(tmp_path)) == 1500
+    (tmp_path / "memory" / "old" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    assert cgroup_room(str(membership), str(tmp_path)) is None

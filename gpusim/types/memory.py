@@ -28,8 +28,8 @@ from typing import NamedTuple
 
 from gpusim.errors import InvalidArgument
 
-__all__ = ["MatrixMarketHeader", "check_run_memory", "matrix_market_header", "memory_available", "run_bytes",
-           "size_text"]
+__all__ = ["MatrixMarketHeader", "cgroup_room", "check_run_memory", "matrix_market_header", "memory_available",
+           "run_bytes", "size_text"]
 
 #: Dense algorithms: an ``n x n`` float64 matrix and its working copies.
 DENSE = {"roma": 3, "rama": 3}
@@ -156,23 +156,27 @@ def _read_int(path: str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _cgroup_room() -> int | None:
-    """The cgroup's limit less its usage (v2 ``memory.max``/``memory.current``, else v1), or None without one."""
+def cgroup_room(membership: str = "/proc/self/cgroup", root: str = "/sys/fs/cgroup") -> int | None:
+    """The cgroup's memory limit less its usage (v2 ``memory.max`` and ``memory.current``, else v1
+    ``memory.limit_in_bytes`` and ``memory.usage_in_bytes``), or None where no limit is set.
+
+    ``membership`` lists this process's cgroups (``/proc/self/cgroup``), ``root`` is where they are mounted.
+    """
     try:
-        with open("/proc/self/cgroup") as source:
+        with open(membership) as source:
             lines = source.read().splitlines()
     except OSError:
         lines = []
     places = []
     for line in lines:
         parts = line.split(":", 2)
-        if len(parts) == 3 and parts[0] == "0":
-            places.append(("/sys/fs/cgroup" + parts[2].rstrip("/"), "memory.max", "memory.current"))
+        if len(parts) == 3 and parts[0] == "0" and not parts[1]:
+            places.append((root + parts[2].rstrip("/"), "memory.max", "memory.current"))
         elif len(parts) == 3 and "memory" in parts[1].split(","):
-            places.append(("/sys/fs/cgroup/memory" + parts[2].rstrip("/"), "memory.limit_in_bytes",
+            places.append((os.path.join(root, "memory") + parts[2].rstrip("/"), "memory.limit_in_bytes",
                            "memory.usage_in_bytes"))
-    places += [("/sys/fs/cgroup", "memory.max", "memory.current"),
-               ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")]
+    places += [(root, "memory.max", "memory.current"),
+               (os.path.join(root, "memory"), "memory.limit_in_bytes", "memory.usage_in_bytes")]
     for folder, limit_file, usage_file in places:
         limit = _read_int(os.path.join(folder, limit_file))
         if limit is not None and limit < 2**60:  # "max" or the v1 "no limit" value: none here
@@ -194,7 +198,7 @@ def memory_available() -> int:
                     candidates.append(int(line.split()[1]) * 1024)
     except (OSError, ValueError, IndexError):
         pass
-    room = _cgroup_room()
+    room = cgroup_room()
     if room is not None:
         candidates.append(room)
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
