@@ -228,3 +228,9 @@ def test_the_default_limit_follows_rlimit_as(tmp_path):
                          preexec_fn=limit, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, run.stderr
     assert "the default --max-memory, half the memory this process may use 1.5 GiB" in run.stderr
+
+
+def test_a_campaign_file_on_a_full_disk_exits_1_naming_it():
+    run = gpusim("explore", "lost_update", "--save", "/dev/full", "--budget", "2", "--quiet")
+    assert run.returncode == 1
+    assert run.stderr.strip() == "gpusim: error: cannot write '/dev/full': No space left on device"
