@@ -26,6 +26,7 @@ __all__ = [
     "KernelSyntaxError",
     "Livelock",
     "OutOfBounds",
+    "OutputNotWritten",
     "ReplayMismatch",
     "UninitialisedRead",
 ]
@@ -50,6 +51,25 @@ class InsufficientDeviceMemory(InvalidArgument):
 
 class BackendUnavailable(GpusimError, RuntimeError):
     """A backend cannot run here: a package, driver or GPU is missing (the message says which)."""
+
+
+class OutputNotWritten(GpusimError, OSError):
+    """A result could not be written after the work was done (a full disk, a place that refuses files).
+
+    The message names the path the user gave (or standard output) and the system's reason; nothing
+    partial is left behind.  The command line exits 1: the run itself succeeded.
+
+    >>> str(OutputNotWritten("x.png", "No space left on device"))
+    "cannot write 'x.png': No space left on device"
+    """
+
+    def __init__(self, path: str, reason: str):
+        self.path, self.reason = path, reason
+        super().__init__(f"cannot write {path!r}: {reason}" if path != "<stdout>"
+                         else f"cannot write the result to standard output: {reason}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class KernelSyntaxError(InvalidArgument):

@@ -343,7 +343,7 @@ WEIGHTED_BAD = [
     (W.from_edges, ([0, 1], [1, 2], [1.0, np.inf]), InvalidArgument, "w[1]=inf is not finite"),
     (W.from_edges, ([0], [1], [-1.0]), InvalidArgument, "w[0]=-1.0 is negative"),
     (W.from_edges, ([0], [1], [1 + 2j]), InvalidArgumentType, "w has complex dtype"),
-    (W.from_edges, ([0], [1], ["a"]), InvalidArgumentType, "w must hold real numbers"),
+    (W.from_edges, ([0], [1], ["a"]), InvalidArgumentType, "w[0]='a' is not a real number (a str)"),
     (W.from_edges, ([0], [1], [1.0, 2.0]), InvalidArgument, "w has 2 entries but there are 1 edges"),
     (W.from_edges, ([0, 1], [1, 0]), InvalidArgument, "duplicate edge {0, 1}"),
     (W.from_edges, ([0, 3, 0], [2, 1, 2]), InvalidArgument, "at positions 0 and 2"),

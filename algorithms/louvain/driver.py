@@ -48,6 +48,7 @@ from gpusim.runtime.registry import lookup, register
 from gpusim.runtime.resident_graphs import device_backend, resident
 from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.device_graphs import DeviceWeightedGraph
+from gpusim.types.numeric import scale_exponent
 
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
@@ -111,11 +112,26 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
     on_device = device is not None and gpu
     if on_device:
         options["device"] = device
+    given, graph = graph, _normal_scale(graph)
     result = dispatch("communities", graph, algorithm, device.backend if on_device else backend,
                       size=_entries(graph), **options)
+    result.graph = given  # checked against the input as given
     if on_device:
         result.stats["chosen"] = "the device given"
     return result
+
+
+def _normal_scale(graph):
+    """The numeric policy (:mod:`gpusim.types.numeric`): a host graph whose largest weight lies outside
+    [2^-64, 2^64] runs on its weights times a power of two that brings the largest into [0.5, 1): exact, so the
+    same partition, while 2m^2 neither overflows (weights 1e300) nor underflows (weights 1e-300)."""
+    if not isinstance(graph, LouvainGraph) or graph.weights.size == 0:
+        return graph
+    top = float(np.max(graph.weights))
+    if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
+        return graph
+    return LouvainGraph(graph.n, graph.ptr, graph.adj, np.ldexp(graph.weights, scale_exponent(graph.weights)),
+                        graph.nodes)
 
 
 @register("communities", "louvain", backends=("sim", "numba", "cupy", "cpu"),

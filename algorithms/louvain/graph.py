@@ -48,6 +48,7 @@ import scipy.sparse as sp
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.device_graphs import DeviceWeightedGraph
+from gpusim.types.numeric import weight_sum
 
 __all__ = ["SYMMETRISE_RULES", "LouvainGraph", "karate", "load_louvain_graph"]
 
@@ -82,7 +83,7 @@ class LouvainGraph:
         self.nodes = nodes
         src = np.repeat(np.arange(self.n), np.diff(self.ptr))
         self.degrees = _readonly(np.bincount(src, self.weights, minlength=self.n), np.float64)
-        self.total_weight = float(self.weights.sum()) / 2.0
+        self.total_weight = weight_sum(self.weights * 0.5)  # never overflows on the way (gpusim.types.numeric)
 
     @property
     def n_entries(self) -> int:

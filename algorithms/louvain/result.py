@@ -26,6 +26,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument
 from gpusim.types.device_graphs import DeviceWeightedGraph
+from gpusim.types.numeric import normalised, weight_sum
 from gpusim.types.results import CheckedResult
 
 from .graph import LouvainGraph
@@ -44,13 +45,17 @@ def modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float = 1.0)
     without edge weight has ``Q = 0`` (NetworkX divides by zero there).
     """
     labels = np.asarray(labels, np.int64)
-    two_m = 2.0 * graph.total_weight
-    if two_m == 0.0:
+    if graph.weights.size == 0 or float(np.max(graph.weights)) == 0.0:
         return 0.0
+    # The numeric policy (gpusim.types.numeric): Q is a ratio of weights, computed on weights divided by the
+    # largest, so weights of 1e300 or 1e-300 neither overflow nor underflow and give the Q of weights 1.
+    weights = normalised(graph.weights)
+    two_m = weight_sum(weights)  # each edge twice (a self-loop's entry is 2w): 2m
     src = np.repeat(np.arange(graph.n), np.diff(graph.ptr))
-    inside = float(graph.weights[labels[src] == labels[graph.adj]].sum())
-    totals = np.bincount(labels, graph.degrees, minlength=int(labels.max(initial=-1)) + 1)
-    return inside / two_m - resolution * float((totals * totals).sum()) / (two_m * two_m)
+    inside = weight_sum(weights[labels[src] == labels[graph.adj]])
+    degrees = np.bincount(src, weights, minlength=graph.n)
+    totals = np.bincount(labels, degrees, minlength=int(labels.max(initial=-1)) + 1) / two_m
+    return inside / two_m - resolution * weight_sum(totals * totals)
 
 
 def check_partition(graph: LouvainGraph, labels: np.ndarray, reported: float | None = None,

@@ -23,6 +23,7 @@ from gpusim.runtime.registry import register
 from gpusim.types.check import edge_positions
 from gpusim.types.complete_graphs import check_memory
 from gpusim.types.graphs import WeightedGraph
+from gpusim.types.numeric import scale_exponent
 
 from . import reference_augmentation
 from .driver_roma import roma
@@ -60,6 +61,13 @@ def _complete_graph_matching(graph: WeightedGraph, algorithm: str, chosen: str, 
     check_memory(augmentation_bytes(n, mate, chosen != "cpu"), max_memory,
                  f"{algorithm} on {n} vertices: a dense {n} x {n} weight matrix (complete graphs only)")
     weights = graph.to_scipy().toarray()
+    # The numeric policy (gpusim.types.numeric): a flip must gain more than ``threshold``, an absolute amount;
+    # weights whose largest is below 1/2 are scaled up by a power of two (exact) so that the largest is in
+    # [0.5, 1) and weights of 1e-300 flip as weights of 1 do.
+    top = float(weights.max(initial=0.0))
+    exponent = scale_exponent(weights) if 0.0 < top < 0.5 else 0
+    if exponent:
+        weights = np.ldexp(weights, exponent)
     if chosen != "cpu":
         found = roma(weights, mate, backend=chosen, max_memory=max_memory, **options)
     else:
@@ -69,7 +77,7 @@ def _complete_graph_matching(graph: WeightedGraph, algorithm: str, chosen: str, 
     complete = np.asarray(found.mate, np.int32)
     kept = _edges_only(graph, complete)
     stats = dict(found.stats, dropped=int(np.count_nonzero(kept != complete)) // 2)
-    return WeightedMatching(kept, found.weight, algorithm, chosen, stats, graph)
+    return WeightedMatching(kept, float(np.ldexp(found.weight, -exponent)), algorithm, chosen, stats, graph)
 
 
 def _edges_only(graph: WeightedGraph, mate: np.ndarray) -> np.ndarray:

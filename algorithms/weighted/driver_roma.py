@@ -43,6 +43,7 @@ from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher, fill
 from gpusim.runtime.resident_graphs import adopt, check_output
 from gpusim.types.complete_graphs import check_memory, dense_bytes
+from gpusim.types.numeric import weight_sum
 
 from .device_result import exactly
 from .kernels_roma import roma_block_phase, roma_thread_phase
@@ -300,7 +301,7 @@ def _padded_host(matrix: DenseInput, padded: bool) -> np.ndarray:
 
 def _weight(w: np.ndarray, mate: np.ndarray) -> float:
     first = np.flatnonzero(np.arange(mate.size) < mate)
-    return math.fsum(w[first, mate[first]].tolist())
+    return weight_sum(w[first, mate[first]])
 
 
 def _check_phase(dev, w, mate, weights_after, flipped, threshold) -> None:

@@ -18,6 +18,7 @@ from gpusim.runtime.registry import lookup
 from gpusim.runtime.resident_graphs import device_backend
 from gpusim.types.device_graphs import DeviceWeightedGraph, is_device_sparse
 from gpusim.types.graphs import WeightedGraph, load_graph
+from gpusim.types.numeric import check_matching_weight_fits
 
 from .device_result import DeviceWeightedMatching
 from .result import WeightedMatching
@@ -85,4 +86,8 @@ def maximum_weight_matching(graph: WeightedGraph | DeviceWeightedGraph, algorith
         hint = " (gpusim.algorithms.weighted.roma(weights, output='device') leaves ROMA's on the device)"
         raise InvalidArgument(f"output='device' is offered by {', '.join(DEVICE_RESIDENT)}; {algorithm!r} builds its "
                               f"matching of the graph on the host{hint if name == 'roma' else ''}")
+    if isinstance(graph, WeightedGraph):  # the numeric policy: a weight beyond the largest double refused first
+        b = options.get("b", 1) if lookup("weighted", algorithm).name == "bsuitor" else 1
+        check_matching_weight_fits(graph.ptr, graph.adj, graph.weights, b if b is not None else 1,
+                                   "a b-matching" if b != 1 else "a matching")
     return dispatch("weighted", graph, algorithm, backend, size=graph.n_edges, max_memory=max_memory, **options)

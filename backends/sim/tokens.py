@@ -86,7 +86,8 @@ def read_token(token: str) -> Token:
                 isinstance(entry, dict) and all(key in entry for key in _LAUNCH_KEYS) for entry in launches):
             raise ValueError("not a list of launches")
     except Exception as exc:  # noqa: BLE001 - any decoding failure means a damaged token
-        raise InvalidArgument(f"the replay token is damaged ({type(exc).__name__}: {exc})") from None
+        shown = repr(token) if len(token) <= 40 else repr(token[:40]) + "..."
+        raise InvalidArgument(f"the replay token {shown} is damaged ({type(exc).__name__}: {exc})") from None
     if version > TOKEN_FORMAT or version < 1:
         raise InvalidArgument(f"the replay token has format {version}: it comes from a newer version of gpusim "
                               f"(this is gpusim {gpusim_version()}, which reads formats 1 to {TOKEN_FORMAT})")

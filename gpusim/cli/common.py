@@ -22,11 +22,12 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from gpusim.errors import BackendUnavailable, GpusimInternalError, InvalidArgument, KernelBug
+from gpusim.errors import BackendUnavailable, GpusimInternalError, InvalidArgument, KernelBug, OutputNotWritten
 
-__all__ = ["AlgorithmOption", "Parser", "algorithm_names", "check_algorithm", "check_picture_option", "classify",
-           "common_options", "emit", "example_or_file", "memory_size", "progress_disabled", "progress_wanted",
-           "report_failure", "run_checked", "simulator_progress"]
+__all__ = ["AlgorithmOption", "Parser", "add_max_memory", "algorithm_names", "auto_backend", "check_algorithm",
+           "check_header_memory", "check_picture_option", "classify", "common_options", "emit", "example_or_file",
+           "memory_size", "progress_disabled", "progress_wanted", "report_failure", "run_checked", "simulator_progress",
+           "write_json", "write_stdout"]
 
 USAGE, FAILED = 2, 1
 
@@ -176,6 +177,8 @@ def classify(error: BaseException) -> tuple[int, str]:
         status, message = USAGE, f"cannot read {error.filename!r}: {error.strerror}"
     elif isinstance(error, UnicodeDecodeError):
         status, message = USAGE, f"the input is not text: {error.reason} at byte {error.start}"
+    elif isinstance(error, OutputNotWritten):  # after the work: the run succeeded, its output did not land
+        status, message = FAILED, str(error)
     elif isinstance(error, KernelBug):   # a finding, not a mistake: its trace and replay token in full
         return FAILED, str(error).strip()
     elif isinstance(error, BackendUnavailable):
@@ -206,11 +209,66 @@ def report_failure(options: argparse.Namespace, error: BaseException, debug: boo
         message = f"{source!r}: {message}"
     if debug:
         traceback.print_exception(error, file=sys.stderr)
-    if getattr(options, "json", False):
+    stdout_lost = isinstance(error, OutputNotWritten) and error.path == "<stdout>"
+    if getattr(options, "json", False) and not stdout_lost:
         record: dict[str, Any] = getattr(options, "record", {})
-        print(json.dumps({**record, "error": message, "exit_status": status}, default=str))
+        try:
+            write_json({**record, "error": message, "exit_status": status})
+        except OutputNotWritten as lost:
+            message = f"{message}; {lost}"
     print(f"gpusim: error: {message}", file=sys.stderr)
     return status
+
+
+def write_stdout(text: str) -> None:
+    """Print ``text`` and flush; a standard output that refuses it (a full disk, ``> /dev/full``) raises
+    :class:`~gpusim.errors.OutputNotWritten`, and later writes to it are discarded, so the interpreter's
+    own flush at exit finds nothing left to fail on."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (``| head``): not a failed write, the caller decides
+        raise
+    except OSError as error:
+        _discard_stdout()
+        raise OutputNotWritten("<stdout>", error.strerror or str(error)) from error
+
+
+def _discard_stdout() -> None:
+    """Point standard output at ``os.devnull`` (what is buffered is dropped)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's StringIO): nothing to protect
+        pass
+
+
+def write_json(document: Any) -> None:
+    """One JSON document and a newline on standard output, NumPy arrays written in pieces (a result of 10^8
+    vertices is never a list of 10^8 Python objects); :func:`write_stdout`'s errors."""
+    import numpy as np
+
+    for piece in _json_pieces(document, np):
+        write_stdout(piece)
+    write_stdout("\n")
+
+
+def _json_pieces(value: Any, np) -> Any:
+    """The JSON text of ``value`` in pieces; arrays (and ``range``) 2^16 items at a time."""
+    if isinstance(value, dict):
+        yield "{"
+        for index, (key, item) in enumerate(value.items()):
+            yield ("" if index == 0 else ", ") + json.dumps(str(key)) + ": "
+            yield from _json_pieces(item, np)
+        yield "}"
+    elif isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        yield "["
+        for start in range(0, value.size, 1 << 16):
+            yield ("" if start == 0 else ", ") + ", ".join(map(str, value[start:start + (1 << 16)].tolist()))
+        yield "]"
+    else:
+        yield json.dumps(value.tolist() if isinstance(value, np.ndarray) else value, default=str)
 
 
 def run_checked(options: argparse.Namespace) -> int:
@@ -230,12 +288,18 @@ def emit(options: argparse.Namespace, status: int, show_text, draw=None) -> int:
     if options.json:
         if draw is not None:
             options.record["picture"] = draw()
-        print(json.dumps(options.record, default=str))
+        write_json(options.record)
         return status
-    show_text()
-    sys.stdout.flush()
+    try:
+        show_text()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        _discard_stdout()
+        raise OutputNotWritten("<stdout>", error.strerror or str(error)) from error
     if draw is not None:
-        print(f"drawn to {draw()}")
+        write_stdout(f"drawn to {draw()}\n")
     return status
 
 
@@ -255,6 +319,37 @@ def progress_wanted(options: argparse.Namespace) -> bool:
 
 _MEMORY_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
                  "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+
+
+def add_max_memory(parser: argparse.ArgumentParser) -> None:
+    """``--max-memory SIZE``: the limit on the arrays a run allocates, judged from the input's header."""
+    parser.add_argument("--max-memory", metavar="SIZE", type=memory_size, default=None,
+                        help="refuse, before reading the input's body, a run whose arrays (graph, per-vertex state, "
+                             "dense matrices, partners tables) need more than SIZE bytes (suffixes K, M, G, T; "
+                             "default half the memory this process may use: cgroup limit, RLIMIT_AS, MemAvailable)")
+
+
+def auto_backend(backend: str, edges: int, vertices: int) -> tuple[str, str, str]:
+    """``choose_backend(backend, edges)``, except that ``auto`` without a GPU does not give the simulator a graph
+    of more than ``SIM_AUTO_LIMIT`` vertices (one thread each: a declared 10^6 x 10^6 with 3 entries would
+    run a million simulated threads).  Returns ``(chosen, reason, backend to pass on)``; the last is ``"cpu"``
+    where the choice was changed here, else ``backend`` as given."""
+    from gpusim.runtime.device import SIM_AUTO_LIMIT, choose_backend
+
+    chosen, reason = choose_backend(backend, edges)
+    if backend == "auto" and chosen == "sim" and vertices > SIM_AUTO_LIMIT:
+        reason = f"{reason.rsplit('; ', 1)[0]}; {vertices} vertices are too many for the simulator"
+        return "cpu", reason, "cpu"
+    return chosen, reason, backend
+
+
+def check_header_memory(options: argparse.Namespace, source: str, command: str, algorithm: str,
+                        b: int | None = None) -> None:
+    """Judge a Matrix Market ``source`` by its header: refuse (usage error naming the declared size and the
+    limit) a run whose arrays exceed ``--max-memory``, before the body is read."""
+    from gpusim.types.memory import check_run_memory, matrix_market_header
+
+    check_run_memory(source, matrix_market_header(source), command, algorithm, options.max_memory, b)
 
 
 def memory_size(text: str) -> int:

@@ -14,7 +14,10 @@ import argparse
 
 from gpusim.cli.common import (
     AlgorithmOption,
+    add_max_memory,
+    auto_backend,
     check_algorithm,
+    check_header_memory,
     check_picture_option,
     emit,
     example_or_file,
@@ -45,12 +48,16 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
                          help="combine the two directions of an unsymmetric file: sum, max or mean")
     louvain.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     louvain.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
+    add_max_memory(louvain)
     louvain.add_argument("--png", metavar="FILE", help="also draw the communities (PNG, SVG or PDF)")
     louvain.add_argument("--json", action="store_true", help="print one JSON object")
     louvain.set_defaults(run=_louvain)
 
 
 def _louvain(options: argparse.Namespace) -> int:
+    source = example_or_file(options, ".mtx")
+    check_header_memory(options, source, "louvain", options.algorithm)  # before the algorithms are imported
+
     import time
 
     from gpusim.algorithms.louvain import DIP_RULES, LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
@@ -60,7 +67,6 @@ def _louvain(options: argparse.Namespace) -> int:
 
     check_algorithm(options.algorithm, "communities")
     gpu = lookup("communities", options.algorithm).gpu
-    source = example_or_file(options, ".mtx")
     check_picture_option(options)
     if options.layout not in LAYOUTS:
         raise InvalidArgument(f"--layout {options.layout!r} is not one of {', '.join(LAYOUTS)}")
@@ -73,10 +79,10 @@ def _louvain(options: argparse.Namespace) -> int:
     graph = LouvainGraph.from_matrix_market(source, symmetrise=options.symmetrise)
     extra: dict = {"resolution": options.resolution,
                    "threshold": T_FINAL if options.threshold is None else options.threshold}
-    reason, bar = None, None
+    reason, bar, backend = None, None, options.backend
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
-        chosen, reason = choose_backend(options.backend, graph.n_entries)
+        chosen, reason, backend = auto_backend(options.backend, graph.n_entries, graph.n)
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
             extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False,
@@ -85,7 +91,7 @@ def _louvain(options: argparse.Namespace) -> int:
             extra["progress"] = progress_wanted(options)
     start = time.perf_counter()
     try:
-        result = louvain(graph, algorithm=options.algorithm, backend=options.backend, **extra)
+        result = louvain(graph, algorithm=options.algorithm, backend=backend, **extra)
     finally:
         if bar is not None:
             bar.close()
@@ -101,7 +107,7 @@ def _louvain(options: argparse.Namespace) -> int:
         "modularity": result.modularity, "resolution": options.resolution,
         "layout": options.layout if gpu else None,
         "valid": result.valid, "problem": result.problem, "certified": certified, "certificate": certificate,
-        "seconds": seconds, "communities": result.labels.tolist(), "level_modularity": result.level_modularity,
+        "seconds": seconds, "communities": result.labels, "level_modularity": result.level_modularity,
         "picture": None, "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
     })
 
@@ -113,9 +119,9 @@ def _louvain(options: argparse.Namespace) -> int:
               f"{len(result.levels)} level(s); " + (f"certified: {certificate}" if certified
                                                     else f"NOT certified: {result.problem}") + f"; {seconds:.3f} s")
         print("modularity per level: " + " ".join(f"{q:.6f}" for q in result.level_modularity))
-        shown = result.labels.tolist()
-        print("community of each vertex: " + " ".join(map(str, shown[:40]))
-              + (f" ... ({len(shown) - 40} more)" if len(shown) > 40 else ""))
+        shown = result.labels[:40].tolist()
+        print("community of each vertex: " + " ".join(map(str, shown))
+              + (f" ... ({result.labels.size - 40} more)" if result.labels.size > 40 else ""))
 
     def draw() -> str:
         from gpusim.teaching.community_picture import community_picture

@@ -14,20 +14,43 @@ import numpy as np
 
 from gpusim.cli.common import (
     AlgorithmOption,
-    algorithm_names,
+    add_max_memory,
+    auto_backend,
     check_algorithm,
+    check_header_memory,
     check_picture_option,
     emit,
     example_or_file,
-    memory_size,
     progress_wanted,
     simulator_progress,
 )
 from gpusim.errors import InvalidArgument
-from gpusim.runtime.device import choose_backend
 from gpusim.runtime.registry import lookup
 
 __all__ = ["register_match"]
+
+#: The weighted matching algorithms (the registry's ``"weighted"`` problem, named here so that a file's header
+#: is judged before any algorithm is imported; a test keeps the two equal).
+WEIGHTED = ("suitor", "ld", "bsuitor", "roma", "greedy", "pga", "gpa", "rama")
+
+#: The largest ``--b``: a b this large already allows every vertex all its partners.
+MAX_B = 2**62
+
+
+def partner_count(text: str) -> int:
+    """``--b``: an integer in 0..2^62 (a usage error naming the value otherwise).
+
+    >>> partner_count("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value <= MAX_B:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: b runs from 0 to 2^62 = {MAX_B} "
+                                         "(a b above a vertex's degree already allows it every partner)")
+    return value
 
 
 def register_match(commands, common: argparse.ArgumentParser) -> None:
@@ -37,26 +60,27 @@ def register_match(commands, common: argparse.ArgumentParser) -> None:
     match.add_argument("--example", metavar="NAME", help="a bundled matrix instead: karate, west0067, ash219")
     match.add_argument("--algorithm", default="gpr", action=AlgorithmOption,
                        problems={"bipartite": "cardinality", "weighted": "weight"})
-    match.add_argument("--b", type=int, default=None, help="bsuitor: how many partners each vertex may have "
+    match.add_argument("--b", type=partner_count, default=None, help="bsuitor: how many partners each vertex may have "
                                                            "(default 1)")
     match.add_argument("--backend", default="auto", help="auto, sim, numba, cupy or cpu (default auto)")
     match.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     match.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
-    match.add_argument("--max-memory", metavar="SIZE", type=memory_size, default=None,
-                       help="refuse dense algorithms (roma, rama; bsuitor's partners table) needing more than SIZE "
-                            "bytes (suffixes K, M, G, T; default half the memory available)")
+    add_max_memory(match)
     match.add_argument("--png", metavar="FILE", help="also draw the matching (PNG, SVG or PDF)")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.set_defaults(run=_match)
 
 
 def _match(options: argparse.Namespace) -> int:
-    check_algorithm(options.algorithm, "bipartite", "weighted")
     if options.b is not None and options.algorithm != "bsuitor":
         raise InvalidArgument(f"--b {options.b} is for --algorithm bsuitor only, not {options.algorithm!r}")
     source = example_or_file(options, ".mtx")
+    # The header first, before the algorithms are imported: a declared size too large is refused in a second.
+    weighted = options.algorithm in WEIGHTED
+    check_header_memory(options, source, "weighted" if weighted else "match", options.algorithm, options.b)
+    check_algorithm(options.algorithm, "bipartite", "weighted")
     check_picture_option(options)
-    if options.algorithm in algorithm_names("weighted"):
+    if weighted:
         return _match_weighted(options, source)
     return _match_bipartite(options, source)
 
@@ -95,20 +119,21 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
     from gpusim.types.graphs import BipartiteGraph
 
     graph = BipartiteGraph.from_matrix_market(source)
-    extra, bar = {}, None
+    extra, bar, backend, reason = {}, None, options.backend, None
     if lookup("bipartite", options.algorithm).gpu:
-        chosen, _ = choose_backend(options.backend, graph.n_edges)
+        chosen, reason, backend = auto_backend(options.backend, graph.n_edges, graph.n_rows + graph.n_cols)
         bar = _simulator(options, chosen, extra, f"{options.algorithm} on the simulator")
         if chosen not in ("cpu", "sim"):
             extra["progress"] = progress_wanted(options)
-    result, seconds = _timed(bar, lambda: maximum_bipartite_matching(graph, options.algorithm, options.backend,
-                                                                        **extra))
+    result, seconds = _timed(bar, lambda: maximum_bipartite_matching(graph, options.algorithm, backend, **extra))
+    if backend != options.backend:  # auto, changed here: say why
+        result.stats["chosen"] = reason
     result.validate()  # against the input graph: raises naming the first fault
     options.record.update({
         "file": source, "algorithm": result.algorithm, "backend": result.backend,
         "chosen": result.stats.get("chosen"), "n_rows": graph.n_rows, "n_cols": graph.n_cols,
         "n_edges": graph.n_edges, "size": result.size, "valid": result.valid, "certified": result.certified,
-        "seconds": seconds, "matching": result.row_match.tolist(), "picture": None,
+        "seconds": seconds, "matching": result.row_match, "picture": None,
         "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
     })
 
@@ -119,9 +144,10 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
               + ("certified maximum by a König vertex cover of the same size" if result.certified
                  else "NOT certified: the cover is larger than the matching")
               + f"; {seconds:.3f} s")
-        shown = [f"{r}-{c}" for r, c in enumerate(result.row_match.tolist()) if c >= 0]
-        print("row-column pairs: " + " ".join(shown[:20])
-              + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
+        rows = np.flatnonzero(result.row_match >= 0)  # no Python object per vertex: 10^8 rows stay arrays
+        shown = [f"{r}-{c}" for r, c in zip(rows[:20].tolist(), result.row_match[rows[:20]].tolist(), strict=True)]
+        print("row-column pairs: " + " ".join(shown)
+              + (f" ... ({rows.size - 20} more)" if rows.size > 20 else ""))
 
     def draw() -> str:
         from gpusim.teaching.plots import bipartite_matching_picture
@@ -146,10 +172,10 @@ def _weighted_checks(options: argparse.Namespace, graph, result) -> tuple[int, b
     # half-approximations must reach half the optimum (NetworkX's exact matching, small graphs only).
     if options.algorithm in ("suitor", "ld"):
         certificate = "equal to the sequential Greedy matching"
-        certified = mate.tolist() == greedy(graph).mate.tolist()
+        certified = np.array_equal(mate, greedy(graph).mate)
     elif options.algorithm == "bsuitor":
         certificate = f"equal to the sequential greedy b-matching (b = {options.b})"
-        certified = result.partners.tolist() == greedy_b_matching(graph, options.b).partners.tolist()
+        certified = np.array_equal(result.partners, greedy_b_matching(graph, options.b).partners)
     elif graph.n_edges <= 3000:
         optimum = exact_maximum_weight(graph).weight
         certificate = f"at least half the optimum {optimum:.6g} (NetworkX)"
@@ -169,7 +195,7 @@ def _weighted_pairs(options: argparse.Namespace, graph, result) -> tuple[list, n
         ends, slots = np.nonzero(partners >= 0)
         others = partners[ends, slots]
     else:
-        matching = result.mate.tolist()
+        matching = result.mate
         ends = np.flatnonzero(result.mate >= 0)
         others = result.mate[ends]
     below = ends < others
@@ -183,19 +209,20 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     from gpusim.types.graphs import WeightedGraph
 
     graph = WeightedGraph.from_matrix_market(source)
-    extra, bar = {}, None
+    extra, bar, backend, reason = {}, None, options.backend, None
     if options.algorithm == "bsuitor":
         options.b = extra["b"] = 1 if options.b is None else options.b
         b_capacities(graph, options.b)  # the API's check, before the GPU backends are probed
     if lookup("weighted", options.algorithm).gpu:
-        bar = _simulator(options, choose_backend(options.backend, graph.n_edges)[0], extra,
-                         f"{options.algorithm} on the simulator")
+        chosen, reason, backend = auto_backend(options.backend, graph.n_edges, graph.n)
+        bar = _simulator(options, chosen, extra, f"{options.algorithm} on the simulator")
     if options.algorithm in ("roma", "rama") and graph.n % 2:
         extra["pad"] = True
     if options.max_memory is not None:
         extra["max_memory"] = options.max_memory
-    result, seconds = _timed(bar, lambda: maximum_weight_matching(graph, options.algorithm, options.backend,
-                                                                     **extra))
+    result, seconds = _timed(bar, lambda: maximum_weight_matching(graph, options.algorithm, backend, **extra))
+    if backend != options.backend:  # auto, changed here: say why
+        result.stats["chosen"] = reason
     size, valid, certificate, certified = _weighted_checks(options, graph, result)
     matching, pairs = _weighted_pairs(options, graph, result)
     options.record.update({
@@ -213,8 +240,8 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
         verdict = "valid" if valid else f"INVALID ({result.problem})"
         print(f"matching of {size} edges, weight {result.weight:.6g}, {verdict}; "
               f"certified: {certified} ({certificate}); {seconds:.3f} s")
-        shown = [f"{u}-{v}" for u, v in pairs.tolist()]
-        print("matched edges: " + " ".join(shown[:20]) + (f" ... ({len(shown) - 20} more)" if len(shown) > 20 else ""))
+        shown = [f"{u}-{v}" for u, v in pairs[:20].tolist()]
+        print("matched edges: " + " ".join(shown) + (f" ... ({len(pairs) - 20} more)" if len(pairs) > 20 else ""))
 
     def draw() -> str:
         from gpusim.teaching.plots import weighted_matching_picture

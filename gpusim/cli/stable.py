@@ -12,6 +12,7 @@ import argparse
 
 from gpusim.cli.common import (
     AlgorithmOption,
+    add_max_memory,
     check_algorithm,
     check_picture_option,
     emit,
@@ -36,9 +37,31 @@ def register_stable(commands, common: argparse.ArgumentParser) -> None:
                         help="each woman may take up to B men (hospitals/residents); default 1")
     stable.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     stable.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
+    add_max_memory(stable)
     stable.add_argument("--png", metavar="FILE", help="also draw the matching, men and women (PNG, SVG or PDF)")
     stable.add_argument("--json", action="store_true", help="print one JSON object")
     stable.set_defaults(run=_stable)
+
+
+#: Bytes of memory per byte of a preference file while it is parsed: Python's JSON reader builds an int object
+#: (28 bytes) and a list slot (8) for every id, two bytes of text at the least ("0,").
+JSON_BYTES_PER_BYTE = 20
+
+
+def _check_json_memory(options: argparse.Namespace, source: str) -> None:
+    """Refuse a preference file whose parsing would pass ``--max-memory`` (judged by its size, before reading)."""
+    import os
+
+    from gpusim.errors import InvalidArgument
+    from gpusim.types.memory import memory_available, size_text
+
+    size = os.path.getsize(source)
+    limit, origin = options.max_memory, "--max-memory"
+    if limit is None:
+        limit, origin = memory_available() // 2, "the default --max-memory, half the memory this process may use"
+    if JSON_BYTES_PER_BYTE * size > limit:
+        raise InvalidArgument(f"{source!r} has {size} bytes: reading its preference lists needs about "
+                              f"{size_text(JSON_BYTES_PER_BYTE * size)}, more than {origin} {size_text(limit)}")
 
 
 def _stable(options: argparse.Namespace) -> int:
@@ -51,6 +74,7 @@ def _stable(options: argparse.Namespace) -> int:
 
     check_algorithm(options.algorithm, "stable")
     source = example_or_file(options, ".json")
+    _check_json_memory(options, source)
     check_picture_option(options)
     if options.backend != "auto":
         choose_backend(options.backend, 0)  # an unknown backend, refused before the file is read

@@ -56,8 +56,9 @@ def dask_client(workers: int | None = None, scheduler: str | None = None,
         try:
             client = distributed.Client(scheduler, timeout=timeout)
         except Exception as error:  # noqa: BLE001 - refused, timed out, or something else answered
-            raise BackendUnavailable(f"--scheduler {scheduler}: no Dask scheduler answers there within "
-                                     f"{timeout:g} s ({type(error).__name__})") from None
+            reason = " ".join(str(error).split())[:160] or type(error).__name__
+            raise BackendUnavailable(f"--scheduler {scheduler}: could not connect to a Dask scheduler there "
+                                     f"within {timeout:g} s ({reason})") from None
         try:
             yield client
         finally:

@@ -22,7 +22,7 @@ import json
 import os
 from typing import Any
 
-from gpusim.errors import InvalidArgument
+from gpusim.errors import InvalidArgument, OutputNotWritten
 
 __all__ = ["FORMAT", "Journal", "read_journal"]
 
@@ -50,12 +50,20 @@ class Journal:
             self.write({"record": "campaign", "format": FORMAT, **header})
 
     def write(self, record: dict[str, Any]) -> None:
-        self.file.write(json.dumps(record, default=str) + "\n")
-        self.file.flush()
-        os.fsync(self.file.fileno())
+        """Append ``record`` as one line, on disk before returning; a full disk raises
+        :class:`~gpusim.errors.OutputNotWritten` naming the file (a line cut short is dropped on ``--resume``)."""
+        try:
+            self.file.write(json.dumps(record, default=str) + "\n")
+            self.file.flush()
+            os.fsync(self.file.fileno())
+        except OSError as error:
+            raise OutputNotWritten(self.path, error.strerror or str(error)) from None
 
     def close(self) -> None:
-        self.file.close()
+        try:
+            self.file.close()
+        except OSError as error:  # what a full disk left in the buffer: the same failure, named once
+            raise OutputNotWritten(self.path, error.strerror or str(error)) from None
 
     def __enter__(self) -> Journal:
         return self

@@ -456,7 +456,11 @@ def replay(token: str, scenario: str | Scenario | None = None) -> Replayed:
         raise InvalidArgument(f"token {token[:16]!r}... names no scenario: pass scenario=..., or a "
                               f"'scenario@token' string as Failure.replay_token gives")
     if isinstance(scenario, str) and scenario not in scenario_names():
-        made = read_token(token)  # a damaged token or an unknown format says so first
+        try:
+            made = read_token(token)
+        except InvalidArgument as damaged:  # both parts are wrong: name the scenario, then the token
+            raise InvalidArgument(f"the replay token names scenario {scenario!r}, which is not registered "
+                                  f"(gpusim explore --list shows them), and {damaged}") from None
         if made.format < TOKEN_FORMAT:
             raise InvalidArgument(f"the replay token names scenario {scenario!r}, which this gpusim does not have: "
                                   f"it comes from {made.origin()}; find the failure again for a new token")

@@ -13,9 +13,6 @@ True
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 
 __all__ = ["DRAWN_VERTICES", "community_picture"]
@@ -60,12 +57,6 @@ def community_picture(result, path: str, title: str = "") -> str:
         twin.set(yscale="log", ylabel="communities")
     figure.suptitle(f"{title} ({result.algorithm} on {result.backend})")
     figure.tight_layout()
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    try:
-        figure.savefig(partial, dpi=120, format=target.suffix.lower().lstrip(".") or "png")
-        os.replace(partial, target)
-    finally:
-        plt.close(figure)
-        partial.unlink(missing_ok=True)
-    return path
+    from gpusim.teaching.plots import save_figure
+
+    return save_figure(figure, path)

@@ -17,7 +17,6 @@ True
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +28,7 @@ from gpusim.backends.sim import TraceEvent
 if TYPE_CHECKING:
     import matplotlib.figure
 from gpusim.errors import InvalidArgument
+from gpusim.teaching.files import check_output_folder, write_whole
 
 __all__ = ["PICTURE_FORMATS", "bipartite_matching_picture", "check_picture_path", "operation_kind", "plural",
            "save_figure", "swimlanes", "swimlanes_figure", "weighted_matching_picture"]
@@ -53,25 +53,19 @@ def check_picture_path(path: str, option: str = "--png") -> None:
     if suffix not in PICTURE_FORMATS:
         raise InvalidArgument(f"{option} {path!r}: cannot draw a {('.' + suffix) if suffix else 'suffix-less'} "
                               f"file; name it .png, .svg or .pdf")
-    folder = target.parent
-    if not folder.is_dir():
-        raise InvalidArgument(f"{option} {path!r}: no folder {str(folder)!r} to write it in")
-    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise InvalidArgument(f"{option} {path!r}: not allowed to write there")
+    check_output_folder(path, option)
 
 
 def save_figure(figure: matplotlib.figure.Figure, path: str) -> str:
-    """Save ``figure`` to ``path`` whole or not at all (through a temporary file in the same folder)."""
+    """Save ``figure`` to ``path`` whole or not at all (through a temporary file in the same folder); a
+    failure to write (a full disk) raises :class:`~gpusim.errors.OutputNotWritten` naming ``path``."""
     import matplotlib.pyplot as plt
 
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    file_format = Path(path).suffix.lower().lstrip(".") or "png"
     try:
-        figure.savefig(partial, dpi=120, format=target.suffix.lower().lstrip(".") or "png")
-        os.replace(partial, target)
+        write_whole(path, lambda partial: figure.savefig(partial, dpi=120, format=file_format))
     finally:
         plt.close(figure)
-        partial.unlink(missing_ok=True)
     return path
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from gpusim.backends.sim import TraceEvent
 from gpusim.errors import InvalidArgument
 from gpusim.language import MEETINGS
+from gpusim.teaching.files import check_output_folder, write_whole
 
 __all__ = ["MAX_EVENTS", "check_page_path", "racing_pair", "trace_data", "write_trace_html"]
 
@@ -56,10 +57,7 @@ def check_page_path(path: str | os.PathLike, option: str = "--html") -> None:
         raise InvalidArgument(f"{option} {str(path)!r} is a folder, not a file")
     if target.suffix.lower() not in (".html", ".htm"):
         raise InvalidArgument(f"{option} {str(path)!r}: the page is HTML; name it .html")
-    if not target.parent.is_dir():
-        raise InvalidArgument(f"{option} {str(path)!r}: no folder {str(target.parent)!r} to write it in")
-    if not os.access(target.parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise InvalidArgument(f"{option} {str(path)!r}: not allowed to write there")
+    check_output_folder(path, option)
 
 
 def racing_pair(events: Sequence[TraceEvent]) -> list[TraceEvent]:
@@ -183,11 +181,7 @@ def write_trace_html(source: Any, path: str | os.PathLike, *, highlight: Iterabl
                       message=text if message is None else message, token=found_token if token is None else token)
     page = _PAGE.replace("__TITLE__", html.escape(data["title"])).replace(
         "__DATA__", json.dumps(data).replace("</", "<\\/"))
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.partial")
-    partial.write_text(page, encoding="utf-8")
-    os.replace(partial, target)
-    return str(target)
+    return write_whole(path, lambda partial: Path(partial).write_text(page, encoding="utf-8"))
 
 
 _PAGE = r"""<!DOCTYPE html>

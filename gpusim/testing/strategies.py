@@ -32,7 +32,8 @@ from gpusim.types.graphs import BipartiteGraph, WeightedGraph, example_path, exa
 from gpusim.types.preferences import PreferenceInstance
 
 __all__ = [
-    "bipartite_graphs", "bundled_matrices", "preference_instances", "schedules", "weighted_graphs",
+    "EXTREME_SCALES", "bipartite_graphs", "bundled_matrices", "extreme_weights", "preference_instances", "schedules",
+    "weighted_graphs",
 ]
 
 # ----------------------------------------------------------------------------------------------
@@ -208,6 +209,39 @@ def weighted_graphs(
         return WeightedGraph.from_edges(iu[keys], iv[keys], np.array(w, np.float64), n)
 
     return graphs()
+
+
+#: The scales at the edges of float64: the largest weights whose matchings still fit, the smallest normal and
+#: subnormal numbers, and 1 for comparison.
+EXTREME_SCALES = (1.0, 1e300, 2.0**1000, 1e-300, 2.0**-1022, 5e-324 * 2**20, 5e-324)
+
+
+def extreme_weights(max_vertices: int = 12) -> SearchStrategy[tuple[float, SearchStrategy[float]]]:
+    """A scale at the edge of float64 and a strategy of weights at that scale: ties and zeros common.
+
+    Draws ``(scale, weights)``: ``scale`` is one of :data:`EXTREME_SCALES` or a float between the smallest
+    subnormal and the largest scale whose matchings on ``max_vertices`` vertices still fit in a double
+    (``1.79e308 / (4 * max_vertices)``); ``weights`` draws ``k * scale`` for ``k`` in 0..4 (zeros and ties) or
+    a float in ``[0, 4 * scale]`` (subnormals allowed).  Give ``weights`` to :func:`weighted_graphs`.
+
+    Shrinking: toward scale 1 and weights 0, 1, 2 ... times it.
+
+    >>> from hypothesis import find
+    >>> scale, weights = find(extreme_weights(), lambda pair: pair[0] < 1e-300)
+    >>> scale < 1e-300, find(weights, lambda w: w > 0) / scale in (1.0, 2.0, 3.0, 4.0) or 0 < scale
+    (True, True)
+    """
+    check_int("max_vertices", max_vertices, 1, None)
+    top = float(np.finfo(np.float64).max) / (8.0 * max_vertices)
+    scales = st.one_of(st.sampled_from([s if s <= top else top for s in EXTREME_SCALES]),
+                       st.floats(5e-324, top, allow_subnormal=True))
+
+    def at(scale: float) -> tuple[float, SearchStrategy[float]]:
+        tied = st.integers(0, 4).map(lambda k: k * scale)
+        spread = st.floats(0.0, 4.0 * scale, allow_subnormal=True, allow_nan=False, allow_infinity=False)
+        return scale, st.one_of(tied, spread)
+
+    return scales.map(at)
 
 
 def preference_instances(min_n: int = 0, max_n: int = 8, complete: bool = False

@@ -113,7 +113,7 @@ def as_weights(name: str, values: Any, m: int) -> np.ndarray:
     if arr.dtype.kind == "c":
         raise InvalidArgumentType(f"{name} has complex dtype {arr.dtype}: weights must be real")
     if arr.dtype.kind not in "iuf":
-        raise InvalidArgumentType(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        raise InvalidArgumentType(not_real_message(name, arr))
     if arr.shape[0] != m:
         raise InvalidArgument(f"{name} has {arr.shape[0]} entries but there are {m} edges")
     arr = arr.astype(np.float64)
@@ -123,6 +123,22 @@ def as_weights(name: str, values: Any, m: int) -> np.ndarray:
             i = int(idx[0])
             raise InvalidArgument(f"{name}[{i}]={arr[i].item()!r} {what}: weights must be finite and >= 0")
     return arr
+
+
+def not_real_message(name: str, arr: np.ndarray) -> str:
+    """What to say of an array of weights that are not all real numbers: the first such entry, by value.
+
+    >>> not_real_message("w", np.asarray([1.0, "heavy"], dtype=object))
+    "w[1]='heavy' is not a real number (a str): weights must be finite real numbers"
+    """
+    for index in np.ndindex(arr.shape):
+        value = arr[index]
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+            where = ", ".join(map(str, index))
+            shown = value.item() if isinstance(value, np.generic) else value
+            return (f"{name}[{where}]={shown!r} is not a real number (a {type_name(shown)}): "
+                    "weights must be finite real numbers")
+    return f"{name} must hold real numbers, got dtype {arr.dtype}"
 
 
 def check_edge_total(count: int, what: str) -> None:

@@ -31,7 +31,6 @@ Example
 
 from __future__ import annotations
 
-import math
 import reprlib
 
 import numpy as np
@@ -40,6 +39,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
+from gpusim.types.numeric import weight_sum
 
 __all__ = ["blocking_pairs", "check_b_matching", "check_bipartite_matching", "check_weighted_matching",
            "check_mate", "checked_output", "edge_positions", "konig_cover", "match_array", "undominated_edges",
@@ -180,7 +180,8 @@ def check_weighted_matching(graph, mate) -> float:
     ``graph`` is a :class:`~gpusim.types.graphs.WeightedGraph` (every pair must be one of its edges) or
     a dense symmetric ``n x n`` weight matrix, the complete graph of seed 002 (every pair of
     distinct vertices is an edge).  ``mate[v]`` is the partner of ``v`` or -1; it must be
-    symmetric.  The weight is recomputed from the input's weights (``math.fsum``).
+    symmetric.  The weight is recomputed from the input's weights
+    (:func:`~gpusim.types.numeric.weight_sum`).
 
     >>> g = WeightedGraph.from_edges([0, 1], [1, 2], [5.0, 6.0])
     >>> check_weighted_matching(g, [-1, 2, 1])
@@ -201,13 +202,13 @@ def check_weighted_matching(graph, mate) -> float:
     matched = np.flatnonzero(mate >= 0)
     first = matched[mate[matched] > matched]
     if dense:
-        return math.fsum(graph[first, mate[first]].tolist())
+        return weight_sum(graph[first, mate[first]])
     pos = edge_positions(graph, first, mate[first])
     missing = np.flatnonzero(pos < 0)
     if missing.size:
         v = int(first[missing[0]])
         raise InvalidArgument(f"mate[{v}]={int(mate[v])}: ({v}, {int(mate[v])}) is not an edge of the input graph")
-    return math.fsum(graph.weights[pos].tolist())
+    return weight_sum(graph.weights[pos])
 
 
 def check_b_matching(graph: WeightedGraph, partners, b) -> float:
@@ -236,6 +237,8 @@ def check_b_matching(graph: WeightedGraph, partners, b) -> float:
     flat = match_array("partners", table.ravel(), table.size, n)
     ends, slots = np.nonzero(flat.reshape(table.shape) >= 0)
     others = flat.reshape(table.shape)[ends, slots]
+    if isinstance(b, (int, np.integer)) and not isinstance(b, (bool, np.bool_)):
+        b = min(int(b), 2**62)  # any larger b allows every partner, as check_b caps it
     caps = np.broadcast_to(np.asarray(b, np.int64), (n,))
     counts = np.bincount(ends, minlength=n)
     over = np.flatnonzero(counts > caps)
@@ -257,7 +260,7 @@ def check_b_matching(graph: WeightedGraph, partners, b) -> float:
     if lonely.size:
         k = int(lonely[0])
         raise InvalidArgument(f"vertex {int(ends[k])} lists partner {int(others[k])}, who does not list it back")
-    return math.fsum(graph.weights[pos[ends < others]].tolist())
+    return weight_sum(graph.weights[pos[ends < others]])
 
 
 def konig_cover(graph: BipartiteGraph, row_match: np.ndarray, col_match: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

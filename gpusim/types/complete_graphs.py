@@ -43,7 +43,6 @@ True
 from __future__ import annotations
 
 import math
-import os
 import reprlib
 from typing import Any
 
@@ -52,8 +51,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.types.arguments import check_int, check_seed
+from gpusim.types.arguments import check_int, check_seed, not_real_message
 from gpusim.types.check import check_mate
+from gpusim.types.memory import memory_available
+from gpusim.types.numeric import weight_sum
 
 __all__ = ["check_memory", "default_memory_limit", "dense_bytes", "exponential", "gap_to_optimum", "geometric",
            "matching_weight", "uniform"]
@@ -70,22 +71,13 @@ SPARSE_ALTERNATIVE = ("use a sparse algorithm instead: maximum_weight_matching(g
 
 
 def default_memory_limit() -> int:
-    """Half the memory available now, in bytes (Linux's ``MemAvailable``, else ``os.sysconf``'s free pages).
+    """Half the memory this process may use now (:func:`gpusim.types.memory.memory_available`: the least of
+    ``MemAvailable``, the cgroup's room and ``RLIMIT_AS``).
 
     >>> default_memory_limit() > 0
     True
     """
-    try:
-        with open("/proc/meminfo") as info:
-            for line in info:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024 // 2
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
-    except (AttributeError, ValueError, OSError):
-        return 4 * 2**30
+    return memory_available() // 2
 
 
 def dense_bytes(n: int, copies: int = 1) -> int:
@@ -166,7 +158,7 @@ def check_weight_matrix(name: str, weights: Any) -> np.ndarray:
     if arr.dtype.kind == "c":
         raise InvalidArgumentType(f"{name} has complex dtype {arr.dtype}: weights must be real")
     if arr.dtype.kind not in "iuf":
-        raise InvalidArgumentType(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        raise InvalidArgumentType(not_real_message(name, arr))
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if _valid_weight_tiles(arr):
         return arr
@@ -186,7 +178,7 @@ def check_weight_matrix(name: str, weights: Any) -> np.ndarray:
 
 
 def matching_weight(weights: Any, mate: Any) -> float:
-    """Total weight of a matching on a dense weight matrix, exactly rounded (``math.fsum``).
+    """Total weight of a matching on a dense weight matrix, exactly rounded (:func:`~gpusim.types.numeric.weight_sum`).
 
     Parameters
     ----------
@@ -220,7 +212,7 @@ def matching_weight(weights: Any, mate: Any) -> float:
 def dense_matching_weight(w: np.ndarray, mate: np.ndarray) -> float:
     """The weight of matching ``mate`` in the checked dense matrix ``w`` (:func:`matching_weight` checks first)."""
     u = np.flatnonzero(mate > np.arange(mate.shape[0]))
-    return math.fsum(w[u, mate[u]].tolist())
+    return weight_sum(w[u, mate[u]])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -398,7 +390,7 @@ def _exact_weight(w: np.ndarray) -> float:
     keep = w[iu, iv] > 0
     G.add_weighted_edges_from(zip(iu[keep].tolist(), iv[keep].tolist(), w[iu, iv][keep].tolist(), strict=True))
     pairs = nx.max_weight_matching(G)
-    return math.fsum(float(w[a, b]) for a, b in pairs)
+    return weight_sum([float(w[a, b]) for a, b in pairs])
 
 
 def gap_to_optimum(weights: Any, mate: Any) -> float:

@@ -103,8 +103,41 @@ def read_matrix_market(source: Any) -> sp.coo_array:
     except OSError:
         raise
     except Exception as exc:  # scipy raises ValueError, fast_matrix_market may raise others
-        raise InvalidArgument(f"cannot read {source!r} as a Matrix Market file: {exc}") from exc
+        detail = _entry_fault(target, str(exc)) if isinstance(target, str) else None
+        raise InvalidArgument(f"cannot read {source!r} as a Matrix Market file: {detail or exc}") from None
     return sp.coo_array(matrix)
+
+
+def _entry_fault(path: str, message: str) -> str | None:
+    """The value behind a reader's ``Line N: ...`` complaint: the line's text re-read and the bad token named
+    (``line 4: row index 9 is out of bounds (rows 1..5)``); None when the message names no line."""
+    import itertools
+    import re
+
+    found = re.search(r"[Ll]ine (\d+)", message)
+    if not found:
+        return None
+    number = int(found.group(1))
+    try:
+        from gpusim.types.memory import matrix_market_header
+
+        header = matrix_market_header(path)
+        with open(path, "rb") as source:
+            raw = next(itertools.islice(source, number - 1, number), b"")
+    except (OSError, InvalidArgument):
+        return None
+    words = raw.decode("latin-1").split()
+    reason = message.split(":", 1)[-1].strip()
+    for position, (what, size) in enumerate((("row", header.rows), ("column", header.cols))):
+        if position < len(words):
+            try:
+                index = int(words[position])
+            except ValueError:
+                return f"line {number}: {what} index {words[position]!r} is not an integer"
+            if not 1 <= index <= size:
+                return f"line {number}: {what} index {index} is out of bounds ({what}s 1..{size})"
+    text = raw.decode("latin-1").strip()
+    return f"line {number}: {text[:60]!r}: {reason}"
 
 
 def require_sparse(name: str, matrix: Any) -> sp.coo_array:

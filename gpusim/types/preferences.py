@@ -242,24 +242,31 @@ class PreferenceInstance:
         >>> PreferenceInstance.from_json('{"men": [], "women": []}').n_men
         0
         """
+        is_path = isinstance(source, os.PathLike) or (isinstance(source, str)
+                                                      and not source.lstrip().startswith(("{", "[")))
         text = json_text(source)
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidArgument(f"preference JSON is not valid JSON: {exc}") from exc
-        if not isinstance(data, dict):
-            raise InvalidArgument(
-                'preference JSON must be an object {"men": [...], "women": [...]}, '
-                f"got a {type(data).__name__}"
-            )
-        missing = [k for k in ("men", "women") if k not in data]
-        unknown = sorted(set(data) - {"men", "women"})
-        if missing or unknown:
-            raise InvalidArgument(
-                'preference JSON must have exactly the keys "men" and "women"; '
-                f"missing {missing}, unknown {unknown}"
-            )
-        return cls(data["men"], data["women"], complete=complete)
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InvalidArgument(f"preference JSON is not valid JSON: {exc}") from exc
+            if not isinstance(data, dict):
+                raise InvalidArgument(
+                    'preference JSON must be an object {"men": [...], "women": [...]}, '
+                    f"got a {type(data).__name__}"
+                )
+            missing = [k for k in ("men", "women") if k not in data]
+            unknown = sorted(set(data) - {"men", "women"})
+            if missing or unknown:
+                raise InvalidArgument(
+                    'preference JSON must have exactly the keys "men" and "women"; '
+                    f"missing {missing}, unknown {unknown}"
+                )
+            return cls(data["men"], data["women"], complete=complete)
+        except InvalidArgument as exc:  # every complaint about a file names it
+            if not is_path:
+                raise
+            raise type(exc)(f"{os.fspath(source)!r}: {exc}") from None
 
     def to_json(self, path: str | os.PathLike | None = None) -> str:
         """The instance as JSON text in DESIGN's form; also written to ``path`` when given.
