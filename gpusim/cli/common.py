@@ -24,7 +24,7 @@ from typing import Any
 
 from gpusim.errors import BackendUnavailable, GpusimInternalError, InvalidArgument, KernelBug, OutputNotWritten
 
-__all__ = ["AlgorithmOption", "Parser", "add_max_memory", "algorithm_names", "auto_backend", "check_algorithm",
+__all__ = ["AlgorithmOption", "Parser", "add_max_memory", "algorithm_names", "check_algorithm",
            "check_header_memory", "check_picture_option", "classify", "common_options", "emit", "example_or_file",
            "memory_size", "progress_disabled", "progress_wanted", "report_failure", "run_checked", "simulator_progress",
            "write_json", "write_stdout"]
@@ -327,20 +327,6 @@ def add_max_memory(parser: argparse.ArgumentParser) -> None:
                         help="refuse, before reading the input's body, a run whose arrays (graph, per-vertex state, "
                              "dense matrices, partners tables) need more than SIZE bytes (suffixes K, M, G, T; "
                              "default half the memory this process may use: cgroup limit, RLIMIT_AS, MemAvailable)")
-
-
-def auto_backend(backend: str, edges: int, vertices: int) -> tuple[str, str, str]:
-    """``choose_backend(backend, edges)``, except that ``auto`` without a GPU does not give the simulator a graph
-    of more than ``SIM_AUTO_LIMIT`` vertices (one thread each: a declared 10^6 x 10^6 with 3 entries would
-    run a million simulated threads).  Returns ``(chosen, reason, backend to pass on)``; the last is ``"cpu"``
-    where the choice was changed here, else ``backend`` as given."""
-    from gpusim.runtime.device import SIM_AUTO_LIMIT, choose_backend
-
-    chosen, reason = choose_backend(backend, edges)
-    if backend == "auto" and chosen == "sim" and vertices > SIM_AUTO_LIMIT:
-        reason = f"{reason.rsplit('; ', 1)[0]}; {vertices} vertices are too many for the simulator"
-        return "cpu", reason, "cpu"
-    return chosen, reason, backend
 
 
 def check_header_memory(options: argparse.Namespace, source: str, command: str, algorithm: str,

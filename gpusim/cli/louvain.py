@@ -15,7 +15,6 @@ import argparse
 from gpusim.cli.common import (
     AlgorithmOption,
     add_max_memory,
-    auto_backend,
     check_algorithm,
     check_header_memory,
     check_picture_option,
@@ -82,7 +81,7 @@ def _louvain(options: argparse.Namespace) -> int:
     reason, bar, backend = None, None, options.backend
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
-        chosen, reason, backend = auto_backend(options.backend, graph.n_entries, graph.n)
+        chosen, reason = choose_backend(options.backend, graph.n_entries)
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
             extra["device"] = Device("sim", policy=options.policy, seed=options.seed, trace=False,

@@ -15,7 +15,6 @@ import numpy as np
 from gpusim.cli.common import (
     AlgorithmOption,
     add_max_memory,
-    auto_backend,
     check_algorithm,
     check_header_memory,
     check_picture_option,
@@ -25,6 +24,7 @@ from gpusim.cli.common import (
     simulator_progress,
 )
 from gpusim.errors import InvalidArgument
+from gpusim.runtime.device import choose_backend
 from gpusim.runtime.registry import lookup
 
 __all__ = ["register_match"]
@@ -119,15 +119,13 @@ def _match_bipartite(options: argparse.Namespace, source: str) -> int:
     from gpusim.types.graphs import BipartiteGraph
 
     graph = BipartiteGraph.from_matrix_market(source)
-    extra, bar, backend, reason = {}, None, options.backend, None
+    extra, bar, backend = {}, None, options.backend
     if lookup("bipartite", options.algorithm).gpu:
-        chosen, reason, backend = auto_backend(options.backend, graph.n_edges, graph.n_rows + graph.n_cols)
+        chosen, _ = choose_backend(options.backend, graph.n_edges)
         bar = _simulator(options, chosen, extra, f"{options.algorithm} on the simulator")
         if chosen not in ("cpu", "sim"):
             extra["progress"] = progress_wanted(options)
     result, seconds = _timed(bar, lambda: maximum_bipartite_matching(graph, options.algorithm, backend, **extra))
-    if backend != options.backend:  # auto, changed here: say why
-        result.stats["chosen"] = reason
     result.validate()  # against the input graph: raises naming the first fault
     options.record.update({
         "file": source, "algorithm": result.algorithm, "backend": result.backend,
@@ -209,20 +207,18 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     from gpusim.types.graphs import WeightedGraph
 
     graph = WeightedGraph.from_matrix_market(source)
-    extra, bar, backend, reason = {}, None, options.backend, None
+    extra, bar, backend = {}, None, options.backend
     if options.algorithm == "bsuitor":
         options.b = extra["b"] = 1 if options.b is None else options.b
         b_capacities(graph, options.b)  # the API's check, before the GPU backends are probed
     if lookup("weighted", options.algorithm).gpu:
-        chosen, reason, backend = auto_backend(options.backend, graph.n_edges, graph.n)
+        chosen, _ = choose_backend(options.backend, graph.n_edges)
         bar = _simulator(options, chosen, extra, f"{options.algorithm} on the simulator")
     if options.algorithm in ("roma", "rama") and graph.n % 2:
         extra["pad"] = True
     if options.max_memory is not None:
         extra["max_memory"] = options.max_memory
     result, seconds = _timed(bar, lambda: maximum_weight_matching(graph, options.algorithm, backend, **extra))
-    if backend != options.backend:  # auto, changed here: say why
-        result.stats["chosen"] = reason
     size, valid, certificate, certified = _weighted_checks(options, graph, result)
     matching, pairs = _weighted_pairs(options, graph, result)
     options.record.update({
