@@ -79,3 +79,32 @@ def test_a_name_nothing_launches_or_calls_is_refused_in_one_line_naming_it():
         _run(entry, draw_input("ld", 0), kernels={probe.name: DeviceFunction(probe.fn, check=False)})
     with pytest.raises(KernelsRefused, match="a replacement must be"):
         _run(entry, draw_input("ld", 0), kernels={probe.name: "ld_match"})
+
+
+#: A mapping naming nothing the algorithm launches or calls (for the command line's --kernels).
+NOTHING_CALLED = {"no_such_step": _lookup("ld").kernels[0]}
+#: The identity: LD's own kernel under its own name.
+IDENTITY = {"ld_match": _lookup("ld").kernels[1]}
+
+
+def test_a_refused_kernels_mapping_is_a_usage_error_not_a_finding(capsys):
+    from gpusim.cli import main
+
+    status = main(["explore", "--algorithm", "ld", "--example", "karate", "--kernels",
+                   "test_kernel_seam.NOTHING_CALLED", "--budget", "5", "--quiet"])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.err.count("\n") == 1 and "'no_such_step' is neither a kernel launched" in captured.err
+    assert "replay" not in captured.out + captured.err
+    assert main(["explore", "--algorithm", "ld", "--example", "karate", "--kernels",
+                 "test_kernel_seam.IDENTITY", "--budget", "5", "--quiet"]) == 0
+
+
+def test_a_driver_check_failing_under_planted_kernels_is_a_finding_not_an_internal_bug():
+    from hunt_mutants import BSUITOR_EARLY_UNLOCK
+
+    from gpusim.explore import hunt
+
+    found = hunt("bsuitor", random_inputs=8, budget=300, kernels=BSUITOR_EARLY_UNLOCK, races="off", shrink=False)
+    assert found.found
+    assert "internal bug" not in found.failure.message and "please report" not in found.failure.message
