@@ -62,6 +62,15 @@ def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
     explore.add_argument("--kernels", metavar="MODULE.NAME",
                          help="with --algorithm: a mapping of kernels or @device steps to plant (a mutation), by "
                               "dotted path (the current folder is searched too); replay tokens name it")
+    explore.add_argument("--memory", choices=("sc", "weak"),
+                         help="with --algorithm: the simulator's memory model, sc (default: sequentially "
+                              "consistent) or weak (a store waits in a buffer until a fence: finds missing fences)")
+    explore.add_argument("--warps", choices=("independent", "lockstep"),
+                         help="with --algorithm: independent threads (default) or lockstep warps (finds a spin "
+                              "that waits on its own warp)")
+    explore.add_argument("--models", choices=("all",),
+                         help="with --algorithm: hunt under every memory and warp model in turn (sc and weak, "
+                              "independent and lockstep), the budget (or --time) shared")
     explore.add_argument("--races", choices=("off", "report", "raise"),
                          help="the race detector: report (default on the reference engine), raise or off")
     explore.add_argument("--shrink-time", type=float, default=30.0, metavar="SECONDS",
@@ -118,6 +127,8 @@ def _hunt(options: argparse.Namespace) -> int:
         raise InvalidArgument("--algorithm runs alone: not with --zoo, --replay or --list")
     check_picture_option(options)
     source = _hunt_input(options)
+    if options.models and (options.memory or options.warps):
+        raise InvalidArgument(f"--models {options.models} explores every model: not with --memory or --warps")
     if options.kernels and os.getcwd() not in sys.path:  # a module of the current folder, as `python -m` finds it
         sys.path.insert(0, os.getcwd())
     if _campaign_wanted(options):
@@ -126,12 +137,18 @@ def _hunt(options: argparse.Namespace) -> int:
     try:
         result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,
                       start=options.start, options=_driver_options(options.option), races=options.races,
-                      kernels=options.kernels,
+                      kernels=options.kernels, sim_options=_model(options), models=options.models,
                       shrink_time=options.shrink_time, progress=tick, depth=options.depth,
                       max_preemptions=options.max_preemptions, engine=options.engine)
     finally:
         bar.close()
     return _show(options, result)
+
+
+def _model(options: argparse.Namespace) -> dict | None:
+    """``--memory`` and ``--warps`` as simulator options (``None`` when neither is given)."""
+    model = {key: value for key, value in (("memory", options.memory), ("warps", options.warps)) if value}
+    return model or None
 
 
 def _add_campaign_options(explore: argparse.ArgumentParser) -> None:
@@ -206,6 +223,9 @@ def _explore(options: argparse.Namespace) -> int:
     _check_page(options)
     if options.algorithm is not None:
         return _hunt(options)
+    for flag, value in (("--memory", options.memory), ("--warps", options.warps), ("--models", options.models)):
+        if value:
+            raise InvalidArgument(f"{flag} {value} goes with --algorithm NAME (a zoo scenario carries its own model)")
     if _campaign_wanted(options):
         return _campaign(options)
     _check_modes(options)
@@ -239,14 +259,24 @@ def _hunt_campaign(options: argparse.Namespace, source: dict) -> int:
     """``--algorithm NAME`` with a campaign option: the campaign of its scenario on one input (by its name,
     which workers rebuild)."""
     from gpusim.explore import algorithm_scenario
+    from gpusim.explore.hunt import model_pairs
 
     if "random_inputs" in source:
         raise InvalidArgument(f"--algorithm {options.algorithm} --random-inputs runs in one process: a campaign "
                               f"(--workers, --time, --save, ...) explores one input, FILE or --example NAME")
-    scenario = algorithm_scenario(options.algorithm, **source, kernels=options.kernels, start=options.start,
-                                  options=_driver_options(options.option))
-    options.scenario = scenario.name
-    return _campaign(options)
+    models = model_pairs(options.models) or [None]
+    time_limit, status = options.time, 0
+    for model in models:
+        sim = _model(options) if model is None else {"memory": model[0], "warps": model[1]}
+        scenario = algorithm_scenario(options.algorithm, **source, kernels=options.kernels, start=options.start,
+                                      options=_driver_options(options.option), sim_options=sim)
+        options.scenario = scenario.name
+        if time_limit is not None:
+            options.time = time_limit / len(models)
+        status = _campaign(options)
+        if status:
+            return status
+    return status
 
 
 def _show(options: argparse.Namespace, result) -> int:

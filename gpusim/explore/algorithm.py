@@ -44,12 +44,15 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 from .scenario import Scenario, register
 
-__all__ = ["STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "import_kernels", "oracle",
-           "scenario_from_name"]
+__all__ = ["MODEL_DEFAULTS", "STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "import_kernels",
+           "oracle", "scenario_from_name"]
 
 #: The starts ``start=`` takes: where a bipartite driver begins (``initial=``).
 STARTS = ("cheap", "empty")
 _PREFIX = "algorithm:"
+#: The simulator's memory and warp models, by default; another is named in the scenario's name
+#: (``...:memory=weak:warps=lockstep``), so that its replay tokens rebuild it.
+MODEL_DEFAULTS = {"memory": "sc", "warps": "independent"}
 #: Simulator options of every algorithm scenario: a whole algorithm takes many steps.
 _SIM_OPTIONS = {"max_steps": 400_000, "livelock_steps": 40_000}
 
@@ -207,7 +210,8 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
     options:
         More driver keywords, e.g. ``{"shrink_at": 1}`` (G-PR compacts on a small graph), ``{"b": 2}``.
     sim_options:
-        Simulator options (``max_steps``, ``memory="weak"``, ``races="raise"``, ...).
+        Simulator options (``max_steps``, ``memory="weak"``, ``warps="lockstep"``, ``races="raise"``, ...);
+        a memory or warp model other than the default is named in the scenario's name.
 
     Returns
     -------
@@ -243,14 +247,16 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
         if not isinstance(value, str) or ":" in value:
             raise InvalidArgument(f"{source}={value!r} must be a name or path without ':'")
         data, label = _load(name, source, value), f"{source}={value}"
-    scenario_name = f"{_PREFIX}{name}:{label}{_option_text(driver)}"
+    sim = {**_SIM_OPTIONS, **dict(sim_options or {})}
+    model = {key: sim[key] for key, default in MODEL_DEFAULTS.items() if sim.get(key, default) != default}
+    scenario_name = f"{_PREFIX}{name}:{label}{_option_text(driver)}{_option_text(model)}"
     if kernels_path is not None:
         scenario_name += f":kernels={kernels_path}"
     elif kernels:
         scenario_name += f":kernels={'+'.join(sorted(kernels))}"
     run = _runner(entry, data, dict(kernels or {}), driver)
     names = tuple(kernel.name for kernel in entry.kernels if hasattr(kernel, "name"))
-    scenario = Scenario(scenario_name, run, {**_SIM_OPTIONS, **dict(sim_options or {})}, threads=64,
+    scenario = Scenario(scenario_name, run, sim, threads=64,
                         description=f"{entry.title} on {label}", kernels=names)
     rebuilt_by_name = label != "graph" and (not kernels or kernels_path is not None)
     return scenario if rebuilt_by_name else register(scenario, replace=True)
@@ -286,11 +292,13 @@ def scenario_from_name(name: str) -> Scenario:
         options[key] = _literal(text)
     start = options.pop("initial", None)
     kernels = options.pop("kernels", None)
+    model = {key: str(options.pop(key)) for key in MODEL_DEFAULTS if key in options}
     if source not in ("seed", "example", "file"):
         raise InvalidArgument(f"scenario={name!r}: the input {source}= cannot be rebuilt from a name (a graph "
                               f"object): replay(token, scenario=...) with the scenario itself")
     inputs = {"input_seed": int(value)} if source == "seed" else {source: value}
-    return algorithm_scenario(parts[0], start=start, options=options, kernels=kernels, **inputs)
+    return algorithm_scenario(parts[0], start=start, options=options, kernels=kernels, sim_options=model or None,
+                              **inputs)
 
 
 def import_kernels(path: str) -> Mapping[str, Any]:

@@ -13,17 +13,36 @@ replay token: ``replay(failure.replay_token)`` rebuilds the same input and runs 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gpusim.errors import InvalidArgument
 from gpusim.types.arguments import check_int, check_seed
 
 from .algorithm import algorithm_scenario
+from .coverage import MEMORY_MODELS, WARP_MODELS
 from .report import Exploration
 from .search import explore
 
-__all__ = ["hunt"]
+__all__ = ["hunt", "model_pairs"]
+
+
+def model_pairs(models: Sequence[tuple[str, str]] | str | None) -> list[tuple[str, str]] | None:
+    """``models`` as a list of ``(memory, warps)`` pairs: ``"all"`` is every pair of the simulator's memory
+    models (``sc``, ``weak``) and warp models (``independent``, ``lockstep``); ``None`` stays ``None``.
+
+    >>> model_pairs("all")
+    [('sc', 'independent'), ('sc', 'lockstep'), ('weak', 'independent'), ('weak', 'lockstep')]
+    """
+    if models is None:
+        return None
+    if models == "all":
+        return [(memory, warps) for memory in MEMORY_MODELS for warps in WARP_MODELS]
+    pairs = [tuple(pair) for pair in models] if not isinstance(models, str) else []
+    if not pairs or any(len(p) != 2 or p[0] not in MEMORY_MODELS or p[1] not in WARP_MODELS for p in pairs):
+        raise InvalidArgument(f"models={models!r}: give 'all' or (memory, warps) pairs of {MEMORY_MODELS} and "
+                              f"{WARP_MODELS}")
+    return pairs
 
 
 def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str | None = None,
@@ -31,7 +50,8 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
          kernels: Mapping[str, Any] | str | None = None, start: str | None = None,
          options: Mapping[str, Any] | None = None,
          sim_options: Mapping[str, Any] | None = None, races: str | None = None, shrink_time: float | None = 30.0,
-         progress: Callable[[int], None] | None = None, **explore_options: Any) -> Exploration:
+         progress: Callable[[int], None] | None = None, models: Sequence[tuple[str, str]] | str | None = None,
+         **explore_options: Any) -> Exploration:
     """Explore algorithm ``name`` under ``budget`` schedules of ``policy`` on one input, or on random ones.
 
     Parameters
@@ -45,14 +65,40 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
     budget, seed, policy, races, shrink_time, progress, explore_options:
         As :func:`~gpusim.explore.explore` (``progress`` counts schedules across inputs).
 
+    models:
+        The simulator's memory and warp models to hunt under, ``(memory, warps)`` pairs, each in turn with an
+        equal share of the budget until one fails; ``"all"``: every one (:func:`model_pairs`).  ``None``: the
+        model of ``sim_options`` (sequentially consistent, independent warps by default).
+
     Returns
     -------
     Exploration
-        The failing input's exploration (its scenario names the input), with ``schedules`` counted over
-        every input tried and the coverage of them all; or the last input's, when none failed.
+        The failing input's exploration (its scenario names the input and the model), with ``schedules``
+        counted over every input and model tried and the coverage of them all; or the last one's, when
+        none failed.
     """
     check_int("budget", budget, 1, None)
     seed = check_seed(seed)
+    pairs = model_pairs(models)
+    if pairs is not None:
+        share, done, total, result = max(1, budget // len(pairs)), 0, None, None
+        for memory, warps in pairs:
+            if done >= budget:
+                break
+            tick = (lambda n, before=done: progress(before + n)) if progress is not None else None
+            result = hunt(name, graph, example=example, file=file, random_inputs=random_inputs,
+                          budget=min(share, budget - done), seed=seed, policy=policy, kernels=kernels, start=start,
+                          options=options, sim_options={**dict(sim_options or {}), "memory": memory, "warps": warps},
+                          races=races, shrink_time=shrink_time, progress=tick, **explore_options)
+            done += result.schedules
+            if total is not None:
+                total.coverage.merge(result.coverage)
+                result.coverage, result.seconds = total.coverage, result.seconds + total.seconds
+            total = result
+            if result.found:
+                break
+        total.schedules = done
+        return total
     if random_inputs is None:
         scenario = algorithm_scenario(name, graph, example=example, file=file, kernels=kernels, start=start,
                                       options=options, sim_options=sim_options)
