@@ -71,6 +71,10 @@ def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
     explore.add_argument("--models", choices=("all",),
                          help="with --algorithm: hunt under every memory and warp model in turn (sc and weak, "
                               "independent and lockstep), the budget (or --time) shared")
+    explore.add_argument("--all-paths", action="store_true",
+                         help="with --algorithm: hunt every launch path of the algorithm in turn (the driver "
+                              "options that launch each of its kernels: repair steps, one-block, warp BFS, ...), "
+                              "the budget (or --time) shared")
     explore.add_argument("--races", choices=("off", "report", "raise"),
                          help="the race detector: report (default on the reference engine), raise or off")
     explore.add_argument("--shrink-time", type=float, default=30.0, metavar="SECONDS",
@@ -138,6 +142,7 @@ def _hunt(options: argparse.Namespace) -> int:
         result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,
                       start=options.start, options=_driver_options(options.option), races=options.races,
                       kernels=options.kernels, sim_options=_model(options), models=options.models,
+                      paths=options.all_paths,
                       shrink_time=options.shrink_time, progress=tick, depth=options.depth,
                       max_preemptions=options.max_preemptions, engine=options.engine)
     finally:
@@ -260,19 +265,26 @@ def _hunt_campaign(options: argparse.Namespace, source: dict) -> int:
     which workers rebuild)."""
     from gpusim.explore import algorithm_scenario
     from gpusim.explore.hunt import model_pairs
+    from gpusim.explore.paths import paths_of
 
-    if "random_inputs" in source:
-        raise InvalidArgument(f"--algorithm {options.algorithm} --random-inputs runs in one process: a campaign "
-                              f"(--workers, --time, --save, ...) explores one input, FILE or --example NAME")
+    inputs = ([{"input_seed": options.seed + k} for k in range(source["random_inputs"])] if "random_inputs" in source
+              else [source])
+    if len(inputs) > 1 and (options.save or options.resume):
+        raise InvalidArgument(f"--algorithm {options.algorithm} --random-inputs with --save or --resume: a saved "
+                              f"campaign explores one input, FILE or --example NAME")
+    paths = paths_of(options.algorithm) if options.all_paths else [{}]
     models = model_pairs(options.models) or [None]
-    time_limit, status = options.time, 0
-    for model in models:
+    runs = [(given, path, model) for given in inputs for path in paths for model in models]
+    time_limit, budget, status = options.time, options.budget, 0
+    for given, path, model in runs:  # each in turn, an equal share of the time and budget, until one fails
+        path = dict(path)
         sim = _model(options) if model is None else {"memory": model[0], "warps": model[1]}
-        scenario = algorithm_scenario(options.algorithm, **source, kernels=options.kernels, start=options.start,
-                                      options=_driver_options(options.option), sim_options=sim)
+        start = path.pop("initial", options.start)
+        scenario = algorithm_scenario(options.algorithm, **given, kernels=options.kernels, start=start,
+                                      options={**_driver_options(options.option), **path}, sim_options=sim)
         options.scenario = scenario.name
-        if time_limit is not None:
-            options.time = time_limit / len(models)
+        options.time = None if time_limit is None else time_limit / len(runs)
+        options.budget = max(1, budget // len(runs))
         status = _campaign(options)
         if status:
             return status

@@ -72,6 +72,7 @@ class Coverage:
         self.races: dict[tuple, dict[str, str]] = {}
         self.pairs: set[tuple[str, str, str, str]] = set()
         self.models: set[tuple[str, str]] = set()
+        self.hints: dict[str, str] = {}  # a kernel never launched -> the option (or input) that launches it
 
     def add(self, dev: Any, scenario: str) -> None:
         """Count one explored run (its device's ``runs``) and the memory and warp model it ran under."""
@@ -99,6 +100,7 @@ class Coverage:
             self.races.setdefault(key, found)
         self.pairs |= other.pairs
         self.models |= other.models
+        self.hints = {**other.hints, **self.hints}
         self.races_checked = self.races_checked and other.races_checked
         self.expected = self.expected or other.expected
 
@@ -140,7 +142,10 @@ class Coverage:
         launched = ", ".join(f"{name} x{count}" for name, count in sorted(self.kernels.items())) or "none"
         lines = [f"coverage: {len(self.interleavings)} distinct interleaving(s); kernels launched: {launched}"]
         if self.missed:
-            lines.append(f"  never launched: {', '.join(self.missed)}")
+            lines.append("  never launched: " + ", ".join(
+                f"{name} ({self.hints[name]})" if self.hints.get(name) else name for name in self.missed))
+            if any(self.hints.get(name) for name in self.missed):
+                lines.append("  (--all-paths hunts every launch path of the algorithm)")
         lines.append(f"  racing pairs (two threads, one element, a write) in traced runs: {len(self.pairs)}"
                      + (f" in {', '.join(sorted({p[1] for p in self.pairs}))}" if self.pairs else ""))
         if not self.races_checked:

@@ -21,6 +21,7 @@ from gpusim.types.arguments import check_int, check_seed
 
 from .algorithm import algorithm_scenario
 from .coverage import MEMORY_MODELS, WARP_MODELS
+from .paths import hint, paths_of
 from .report import Exploration
 from .search import explore
 
@@ -51,7 +52,7 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
          options: Mapping[str, Any] | None = None,
          sim_options: Mapping[str, Any] | None = None, races: str | None = None, shrink_time: float | None = 30.0,
          progress: Callable[[int], None] | None = None, models: Sequence[tuple[str, str]] | str | None = None,
-         **explore_options: Any) -> Exploration:
+         paths: bool = False, **explore_options: Any) -> Exploration:
     """Explore algorithm ``name`` under ``budget`` schedules of ``policy`` on one input, or on random ones.
 
     Parameters
@@ -65,6 +66,9 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
     budget, seed, policy, races, shrink_time, progress, explore_options:
         As :func:`~gpusim.explore.explore` (``progress`` counts schedules across inputs).
 
+    paths:
+        Hunt every launch path of the algorithm in turn (:data:`.paths.LAUNCH_PATHS`: the driver options that
+        launch each of its kernels), an equal share of the budget each, until one fails.
     models:
         The simulator's memory and warp models to hunt under, ``(memory, warps)`` pairs, each in turn with an
         equal share of the budget until one fails; ``"all"``: every one (:func:`model_pairs`).  ``None``: the
@@ -79,31 +83,24 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
     """
     check_int("budget", budget, 1, None)
     seed = check_seed(seed)
+    if paths:
+        return _each(lambda path, share, tick: hunt(
+            name, graph, example=example, file=file, random_inputs=random_inputs, budget=share, seed=seed,
+            policy=policy, kernels=kernels, start=path.pop("initial", start), options={**dict(options or {}), **path},
+            sim_options=sim_options, races=races, shrink_time=shrink_time, progress=tick, models=models,
+            **explore_options), paths_of(name), budget, progress)
     pairs = model_pairs(models)
     if pairs is not None:
-        share, done, total, result = max(1, budget // len(pairs)), 0, None, None
-        for memory, warps in pairs:
-            if done >= budget:
-                break
-            tick = (lambda n, before=done: progress(before + n)) if progress is not None else None
-            result = hunt(name, graph, example=example, file=file, random_inputs=random_inputs,
-                          budget=min(share, budget - done), seed=seed, policy=policy, kernels=kernels, start=start,
-                          options=options, sim_options={**dict(sim_options or {}), "memory": memory, "warps": warps},
-                          races=races, shrink_time=shrink_time, progress=tick, **explore_options)
-            done += result.schedules
-            if total is not None:
-                total.coverage.merge(result.coverage)
-                result.coverage, result.seconds = total.coverage, result.seconds + total.seconds
-            total = result
-            if result.found:
-                break
-        total.schedules = done
-        return total
+        return _each(lambda pair, share, tick: hunt(
+            name, graph, example=example, file=file, random_inputs=random_inputs, budget=share, seed=seed,
+            policy=policy, kernels=kernels, start=start, options=options,
+            sim_options={**dict(sim_options or {}), "memory": pair[0], "warps": pair[1]}, races=races,
+            shrink_time=shrink_time, progress=tick, **explore_options), pairs, budget, progress)
     if random_inputs is None:
         scenario = algorithm_scenario(name, graph, example=example, file=file, kernels=kernels, start=start,
                                       options=options, sim_options=sim_options)
-        return explore(scenario, policy, budget, seed, races=races, shrink_time=shrink_time, progress=progress,
-                       **explore_options)
+        return _hinted(name, explore(scenario, policy, budget, seed, races=races, shrink_time=shrink_time,
+                                     progress=progress, **explore_options))
     check_int("random_inputs", random_inputs, 1, None)
     if graph is not None or example is not None or file is not None:
         raise InvalidArgument("random_inputs draws the inputs: give no graph, example or file with it")
@@ -127,6 +124,37 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
         if result.found:
             break
     result.schedules, result.seconds, result.coverage, result.inputs = done, seconds, coverage, tried
+    _hinted(name, result)
     if not result.found and tried > 1:  # name every input tried, not the last
         result.scenario = result.scenario.replace(f":seed={seed + tried - 1}", f":seed={seed}..{seed + tried - 1}", 1)
     return result
+
+
+def _hinted(name: str, result: Exploration) -> Exploration:
+    """``result`` with its coverage naming what launches each kernel never launched (:func:`.paths.hint`)."""
+    for kernel in result.coverage.missed:
+        found = hint(name, kernel)
+        if found:
+            result.coverage.hints[kernel] = found
+    return result
+
+
+def _each(run: Callable[[dict, int, Callable | None], Exploration], items: list, budget: int,
+          progress: Callable[[int], None] | None) -> Exploration:
+    """``run(item, share, tick)`` for each item in turn, an equal share of ``budget`` each, until one fails: the
+    failing (or last) exploration, with the schedules, seconds and coverage of them all."""
+    share, done, total = max(1, budget // len(items)), 0, None
+    for item in items:
+        if done >= budget:
+            break
+        tick = (lambda n, before=done: progress(before + n)) if progress is not None else None
+        result = run(item, min(share, budget - done), tick)
+        done += result.schedules
+        if total is not None:
+            total.coverage.merge(result.coverage)
+            result.coverage, result.seconds = total.coverage, result.seconds + total.seconds
+        total = result
+        if result.found:
+            break
+    total.schedules = done
+    return total
