@@ -60,7 +60,7 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
 
 #: Kernels no option launches on a small input, and what does.
 NEEDS = {
-    "has_hub": "a GPU backend (warp_degree='auto' asks it there)",
+    "has_hub": "a GPU backend: warp_degree='auto' asks it there",
     "move_block_shared": "an input with a vertex of degree 85 to 319",
     "move_block_global": "an input with a vertex of degree above 319",
     "merge_block_shared": "an input whose community has degree 128 to 479",
