@@ -42,3 +42,10 @@ def test_the_coverage_note_names_the_option_that_launches_a_kernel_never_launche
     assert main(["explore", "--algorithm", "roma", "--random-inputs", "1", "--budget", "4", "--all-paths",
                  "--quiet"]) == 0
     assert "never launched: roma_thread_phase" not in capsys.readouterr().out
+
+
+def test_a_campaign_says_what_it_did_not_hunt(capsys):
+    assert main(["explore", "--algorithm", "mw-gpu", "--example", "marriage", "--budget", "2", "--time", "30",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "not hunted: memory/warp models other than sc/independent (--models all)" in out and "--all-paths" in out

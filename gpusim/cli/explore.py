@@ -385,6 +385,19 @@ def _zoo(options: argparse.Namespace) -> int:
 # -- campaigns: --workers, --scheduler, --time, --save, --resume -------------------------------------------
 
 
+def _not_hunted(scenario: str, options: argparse.Namespace) -> str:
+    """A campaign of an algorithm's scenario: what it did not hunt, with the option that would."""
+    memory = "weak" if ":memory=weak" in scenario else "sc"
+    warps = "lockstep" if ":warps=lockstep" in scenario else "independent"
+    parts = []
+    if not options.models:
+        parts.append(f"memory/warp models other than {memory}/{warps} (--models all)")
+    if not options.all_paths:
+        parts.append("other launch paths of the driver (--all-paths)")
+    return "not hunted: " + ("; ".join(parts) if parts else "nothing left of the models and paths") + \
+        " (the coverage note of a run without campaign options lists the kernels never launched)"
+
+
 def _campaign_wanted(options: argparse.Namespace) -> bool:
     """Any campaign option: then the scenario runs as a campaign (``--workers 1`` alone is plain ``explore``)."""
     return (options.workers != 1 or options.scheduler is not None or options.time is not None or options.save
@@ -473,6 +486,8 @@ def _campaign(options: argparse.Namespace) -> int:
               f"{result.seconds:.1f} s ({rate:.1f}/s), {result.interleavings} distinct interleaving(s), "
               f"{len(result.counterexamples)} failing; stopped: {result.stopped}"
               + (f"; saved in {result.save}" if result.save else ""))
+        if result.scenario.startswith("algorithm:"):
+            print(_not_hunted(result.scenario, options))
 
     draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
     return emit(options, 1 if failure else 0, show_text, draw)
