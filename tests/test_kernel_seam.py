@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gpusim import Device
-from gpusim.explore import algorithm_names
+from gpusim.explore import algorithm_names, algorithm_scenario, explore
 from gpusim.explore.algorithm import _lookup, draw_input
 from gpusim.language.kernels import DeviceFunction, Kernel, global_names
 from gpusim.language.variants import KernelsRefused, planted
@@ -68,6 +68,8 @@ def test_every_kernel_and_step_is_replaced_by_a_copy_of_itself_with_the_same_res
     assert _answer(_run(entry, data, kernels=mapping)) == expected  # the registry's kernels= is the same seam
     for one in sorted(mapping)[:: max(1, len(mapping) // 4)]:  # a few of them alone, through kernels=
         assert _answer(_run(entry, data, kernels={one: mapping[one]})) == expected, one
+    hunted = explore(algorithm_scenario(name, data, kernels=mapping), budget=2, shrink=False)
+    assert not hunted.found, hunted.failure.report()  # the identity planted: no finding
 
 
 def test_a_name_nothing_launches_or_calls_is_refused_in_one_line_naming_it():
