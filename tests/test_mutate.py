@@ -30,6 +30,14 @@ def test_the_command_line_reports_the_score_per_kernel(capsys):
     assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange", "--budget", "12",
                  "--random-inputs", "2", "--json", "--quiet"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["algorithms"][0]["per_function"] == {"propose_to": {"found": 1, "not found": 0, "unreached": 0}}
+    assert record["algorithms"][0]["per_function"] == {"propose_to": {"found": 1, "not found": 0, "equivalent": 0,
+                                                                      "unreached": 0}}
     assert main(["mutate", "--kinds", "lock-dropped"]) == 2
     assert "--kinds 'lock-dropped': choose from" in capsys.readouterr().err
+
+
+def test_a_test_and_set_cas_and_an_atomic_load_are_named_possibly_equivalent():
+    by_name = {m.name: m for m in mutants("bsuitor") + mutants("mw-gpu")}
+    assert "test-and-set" in by_name["b_suitor_round:135:cas-to-exchange"].equivalent_if_unfound
+    assert "sequential consistency" in by_name["propose_to:66:atomic-to-plain"].equivalent_if_unfound
+    assert by_name["propose_to:74:cas-to-exchange"].equivalent_if_unfound is None

@@ -3,7 +3,8 @@
 ``gpusim mutate --algorithm mw-gpu`` makes every mutant of :mod:`gpusim.explore.mutate` (an atomic made plain,
 a CAS made an exchange, a barrier or fence removed, a shuffle reading the wrong lane) from the syntax tree of
 each kernel and step of the algorithm, plants each through ``kernels=`` and hunts it over every launch path;
-it prints each mutant's verdict (found, not found, unreached with the reason) and the score per kernel.
+it prints each mutant's verdict (found, not found, equivalent or unreached with the reason) and the score per
+kernel.
 Without ``--algorithm`` it scores every registered GPU algorithm in turn.
 """
 
@@ -70,13 +71,14 @@ def _mutate(options: argparse.Namespace) -> int:
     def show_text() -> None:
         for result in scores:
             shown = "-" if result["score"] is None else f"{result['score']:.0%}"
+            verdicts = [row["verdict"] for row in result["rows"]]
             print(f"{result['algorithm']}: {result['found']} of {result['judged']} mutants found ({shown}); "
-                  f"{len(result['rows']) - result['judged']} unreached")
+                  f"{verdicts.count('equivalent')} equivalent, {verdicts.count('unreached')} unreached")
             for row in result["rows"]:
                 why = row["finding"] or row["reason"] or ""
                 print(f"  {row['verdict']:<10} {row['mutant']:<44} {why}")
             for function, counts in result["per_function"].items():
                 print(f"  per kernel/step {function}: found {counts['found']}, not found {counts['not found']}, "
-                      f"unreached {counts['unreached']}")
+                      f"equivalent {counts['equivalent']}, unreached {counts['unreached']}")
 
     return emit(options, 0, show_text)

@@ -16,7 +16,9 @@ shuffle-lane       ``T.shfl_idx(v, lane)`` reads lane ``(lane + 1) % 32``; ``T.s
 Each mutant is planted through the algorithm's ``kernels=`` seam (:func:`gpusim.language.variants.planted`) —
 no file is edited — and :func:`score` hunts it (:func:`~gpusim.explore.hunt.hunt` over every launch path, on
 random inputs; a removed fence under the weak memory model, a barrier or shuffle under lockstep warps too) and
-sorts it: found, not found, or unreached (its function launches on no path of a small input: the reason named).
+sorts it: found, not found, equivalent (not found, and the change is one that may not be observable: a CAS from
+one constant to another made an exchange, an atomic load made plain; the reason named) or unreached (its function
+launches on no path of a small input: the reason named).  The score is found over found and not found.
 
 >>> found = mutants("mw-gpu")
 >>> sorted({m.kind for m in found})
@@ -95,6 +97,7 @@ class Mutant:
     line: int
     text: str
     replacement: Any = field(repr=False)
+    equivalent_if_unfound: str | None = None  # why the change may not be observable, should no hunt find it
 
     @property
     def name(self) -> str:
@@ -193,6 +196,17 @@ def _rebuilt(original: Kernel | DeviceFunction, tree: ast.Module, label: str):
     return DeviceFunction(made, check=False)
 
 
+def _maybe_equivalent(kind: str, node: ast.AST) -> str | None:
+    """Why a mutant at ``node`` may be equivalent (stated when no hunt finds it), or ``None``."""
+    if kind == "cas-to-exchange" and all(isinstance(a, ast.Constant) for a in node.args[2:4]):
+        return ("a test-and-set (CAS from one constant to another): exchanging the new constant in leaves a word "
+                "that already holds it unchanged, so it is equivalent wherever the word holds only those two values")
+    if kind == "atomic-to-plain" and node.func.attr == "atomic_load":
+        return ("an atomic load made plain reads the same value under sequential consistency; only the weak "
+                "memory model or the race detector could tell them apart")
+    return None
+
+
 def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
     """Every mutant of ``kinds`` of algorithm ``name``'s kernels and steps (see the module notes)."""
     unknown = set(kinds) - set(KINDS)
@@ -214,15 +228,18 @@ def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
             changed = _Mutate((node.lineno, node.col_offset)).visit(copy.deepcopy(tree))
             label = f"{called}:{node.lineno}:{kind}"
             made.append(Mutant(name, called, kind, node.lineno, text.get(node.lineno, "").strip(),
-                               _rebuilt(original, changed, label)))
+                               _rebuilt(original, changed, label), _maybe_equivalent(kind, node)))
     return made
 
 
-def _models(kind: str) -> list[tuple[str, str]]:
-    if kind == "fence-removed":
+def _models(mutant: Mutant) -> list[tuple[str, str]]:
+    """The memory and warp models a mutant is hunted under: those where its kind of change can show."""
+    if mutant.kind == "fence-removed":
         return [("weak", "independent")]
-    if kind in ("barrier-removed", "shuffle-lane"):
+    if mutant.kind in ("barrier-removed", "shuffle-lane"):
         return [("sc", "independent"), ("sc", "lockstep")]
+    if mutant.equivalent_if_unfound and mutant.kind == "atomic-to-plain":
+        return [("sc", "independent"), ("weak", "independent")]
     return [("sc", "independent")]
 
 
@@ -265,22 +282,24 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
             row["verdict"] = "unreached"
             row["reason"] = "; ".join(sorted({NEEDS.get(k, f"{k} never launched") for k in reaches}))
         else:
-            result = hunted(mutant.kernels, _models(mutant.kind))
-            row["verdict"] = "found" if result.found else "not found"
+            result = hunted(mutant.kernels, _models(mutant))
+            row["verdict"] = "found" if result.found else "equivalent" if mutant.equivalent_if_unfound else "not found"
             if result.found:
                 row["finding"] = f"{result.failure.kind} after {result.schedules} schedule(s)"
             else:
-                row["reason"] = f"no failure in {result.schedules} schedule(s) under {_models(mutant.kind)}"
+                row["reason"] = (f"no failure in {result.schedules} schedule(s) under {_models(mutant)}"
+                                 + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else ""))
         row["seconds"] = round(time.perf_counter() - start, 2)
         rows.append(row)
         if progress is not None:
             progress(mutant, row)
     per_function: dict[str, dict[str, int]] = {}
     for row in rows:
-        counts = per_function.setdefault(row["function"], {"found": 0, "not found": 0, "unreached": 0})
+        counts = per_function.setdefault(row["function"], {"found": 0, "not found": 0, "equivalent": 0,
+                                                           "unreached": 0})
         counts[row["verdict"]] += 1
     found = sum(row["verdict"] == "found" for row in rows)
-    judged = found + sum(row["verdict"] == "not found" for row in rows)
+    judged = found + sum(row["verdict"] == "not found" for row in rows)  # equivalent and unreached not judged
     return {"algorithm": name, "budget": budget, "random_inputs": random_inputs, "races": races, "rows": rows,
             "per_function": per_function, "found": found, "judged": judged,
             "score": round(found / judged, 3) if judged else None}
