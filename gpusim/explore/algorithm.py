@@ -46,8 +46,8 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 from .scenario import Scenario, register
 
-__all__ = ["MODEL_DEFAULTS", "STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "import_kernels",
-           "oracle", "scenario_from_name"]
+__all__ = ["MODEL_DEFAULTS", "STARTS", "algorithm_entry", "algorithm_names", "algorithm_scenario", "draw_input",
+           "import_kernels", "oracle", "scenario_from_name"]
 
 #: The starts ``start=`` takes: where a bipartite driver begins (``initial=``).
 STARTS = ("cheap", "empty")
@@ -69,6 +69,12 @@ def _registry():
 def algorithm_names() -> list[str]:
     """The registered algorithms that launch kernels (the ones a hunt can run), sorted."""
     return sorted(entry.name for entry in _registry().algorithms() if entry.gpu)
+
+
+def algorithm_entry(name: Any):
+    """The registry's entry of GPU algorithm ``name`` (its kernels, problem, driver); an unknown name is an
+    ``InvalidArgument`` naming the choices."""
+    return _lookup(name)
 
 
 def _lookup(name: Any):

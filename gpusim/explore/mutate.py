@@ -163,10 +163,10 @@ class _Mutate(ast.NodeTransformer):
 
 def _functions(name: str) -> dict[str, Kernel | DeviceFunction]:
     """The kernels algorithm ``name`` declares and every ``@device`` step they call, by the name they go by."""
-    from .algorithm import _lookup
+    from .algorithm import algorithm_entry
 
     found: dict[str, Kernel | DeviceFunction] = {}
-    pending = [k for k in _lookup(name).kernels if isinstance(k, Kernel)]
+    pending = [k for k in algorithm_entry(name).kernels if isinstance(k, Kernel)]
     for k in pending:
         found.setdefault(k.name, k)
     while pending:
