@@ -84,7 +84,8 @@ def _mutant_plain_load(array, index):
     return array[index]
 
 
-_HELPERS = {f.fn.__name__: f for f in (_mutant_plain_add, _mutant_plain_min, _mutant_plain_exch, _mutant_plain_load)}
+_PLAIN_STEPS = {f.fn.__name__: f for f in (_mutant_plain_add, _mutant_plain_min, _mutant_plain_exch,
+                                           _mutant_plain_load)}
 
 
 @dataclass
@@ -186,7 +187,7 @@ def _rebuilt(original: Kernel | DeviceFunction, tree: ast.Module, label: str):
     source_file = inspect.getsourcefile(original.fn)
     lines = linecache.getlines(source_file) if source_file else []
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
-    namespace = {**original.fn.__globals__, **_HELPERS}
+    namespace = {**original.fn.__globals__, **_PLAIN_STEPS}
     exec(compile(tree, filename, "exec"), namespace)  # noqa: S102 - the kernel's own source, one node changed
     made: types.FunctionType = namespace[original.fn.__name__]
     if isinstance(original, Kernel):

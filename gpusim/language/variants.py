@@ -11,7 +11,7 @@ table of the paper's kernels and the caller's ``kernels=`` into the kernels to l
 kernel replaced whole, or a step replaced in every kernel that calls it.  Every registered algorithm
 takes the same ``kernels=`` mapping through :func:`planted`: while it is planted, every launch of a
 kernel of that name (or of a kernel calling a step of that name) launches the replacement, whichever
-family's driver, host loop or helper launches it (:meth:`gpusim.runtime.device.Device.launch`).
+family's driver, host loop or utility launches it (:meth:`gpusim.runtime.device.Device.launch`).
 
 Example
 -------
