@@ -62,6 +62,7 @@ COMPILED_POLICIES = ("random", "pct")
 RACE_MODES = ("off", "report", "raise")
 _SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
 _SHRINK_BUDGET = 3000  # ...trying at most this many schedules
+_MANY_PREEMPTIONS = 64  # a failure with more preemptions (a whole algorithm's) first looks for a low-depth PCT one
 
 
 def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000, seed: int = 0, *,
@@ -363,9 +364,10 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
             shrink = final is None or final.kind != outcome.kind
             if shrink:
                 final = None
-    if shrink and final is None:
+    if shrink and final is None and before > _MANY_PREEMPTIONS:
         # Fewest preemptions first: a PCT schedule of low depth switches threads a handful of times where a
-        # random one switches thousands; if one fails the same way, delta debugging starts from its switches.
+        # random one of a whole algorithm switches thousands; if one fails the same way, delta debugging starts
+        # from its switches.
         fewer = _few_preemptions(scenario, outcome.kind, before, began + (deadline - began) / 2
                                  if deadline is not None else None)
         if fewer is not None:
