@@ -191,3 +191,16 @@ MUTANTS = {
 APFB_REPAIR = MUTANTS["apfb_repair_removed"][1]
 BSUITOR_EARLY_UNLOCK = MUTANTS["bsuitor_lock_released_early"][1]
 SUITOR_CAS_TO_EXCHANGE = MUTANTS["suitor_cas_to_exchange"][1]
+
+
+# -- fence removed ---------------------------------------------------------------------------------------------
+
+
+@device
+def make_flip_visible_without_fence():
+    """atomicFlip (seed 002, Alg. 7) without line 7's ``__threadfence()``: the locks may open before the flip's
+    stores are visible, so the next thread to lock reads the old mates (found under ``memory="weak"``)."""
+    return
+
+
+ROMA_NO_FENCE = {"make_flip_visible": make_flip_visible_without_fence}

@@ -185,9 +185,13 @@ def test_hypothesis_with_workers_is_refused_in_one_line(capsys):
 
 
 def test_an_algorithm_campaign_from_the_command_line(capsys):
-    assert main(["explore", "--algorithm", "suitor", "--random-inputs", "--time", "5"]) == 2
+    assert main(["explore", "--algorithm", "suitor", "--random-inputs", "2", "--time", "20", "--budget", "4",
+                 "--quiet"]) == 0  # --time takes --random-inputs: a campaign per input, the time shared
+    out = capsys.readouterr().out
+    assert "algorithm:suitor:seed=0" in out and "algorithm:suitor:seed=1" in out
+    assert main(["explore", "--algorithm", "suitor", "--random-inputs", "2", "--time", "5", "--save", "x.jsonl"]) == 2
     error = capsys.readouterr().err.strip()
-    assert "\n" not in error and "--random-inputs runs in one process" in error
+    assert "\n" not in error and "a saved campaign explores one input" in error
     assert main(["explore", "--algorithm", "suitor", "--example", "karate", "--budget", "3", "--time", "60",
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

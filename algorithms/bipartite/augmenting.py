@@ -245,7 +245,8 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
             launch.tick(bfs_levels=levels)
         launch.close()
         stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads + 2,  # + 2: the matching itself
-                 "bfs": bfs, "layout": layout, "warp_degree": degree, "direction": direction, "one_block": one_block}
+                 "bfs": bfs, "layout": layout, "warp_degree": degree, "direction": direction, "one_block": one_block,
+                 "rows_counted": size}  # the one block's count of matched rows (None: counted afterwards)
         return bipartite_result(launch, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output, size)
 
     return launch, run

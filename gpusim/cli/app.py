@@ -30,13 +30,14 @@ from gpusim.cli.exercise import register_exercise
 from gpusim.cli.explore import register_explore
 from gpusim.cli.louvain import register_louvain
 from gpusim.cli.match import register_match
+from gpusim.cli.mutate import register_mutate
 from gpusim.cli.stable import register_stable
 
 __all__ = ["main"]
 
 #: The subcommands, in the order ``gpusim --help`` lists them: each module adds its own parser.
 SUBCOMMANDS = (register_match, register_demo, register_bench, register_explore, register_stable, register_louvain,
-               register_algorithms, register_exercise, register_compile)
+               register_algorithms, register_exercise, register_compile, register_mutate)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -62,6 +62,19 @@ def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
     explore.add_argument("--kernels", metavar="MODULE.NAME",
                          help="with --algorithm: a mapping of kernels or @device steps to plant (a mutation), by "
                               "dotted path (the current folder is searched too); replay tokens name it")
+    explore.add_argument("--memory", choices=("sc", "weak"),
+                         help="with --algorithm: the simulator's memory model, sc (default: sequentially "
+                              "consistent) or weak (a store waits in a buffer until a fence: finds missing fences)")
+    explore.add_argument("--warps", choices=("independent", "lockstep"),
+                         help="with --algorithm: independent threads (default) or lockstep warps (finds a spin "
+                              "that waits on its own warp)")
+    explore.add_argument("--models", choices=("all",),
+                         help="with --algorithm: hunt under every memory and warp model in turn (sc and weak, "
+                              "independent and lockstep), the budget (or --time) shared")
+    explore.add_argument("--all-paths", action="store_true",
+                         help="with --algorithm: hunt every launch path of the algorithm in turn (the driver "
+                              "options that launch each of its kernels: repair steps, one-block, warp BFS, ...), "
+                              "the budget (or --time) shared")
     explore.add_argument("--races", choices=("off", "report", "raise"),
                          help="the race detector: report (default on the reference engine), raise or off")
     explore.add_argument("--shrink-time", type=float, default=30.0, metavar="SECONDS",
@@ -118,6 +131,8 @@ def _hunt(options: argparse.Namespace) -> int:
         raise InvalidArgument("--algorithm runs alone: not with --zoo, --replay or --list")
     check_picture_option(options)
     source = _hunt_input(options)
+    if options.models and (options.memory or options.warps):
+        raise InvalidArgument(f"--models {options.models} explores every model: not with --memory or --warps")
     if options.kernels and os.getcwd() not in sys.path:  # a module of the current folder, as `python -m` finds it
         sys.path.insert(0, os.getcwd())
     if _campaign_wanted(options):
@@ -126,12 +141,19 @@ def _hunt(options: argparse.Namespace) -> int:
     try:
         result = hunt(options.algorithm, **source, budget=options.budget, seed=options.seed, policy=options.policy,
                       start=options.start, options=_driver_options(options.option), races=options.races,
-                      kernels=options.kernels,
+                      kernels=options.kernels, sim_options=_model(options), models=options.models,
+                      paths=options.all_paths,
                       shrink_time=options.shrink_time, progress=tick, depth=options.depth,
                       max_preemptions=options.max_preemptions, engine=options.engine)
     finally:
         bar.close()
     return _show(options, result)
+
+
+def _model(options: argparse.Namespace) -> dict | None:
+    """``--memory`` and ``--warps`` as simulator options (``None`` when neither is given)."""
+    model = {key: value for key, value in (("memory", options.memory), ("warps", options.warps)) if value}
+    return model or None
 
 
 def _add_campaign_options(explore: argparse.ArgumentParser) -> None:
@@ -206,6 +228,9 @@ def _explore(options: argparse.Namespace) -> int:
     _check_page(options)
     if options.algorithm is not None:
         return _hunt(options)
+    for flag, value in (("--memory", options.memory), ("--warps", options.warps), ("--models", options.models)):
+        if value:
+            raise InvalidArgument(f"{flag} {value} goes with --algorithm NAME (a zoo scenario carries its own model)")
     if _campaign_wanted(options):
         return _campaign(options)
     _check_modes(options)
@@ -239,14 +264,31 @@ def _hunt_campaign(options: argparse.Namespace, source: dict) -> int:
     """``--algorithm NAME`` with a campaign option: the campaign of its scenario on one input (by its name,
     which workers rebuild)."""
     from gpusim.explore import algorithm_scenario
+    from gpusim.explore.hunt import model_pairs
+    from gpusim.explore.paths import paths_of
 
-    if "random_inputs" in source:
-        raise InvalidArgument(f"--algorithm {options.algorithm} --random-inputs runs in one process: a campaign "
-                              f"(--workers, --time, --save, ...) explores one input, FILE or --example NAME")
-    scenario = algorithm_scenario(options.algorithm, **source, kernels=options.kernels, start=options.start,
-                                  options=_driver_options(options.option))
-    options.scenario = scenario.name
-    return _campaign(options)
+    inputs = ([{"input_seed": options.seed + k} for k in range(source["random_inputs"])] if "random_inputs" in source
+              else [source])
+    if len(inputs) > 1 and (options.save or options.resume):
+        raise InvalidArgument(f"--algorithm {options.algorithm} --random-inputs with --save or --resume: a saved "
+                              f"campaign explores one input, FILE or --example NAME")
+    paths = paths_of(options.algorithm) if options.all_paths else [{}]
+    models = model_pairs(options.models) or [None]
+    runs = [(given, path, model) for given in inputs for path in paths for model in models]
+    time_limit, budget, status = options.time, options.budget, 0
+    for given, path, model in runs:  # each in turn, an equal share of the time and budget, until one fails
+        path = dict(path)
+        sim = _model(options) if model is None else {"memory": model[0], "warps": model[1]}
+        start = path.pop("initial", options.start)
+        scenario = algorithm_scenario(options.algorithm, **given, kernels=options.kernels, start=start,
+                                      options={**_driver_options(options.option), **path}, sim_options=sim)
+        options.scenario = scenario.name
+        options.time = None if time_limit is None else time_limit / len(runs)
+        options.budget = max(1, budget // len(runs))
+        status = _campaign(options)
+        if status:
+            return status
+    return status
 
 
 def _show(options: argparse.Namespace, result) -> int:
@@ -343,6 +385,19 @@ def _zoo(options: argparse.Namespace) -> int:
 # -- campaigns: --workers, --scheduler, --time, --save, --resume -------------------------------------------
 
 
+def _not_hunted(scenario: str, options: argparse.Namespace) -> str:
+    """A campaign of an algorithm's scenario: what it did not hunt, with the option that would."""
+    memory = "weak" if ":memory=weak" in scenario else "sc"
+    warps = "lockstep" if ":warps=lockstep" in scenario else "independent"
+    parts = []
+    if not options.models:
+        parts.append(f"memory/warp models other than {memory}/{warps} (--models all)")
+    if not options.all_paths:
+        parts.append("other launch paths of the driver (--all-paths)")
+    return "not hunted: " + ("; ".join(parts) if parts else "nothing left of the models and paths") + \
+        " (the coverage note of a run without campaign options lists the kernels never launched)"
+
+
 def _campaign_wanted(options: argparse.Namespace) -> bool:
     """Any campaign option: then the scenario runs as a campaign (``--workers 1`` alone is plain ``explore``)."""
     return (options.workers != 1 or options.scheduler is not None or options.time is not None or options.save
@@ -431,6 +486,8 @@ def _campaign(options: argparse.Namespace) -> int:
               f"{result.seconds:.1f} s ({rate:.1f}/s), {result.interleavings} distinct interleaving(s), "
               f"{len(result.counterexamples)} failing; stopped: {result.stopped}"
               + (f"; saved in {result.save}" if result.save else ""))
+        if result.scenario.startswith("algorithm:"):
+            print(_not_hunted(result.scenario, options))
 
     draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
     return emit(options, 1 if failure else 0, show_text, draw)

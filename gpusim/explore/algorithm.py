@@ -8,10 +8,12 @@ checks the result against the input, never against the code under test:
 =============  ======================================================================================
 problem        oracle
 =============  ======================================================================================
-bipartite      a valid matching of the input, and maximum: its König cover covers every edge
+bipartite      a valid matching of the input, and maximum: its König cover covers every edge; the
+               matched rows the one-block kernel counted, the rows matched
 weighted       a valid matching (b-matching) of the input; the same pairs as the sequential reference
-               (Suitor, LD, b-Suitor: the greedy matching, unique for distinct weights); ROMA: perfect,
-               and no swap of two matched edges gains more than the threshold (brute force)
+               (Suitor, LD, b-Suitor: the greedy matching, unique for distinct weights); ROMA: no swap
+               of its complete graph's perfect matching gains more than the threshold (brute force; on a
+               sparse graph the dropped non-edges count as pairs of weight 0)
 stable         stable (no blocking pair, checked from the lists) and man-optimal: the same wives as
                sequential Gale-Shapley
 communities    a partition of the input's vertices whose reported modularity is its modularity in the
@@ -44,12 +46,15 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 
 from .scenario import Scenario, register
 
-__all__ = ["STARTS", "algorithm_names", "algorithm_scenario", "draw_input", "import_kernels", "oracle",
-           "scenario_from_name"]
+__all__ = ["MODEL_DEFAULTS", "STARTS", "algorithm_entry", "algorithm_names", "algorithm_scenario", "draw_input",
+           "import_kernels", "oracle", "scenario_from_name"]
 
 #: The starts ``start=`` takes: where a bipartite driver begins (``initial=``).
 STARTS = ("cheap", "empty")
 _PREFIX = "algorithm:"
+#: The simulator's memory and warp models, by default; another is named in the scenario's name
+#: (``...:memory=weak:warps=lockstep``), so that its replay tokens rebuild it.
+MODEL_DEFAULTS = {"memory": "sc", "warps": "independent"}
 #: Simulator options of every algorithm scenario: a whole algorithm takes many steps.
 _SIM_OPTIONS = {"max_steps": 400_000, "livelock_steps": 40_000}
 
@@ -64,6 +69,12 @@ def _registry():
 def algorithm_names() -> list[str]:
     """The registered algorithms that launch kernels (the ones a hunt can run), sorted."""
     return sorted(entry.name for entry in _registry().algorithms() if entry.gpu)
+
+
+def algorithm_entry(name: Any):
+    """The registry's entry of GPU algorithm ``name`` (its kernels, problem, driver); an unknown name is an
+    ``InvalidArgument`` naming the choices."""
+    return _lookup(name)
 
 
 def _lookup(name: Any):
@@ -138,17 +149,37 @@ def _reference(entry, data: Any, options: dict) -> Any:
 
 
 def _roma_swap(result: Any, data: Any, threshold: float) -> str | None:
-    """A swap of two matched edges that gains more than ``threshold`` (Lemma 4.1.1's 4-cycle), or ``None``."""
+    """What contradicts ROMA's guarantee on ``data`` (Lemma 4.1.1), or ``None``.
+
+    ROMA improves a perfect matching of the complete graph of ``data``'s dense matrix (non-edges weigh 0)
+    until no swap of two matched pairs gains more than the threshold; on a sparse graph the pairs that are
+    not edges are then dropped, so their vertices come back unmatched.  What that promises, checked by brute
+    force: no swap of two matched edges gains more than the threshold; a vertex ``x`` left unmatched (its
+    dropped partner weighs 0) gains no more than it by joining a matched edge ``(u, v)``; two vertices left
+    unmatched are not joined by an edge heavier than it (their dropped pairs swap for at least its weight).
+    """
     w = data.to_scipy().toarray()
     mate = np.asarray(result.mate)
-    if (mate < 0).any():
-        return f"the matching is not perfect: mate = {mate.tolist()}"
+    tolerance = threshold * max(1.0, float(abs(w).max()) if w.size else 1.0)
     edges = [(u, int(mate[u])) for u in range(mate.size) if u < mate[u]]
     for i, (u, v) in enumerate(edges):
         for x, y in edges[i + 1:]:
             gain = max(w[u, x] + w[v, y], w[u, y] + w[v, x]) - (w[u, v] + w[x, y])
-            if gain > threshold * max(1.0, abs(w).max()):
+            if gain > tolerance:
                 return f"matched edges ({u},{v}) and ({x},{y}) swap for a gain of {gain:.3g}"
+    free = np.flatnonzero(mate < 0)
+    if free.size % 2 and not data.n % 2 == 1:
+        return f"an odd number of vertices left unmatched, {free.tolist()}, of a perfect matching of {data.n}"
+    for u, v in edges:
+        for x in free:
+            gain = max(w[u, x], w[v, x]) - w[u, v]
+            if gain > tolerance:
+                return (f"unmatched vertex {x} and matched edge ({u},{v}) swap for a gain of at least {gain:.3g} "
+                        f"(its dropped partner weighs 0)")
+    heavy = w[np.ix_(free, free)] if free.size else np.zeros((0, 0))
+    if heavy.size and heavy.max() > tolerance:
+        x, y = (int(free[k]) for k in np.unravel_index(int(heavy.argmax()), heavy.shape))
+        return f"vertices {x} and {y} are both unmatched, but their edge weighs {w[x, y]:.3g}"
     return None
 
 
@@ -157,6 +188,9 @@ def oracle(entry, data: Any, result: Any, reference: Any, options: dict) -> str 
     if result.problem is not None:
         return f"invalid result: {result.problem}"
     if entry.problem == "bipartite":
+        counted = result.stats.get("rows_counted")
+        if counted is not None and counted != result.size:
+            return f"the device counted {counted} matched rows, but {result.size} rows are matched"
         return None if result.certified else f"not maximum: size {result.size}, but its König cover does not prove it"
     if entry.problem == "stable":
         if result.certificate():
@@ -167,6 +201,10 @@ def oracle(entry, data: Any, result: Any, reference: Any, options: dict) -> str 
     if entry.problem == "communities":
         return None
     if entry.name == "roma":
+        added = result.stats.get("phase_weights") or [result.weight]
+        if not np.isclose(added[-1], result.weight, rtol=1e-9, atol=1e-12):
+            return (f"the device added the last phase's weight up to {added[-1]!r}, but the matching weighs "
+                    f"{result.weight!r}")
         return _roma_swap(result, data, options.get("threshold", 1e-5))
     mine = result.partners if result.partners is not None else result.mate
     theirs = reference.partners if reference.partners is not None else reference.mate
@@ -207,7 +245,8 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
     options:
         More driver keywords, e.g. ``{"shrink_at": 1}`` (G-PR compacts on a small graph), ``{"b": 2}``.
     sim_options:
-        Simulator options (``max_steps``, ``memory="weak"``, ``races="raise"``, ...).
+        Simulator options (``max_steps``, ``memory="weak"``, ``warps="lockstep"``, ``races="raise"``, ...);
+        a memory or warp model other than the default is named in the scenario's name.
 
     Returns
     -------
@@ -243,14 +282,16 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
         if not isinstance(value, str) or ":" in value:
             raise InvalidArgument(f"{source}={value!r} must be a name or path without ':'")
         data, label = _load(name, source, value), f"{source}={value}"
-    scenario_name = f"{_PREFIX}{name}:{label}{_option_text(driver)}"
+    sim = {**_SIM_OPTIONS, **dict(sim_options or {})}
+    model = {key: sim[key] for key, default in MODEL_DEFAULTS.items() if sim.get(key, default) != default}
+    scenario_name = f"{_PREFIX}{name}:{label}{_option_text(driver)}{_option_text(model)}"
     if kernels_path is not None:
         scenario_name += f":kernels={kernels_path}"
     elif kernels:
         scenario_name += f":kernels={'+'.join(sorted(kernels))}"
     run = _runner(entry, data, dict(kernels or {}), driver)
     names = tuple(kernel.name for kernel in entry.kernels if hasattr(kernel, "name"))
-    scenario = Scenario(scenario_name, run, {**_SIM_OPTIONS, **dict(sim_options or {})}, threads=64,
+    scenario = Scenario(scenario_name, run, sim, threads=64,
                         description=f"{entry.title} on {label}", kernels=names)
     rebuilt_by_name = label != "graph" and (not kernels or kernels_path is not None)
     return scenario if rebuilt_by_name else register(scenario, replace=True)
@@ -259,9 +300,10 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
 def _runner(entry, data: Any, kernels: dict, driver: dict):
     reference = functools.cache(lambda: _reference(entry, data, driver))
     needs_reference = entry.problem == "stable" or (entry.problem == "weighted" and entry.name != "roma")
+    padded = {"pad": True} if entry.name == "roma" and data.n % 2 and "pad" not in driver else {}
 
     def run(dev) -> str | None:
-        extra = {"kernels": kernels} if kernels else {}
+        extra = {"kernels": kernels, **padded} if kernels else padded  # ROMA pads an odd graph, as it asks
         result = entry.run(data, backend="sim", device=dev, **extra, **driver)
         return oracle(entry, data, result, reference() if needs_reference else None, driver)
 
@@ -286,11 +328,13 @@ def scenario_from_name(name: str) -> Scenario:
         options[key] = _literal(text)
     start = options.pop("initial", None)
     kernels = options.pop("kernels", None)
+    model = {key: str(options.pop(key)) for key in MODEL_DEFAULTS if key in options}
     if source not in ("seed", "example", "file"):
         raise InvalidArgument(f"scenario={name!r}: the input {source}= cannot be rebuilt from a name (a graph "
                               f"object): replay(token, scenario=...) with the scenario itself")
     inputs = {"input_seed": int(value)} if source == "seed" else {source: value}
-    return algorithm_scenario(parts[0], start=start, options=options, kernels=kernels, **inputs)
+    return algorithm_scenario(parts[0], start=start, options=options, kernels=kernels, sim_options=model or None,
+                              **inputs)
 
 
 def import_kernels(path: str) -> Mapping[str, Any]:

@@ -226,7 +226,7 @@ def campaign(scenario: str | Scenario, policy: str = "random", budget: int = 100
     pool = InProcess() if client is None else DaskPool(client)
     ref = scenario.name if _by_name(given, scenario) else scenario
     settings = {"seed": seed, "depth": depth, "engine": engine, "reduction": reduction, "shrink": shrink,
-                "races": races, "shrink_time": shrink_time}
+                "races": races, "shrink_time": shrink_time, "time_limit": time_limit}
     path = resume if resume is not None else save
     journal = Journal(path, header) if path is not None else None
     start = time.perf_counter()
@@ -321,9 +321,14 @@ def _answer(search, pool, scenario, policy, settings, journal, start, stopped, p
     best, failure = search.best, None
     if best is not None:
         # Shrunk here, as explore shrinks: a kernel pickled by value to a worker has no source file there,
-        # and its fingerprint, part of the replay token, would be missing.
+        # and its fingerprint, part of the replay token, would be missing.  Within what is left of the time
+        # limit: a campaign never runs past it to shrink.
+        shrink_time = settings["shrink_time"]
+        if settings["time_limit"] is not None:
+            left = max(0.1, settings["time_limit"] - (time.perf_counter() - start))
+            shrink_time = left if shrink_time is None else min(shrink_time, left)
         failure = failure_report(scenario, policy, best, settings["seed"], settings["depth"], settings["engine"],
-                                 settings["reduction"], settings["shrink"], settings["races"], settings["shrink_time"])
+                                 settings["reduction"], settings["shrink"], settings["races"], shrink_time)
     bound = None
     if policy == "pct":
         bound = explore(scenario, "pct", 1, settings["seed"], depth=settings["depth"], shrink=False).probability_bound

@@ -26,7 +26,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["Coverage", "racing_pairs"]
+__all__ = ["MEMORY_MODELS", "WARP_MODELS", "Coverage", "racing_pairs"]
+
+#: The simulator's memory models (``Device("sim", memory=...)``) and warp models (``warps=...``).
+MEMORY_MODELS = ("sc", "weak")
+WARP_MODELS = ("independent", "lockstep")
 
 
 def racing_pairs(runs) -> set[tuple[str, str, str, str]]:
@@ -67,9 +71,13 @@ class Coverage:
         self.interleavings: set[int] = set()
         self.races: dict[tuple, dict[str, str]] = {}
         self.pairs: set[tuple[str, str, str, str]] = set()
+        self.models: set[tuple[str, str]] = set()
+        self.hints: dict[str, str] = {}  # a kernel never launched -> the option (or input) that launches it
 
     def add(self, dev: Any, scenario: str) -> None:
-        """Count one explored run (its device's ``runs``)."""
+        """Count one explored run (its device's ``runs``) and the memory and warp model it ran under."""
+        engine = getattr(dev, "_impl", dev)
+        self.models.add((getattr(engine, "memory", "sc"), getattr(engine, "warps", "independent")))
         for run in dev.runs:
             name = run.kernel.rsplit(".", 1)[-1]
             self.kernels[name] = self.kernels.get(name, 0) + 1
@@ -91,6 +99,8 @@ class Coverage:
         for key, found in other.races.items():
             self.races.setdefault(key, found)
         self.pairs |= other.pairs
+        self.models |= other.models
+        self.hints = {**other.hints, **self.hints}
         self.races_checked = self.races_checked and other.races_checked
         self.expected = self.expected or other.expected
 
@@ -103,14 +113,39 @@ class Coverage:
         return {"kernels": dict(self.kernels), "not_launched": self.missed,
                 "interleavings": len(self.interleavings), "races_checked": self.races_checked,
                 "races": list(self.races.values()), "racing_pairs": [list(p) for p in sorted(self.pairs)],
-                "branches": None}
+                "branches": None, "models": [list(m) for m in sorted(self.models)],
+                "models_not_explored": [list(m) for m in self.unexplored_models]}
+
+    @property
+    def unexplored_models(self) -> list[tuple[str, str]]:
+        """The (memory, warps) models of the simulator no run was explored under."""
+        return [(memory, warps) for memory in MEMORY_MODELS for warps in WARP_MODELS
+                if (memory, warps) not in self.models]
+
+    def model_note(self) -> str:
+        """One line: the memory and warp models explored, and the options that would explore the others."""
+        explored = ", ".join(f"{memory}/{warps}" for memory, warps in sorted(self.models)) or "none"
+        missing = self.unexplored_models
+        if not missing:
+            return f"  memory/warp models explored: {explored} (every one)"
+        options = []
+        if not any(memory == "weak" for memory, _ in self.models):
+            options.append("--memory weak (fences)")
+        if not any(warps == "lockstep" for _, warps in self.models):
+            options.append("--warps lockstep (intra-warp spins)")
+        return (f"  memory/warp models explored: {explored}; not explored: "
+                f"{', '.join(f'{m}/{w}' for m, w in missing)} ({', '.join(options) or 'each alone'}; "
+                f"--models all explores every one)")
 
     def note(self) -> str:
         """A few lines: what was exercised, and what was not."""
         launched = ", ".join(f"{name} x{count}" for name, count in sorted(self.kernels.items())) or "none"
         lines = [f"coverage: {len(self.interleavings)} distinct interleaving(s); kernels launched: {launched}"]
         if self.missed:
-            lines.append(f"  never launched: {', '.join(self.missed)}")
+            lines.append("  never launched: " + ", ".join(
+                f"{name} ({self.hints[name]})" if self.hints.get(name) else name for name in self.missed))
+            if any(self.hints.get(name) for name in self.missed):
+                lines.append("  (--all-paths hunts every launch path of the algorithm)")
         lines.append(f"  racing pairs (two threads, one element, a write) in traced runs: {len(self.pairs)}"
                      + (f" in {', '.join(sorted({p[1] for p in self.pairs}))}" if self.pairs else ""))
         if not self.races_checked:
@@ -120,5 +155,6 @@ class Coverage:
             lines += [f"    {found['race']}\n      replay: {found['replay']}" for found in self.races.values()]
         else:
             lines.append("  data races reported: none (declared intended races excepted)")
+        lines.append(self.model_note())
         lines.append("  branches: not measured")
         return "\n".join(lines)

@@ -13,17 +13,37 @@ replay token: ``replay(failure.replay_token)`` rebuilds the same input and runs 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gpusim.errors import InvalidArgument
 from gpusim.types.arguments import check_int, check_seed
 
 from .algorithm import algorithm_scenario
+from .coverage import MEMORY_MODELS, WARP_MODELS
+from .paths import hint, paths_of
 from .report import Exploration
 from .search import explore
 
-__all__ = ["hunt"]
+__all__ = ["hunt", "model_pairs"]
+
+
+def model_pairs(models: Sequence[tuple[str, str]] | str | None) -> list[tuple[str, str]] | None:
+    """``models`` as a list of ``(memory, warps)`` pairs: ``"all"`` is every pair of the simulator's memory
+    models (``sc``, ``weak``) and warp models (``independent``, ``lockstep``); ``None`` stays ``None``.
+
+    >>> model_pairs("all")
+    [('sc', 'independent'), ('sc', 'lockstep'), ('weak', 'independent'), ('weak', 'lockstep')]
+    """
+    if models is None:
+        return None
+    if models == "all":
+        return [(memory, warps) for memory in MEMORY_MODELS for warps in WARP_MODELS]
+    pairs = [tuple(pair) for pair in models] if not isinstance(models, str) else []
+    if not pairs or any(len(p) != 2 or p[0] not in MEMORY_MODELS or p[1] not in WARP_MODELS for p in pairs):
+        raise InvalidArgument(f"models={models!r}: give 'all' or (memory, warps) pairs of {MEMORY_MODELS} and "
+                              f"{WARP_MODELS}")
+    return pairs
 
 
 def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str | None = None,
@@ -31,7 +51,8 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
          kernels: Mapping[str, Any] | str | None = None, start: str | None = None,
          options: Mapping[str, Any] | None = None,
          sim_options: Mapping[str, Any] | None = None, races: str | None = None, shrink_time: float | None = 30.0,
-         progress: Callable[[int], None] | None = None, **explore_options: Any) -> Exploration:
+         progress: Callable[[int], None] | None = None, models: Sequence[tuple[str, str]] | str | None = None,
+         paths: bool = False, **explore_options: Any) -> Exploration:
     """Explore algorithm ``name`` under ``budget`` schedules of ``policy`` on one input, or on random ones.
 
     Parameters
@@ -45,19 +66,41 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
     budget, seed, policy, races, shrink_time, progress, explore_options:
         As :func:`~gpusim.explore.explore` (``progress`` counts schedules across inputs).
 
+    paths:
+        Hunt every launch path of the algorithm in turn (:data:`.paths.LAUNCH_PATHS`: the driver options that
+        launch each of its kernels), an equal share of the budget each, until one fails.
+    models:
+        The simulator's memory and warp models to hunt under, ``(memory, warps)`` pairs, each in turn with an
+        equal share of the budget until one fails; ``"all"``: every one (:func:`model_pairs`).  ``None``: the
+        model of ``sim_options`` (sequentially consistent, independent warps by default).
+
     Returns
     -------
     Exploration
-        The failing input's exploration (its scenario names the input), with ``schedules`` counted over
-        every input tried and the coverage of them all; or the last input's, when none failed.
+        The failing input's exploration (its scenario names the input and the model), with ``schedules``
+        counted over every input and model tried and the coverage of them all; or the last one's, when
+        none failed.
     """
     check_int("budget", budget, 1, None)
     seed = check_seed(seed)
+    if paths:
+        return _each(lambda path, share, tick: hunt(
+            name, graph, example=example, file=file, random_inputs=random_inputs, budget=share, seed=seed,
+            policy=policy, kernels=kernels, start=path.pop("initial", start), options={**dict(options or {}), **path},
+            sim_options=sim_options, races=races, shrink_time=shrink_time, progress=tick, models=models,
+            **explore_options), paths_of(name), budget, progress)
+    pairs = model_pairs(models)
+    if pairs is not None:
+        return _each(lambda pair, share, tick: hunt(
+            name, graph, example=example, file=file, random_inputs=random_inputs, budget=share, seed=seed,
+            policy=policy, kernels=kernels, start=start, options=options,
+            sim_options={**dict(sim_options or {}), "memory": pair[0], "warps": pair[1]}, races=races,
+            shrink_time=shrink_time, progress=tick, **explore_options), pairs, budget, progress)
     if random_inputs is None:
         scenario = algorithm_scenario(name, graph, example=example, file=file, kernels=kernels, start=start,
                                       options=options, sim_options=sim_options)
-        return explore(scenario, policy, budget, seed, races=races, shrink_time=shrink_time, progress=progress,
-                       **explore_options)
+        return _hinted(name, explore(scenario, policy, budget, seed, races=races, shrink_time=shrink_time,
+                                     progress=progress, **explore_options))
     check_int("random_inputs", random_inputs, 1, None)
     if graph is not None or example is not None or file is not None:
         raise InvalidArgument("random_inputs draws the inputs: give no graph, example or file with it")
@@ -81,6 +124,37 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
         if result.found:
             break
     result.schedules, result.seconds, result.coverage, result.inputs = done, seconds, coverage, tried
+    _hinted(name, result)
     if not result.found and tried > 1:  # name every input tried, not the last
         result.scenario = result.scenario.replace(f":seed={seed + tried - 1}", f":seed={seed}..{seed + tried - 1}", 1)
     return result
+
+
+def _hinted(name: str, result: Exploration) -> Exploration:
+    """``result`` with its coverage naming what launches each kernel never launched (:func:`.paths.hint`)."""
+    for kernel in result.coverage.missed:
+        found = hint(name, kernel)
+        if found:
+            result.coverage.hints[kernel] = found
+    return result
+
+
+def _each(run: Callable[[dict, int, Callable | None], Exploration], items: list, budget: int,
+          progress: Callable[[int], None] | None) -> Exploration:
+    """``run(item, share, tick)`` for each item in turn, an equal share of ``budget`` each, until one fails: the
+    failing (or last) exploration, with the schedules, seconds and coverage of them all."""
+    share, done, total = max(1, budget // len(items)), 0, None
+    for item in items:
+        if done >= budget:
+            break
+        tick = (lambda n, before=done: progress(before + n)) if progress is not None else None
+        result = run(item, min(share, budget - done), tick)
+        done += result.schedules
+        if total is not None:
+            total.coverage.merge(result.coverage)
+            result.coverage, result.seconds = total.coverage, result.seconds + total.seconds
+        total = result
+        if result.found:
+            break
+    total.schedules = done
+    return total

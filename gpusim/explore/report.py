@@ -119,7 +119,7 @@ class Failure:
         """The whole failure as text: what, where, how to replay, and the interleaving."""
         lines = [f"{self.scenario}: {self.kind} after {self.schedule_index} schedule(s) ({self.policy})",
                  self.message.rstrip(),
-                 f"shrunk to {self.preemptions} preemption(s): {self.shrunk}"]
+                 f"shrunk to {self.preemptions} preemption(s): {_listed(self.shrunk)}"]
         done = self.shrink_report
         if done.get("shrunk"):
             lines.append(f"shrinking: {done['preemptions_before']} -> {done['preemptions_after']} preemption(s) in "
@@ -190,3 +190,22 @@ class Exploration:
                 "preemptions": self.failure.preemptions if self.failure else None,
                 "failure": self.failure.to_dict() if self.failure else None,
                 "coverage": self.coverage.to_dict() if self.coverage is not None else None}
+
+
+#: The most preemptions a report lists; the replay token holds them all.
+LISTED_PREEMPTIONS = 12
+
+
+def _listed(preemptions: list) -> str:
+    """The shrunk preemptions as a report shows them: all of a short list, else the first few and a count
+    (a whole algorithm's unshrunk schedule switches threads thousands of times).
+
+    >>> _listed([(1, 2), (5, 0)])
+    '[(1, 2), (5, 0)]'
+    >>> _listed([(k, 0) for k in range(40)])
+    '[(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), ... and 34 more, all in the replay token]'
+    """
+    if len(preemptions) <= LISTED_PREEMPTIONS:
+        return str(list(preemptions))
+    shown = ", ".join(str(p) for p in preemptions[:LISTED_PREEMPTIONS // 2])
+    return f"[{shown}, ... and {len(preemptions) - LISTED_PREEMPTIONS // 2} more, all in the replay token]"

@@ -42,6 +42,7 @@ from gpusim.errors import (
     KernelSyntaxError,
     ReplayMismatch,
 )
+from gpusim.language.variants import KernelsRefused
 from gpusim.runtime.device import Device
 
 __all__ = ["Outcome", "Scenario", "get_scenario", "register", "scenario_names", "sim_supports"]
@@ -49,7 +50,7 @@ __all__ = ["Outcome", "Scenario", "get_scenario", "register", "scenario_names", 
 _REGISTRY: dict[str, Scenario] = {}
 #: Exceptions that say gpusim cannot run the scenario as asked, not that the code under test failed: they
 #: end the exploration with their one-line message (as do the engines' own refusals).
-_NOT_FINDINGS = (ReplayMismatch, KernelSyntaxError, BackendUnavailable)
+_NOT_FINDINGS = (ReplayMismatch, KernelSyntaxError, BackendUnavailable, KernelsRefused)
 
 
 class Outcome(NamedTuple):

@@ -62,6 +62,7 @@ COMPILED_POLICIES = ("random", "pct")
 RACE_MODES = ("off", "report", "raise")
 _SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
 _SHRINK_BUDGET = 3000  # ...trying at most this many schedules
+_MANY_PREEMPTIONS = 64  # a failure with more preemptions (a whole algorithm's) first looks for a low-depth PCT one
 
 
 def explore(scenario: str | Scenario, policy: str = "random", budget: int = 1000, seed: int = 0, *,
@@ -363,6 +364,15 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
             shrink = final is None or final.kind != outcome.kind
             if shrink:
                 final = None
+    if shrink and final is None and before > _MANY_PREEMPTIONS:
+        # Fewest preemptions first: a PCT schedule of low depth switches threads a handful of times where a
+        # random one of a whole algorithm switches thousands; if one fails the same way, delta debugging starts
+        # from its switches.
+        fewer = _few_preemptions(scenario, outcome.kind, before, began + (deadline - began) / 2
+                                 if deadline is not None else None)
+        if fewer is not None:
+            preemptions, forced = switches_of(fewer.runs)
+            outcome = outcome._replace(device=fewer)
     if shrink:
         def fails(kept: list[tuple[int, int]]) -> bool:
             if deadline is not None and time.perf_counter() > deadline:
@@ -400,6 +410,24 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
                    shrink_report={"shrunk": bool(shrinking), "preemptions_before": before, "preemptions_after": after,
                                   "finished": finished, "seconds": round(time.perf_counter() - began, 3),
                                   "time_limit": shrink_time})
+
+
+def _few_preemptions(scenario: Scenario, kind: str, have: int, until: float | None, tries: int = 24):
+    """The device of a run of a low-depth PCT schedule (depth 1 to 3: at most 2 priority changes) that fails with
+    ``kind`` and fewer than ``have`` preemptions, the fewest found before ``until`` (or ``tries`` schedules)."""
+    steps = max(1, _sequential_steps(scenario))
+    best, fewest = None, have
+    for attempt in range(tries):
+        if until is not None and time.perf_counter() > until:
+            break
+        again, dev = scenario.execute(policy=PCT(seed=attempt, depth=1 + attempt % 3, steps=steps), trace=False)
+        if again is not None and again.kind == kind:
+            count = sum(run.preemptions for run in dev.runs)
+            if count < fewest:
+                best, fewest = dev, count
+                if count <= 1:
+                    break
+    return best
 
 
 def _by_launch(preemptions: list[tuple[int, int]], runs, fails: Callable[[list], bool]) -> list[tuple[int, int]]:

@@ -8,7 +8,10 @@ variant has the kernel's name, source and signature; every backend binds it as i
 
 A host driver takes variants through one seam, ``kernels=``: :func:`kernel_table` turns the driver's
 table of the paper's kernels and the caller's ``kernels=`` into the kernels to launch — a launched
-kernel replaced whole, or a step replaced in every kernel that calls it.
+kernel replaced whole, or a step replaced in every kernel that calls it.  Every registered algorithm
+takes the same ``kernels=`` mapping through :func:`planted`: while it is planted, every launch of a
+kernel of that name (or of a kernel calling a step of that name) launches the replacement, whichever
+family's driver, host loop or utility launches it (:meth:`gpusim.runtime.device.Device.launch`).
 
 Example
 -------
@@ -32,14 +35,16 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import types
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import DeviceFunction, Kernel, global_names
 
-__all__ = ["device_names", "kernel_table", "with_devices"]
+__all__ = ["KernelsRefused", "Planting", "device_names", "kernel_table", "planted", "planting_now", "with_devices"]
 
 _VARIANTS: dict[tuple, tuple] = {}
 
@@ -156,3 +161,118 @@ def kernel_table(defaults: Mapping[str, Kernel], kernels: Any = None) -> dict[st
             mine = {step: f for step, f in steps.items() if step in device_names(compiled)}
             table[name] = with_devices(compiled, mine) if mine else compiled
     return table
+
+
+# -- one seam for every driver: a mapping planted while an algorithm runs -------------------------------------
+
+
+class KernelsRefused(InvalidArgument):
+    """A ``kernels=`` mapping that names no kernel launched and no step called, or pairs a name with the wrong
+    kind of function: a usage error, never a bug of the kernels."""
+
+
+class Planting:
+    """A ``kernels=`` mapping in force (:func:`planted`): :meth:`resolve` is the kernel to launch in place of one.
+
+    A ``@kernel`` replaces every launch of a kernel of its key's name; a ``@device`` function replaces the step
+    of its key's name in every kernel launched that calls it (:func:`with_devices`), the replacement kernels
+    included.  ``used`` gathers the names that took effect, ``seen`` the kernels launched (by name).
+    """
+
+    def __init__(self, kernels: Mapping[str, Any]):
+        if not isinstance(kernels, Mapping):
+            raise KernelsRefused(f"kernels must map a kernel's (or a step's) name to its replacement, "
+                                 f"got {kernels!r}")
+        for name, value in kernels.items():
+            if not isinstance(name, str) or not isinstance(value, (Kernel, DeviceFunction)):
+                raise KernelsRefused(f"kernels={{{name!r}: {value!r}}}: a replacement must be a @kernel or "
+                                     f"@device function, by name")
+        self.kernels = {name: value for name, value in kernels.items() if isinstance(value, Kernel)}
+        self.steps = {name: value for name, value in kernels.items() if isinstance(value, DeviceFunction)}
+        self.used: set[str] = set()
+        self.seen: dict[str, Kernel] = {}
+        self._made: dict[int, tuple[Kernel, Kernel]] = {}  # id of a launched kernel -> (it, what to launch)
+
+    def resolve(self, kernel: Kernel) -> Kernel:
+        """The kernel to launch in place of ``kernel`` (``kernel`` itself when nothing of it is replaced)."""
+        made = self._made.get(id(kernel))
+        if made is not None:
+            return made[1]
+        self.seen.setdefault(kernel.name, kernel)
+        launched = self.kernels.get(kernel.name, kernel)
+        if kernel.name in self.steps:
+            raise KernelsRefused(f"kernels={{{kernel.name!r}: ...}}: {kernel.name!r} is a kernel launched, so its "
+                                 f"replacement must be a @kernel, not a @device function")
+        if launched is not kernel:
+            self.used.add(kernel.name)
+        called = device_names(launched)
+        for name in called & set(self.kernels):
+            raise KernelsRefused(f"kernels={{{name!r}: ...}}: {name!r} is a step {kernel.name} calls, so its "
+                                 f"replacement must be a @device function, not a @kernel")
+        mine = {name: value for name, value in self.steps.items() if name in called}
+        if mine:
+            launched = with_devices(launched, mine)
+            self.used.update(mine)
+        self._made[id(kernel)] = (kernel, launched)  # holding the kernel keeps its id unique
+        return launched
+
+    def check(self, declared: Iterable[Kernel] = ()) -> None:
+        """Refuse (:class:`KernelsRefused`) a name that took no effect and names neither a kernel launched or
+        ``declared`` (the kernels an algorithm may launch) nor a step one of them calls."""
+        unused = set(self.kernels) | set(self.steps)
+        unused -= self.used
+        if not unused:
+            return
+        known = {**{k.name: k for k in declared if isinstance(k, Kernel)}, **self.seen}
+        steps = set().union(*(device_names(k) for k in known.values())) if known else set()
+        for name in sorted(unused):
+            if name not in known and name not in steps:
+                raise KernelsRefused(f"kernels={{{name!r}: ...}}: {name!r} is neither a kernel launched, "
+                                     f"{tuple(sorted(known))}, nor a step they call, {sorted(steps)}")
+
+
+_PLANTED: contextvars.ContextVar[Planting | None] = contextvars.ContextVar("planted_kernels", default=None)
+
+
+def planting_now() -> Planting | None:
+    """The mapping planted now (:func:`planted`), or ``None``: what every launch consults."""
+    return _PLANTED.get()
+
+
+@contextlib.contextmanager
+def planted(kernels: Mapping[str, Any] | None, declared: Iterable[Kernel] = ()) -> Iterator[Planting | None]:
+    """Plant ``kernels`` (a ``kernels=`` mapping) in every launch of the ``with`` block, then :meth:`Planting.check`
+    it against the kernels launched and ``declared``.  ``None`` or ``{}`` plants nothing.
+
+    >>> import numpy as np
+    >>> from gpusim import Device, T, device, kernel
+    >>> @device
+    ... def step(i):
+    ...     return i + 1
+    >>> @device
+    ... def triple(i):
+    ...     return 3 * i
+    >>> @kernel(signature="int32[:]")
+    ... def apply(out):
+    ...     out[T.gtid()] = step(T.gtid())
+    >>> dev = Device("sim", seed=0)
+    >>> out = dev.zeros(3, np.int32)
+    >>> with planted({"step": triple}) as planting:
+    ...     _ = dev.launch(apply, grid=1, block=3, args=(out,))
+    >>> dev.to_host(out).tolist(), sorted(planting.used)
+    ([0, 3, 6], ['step'])
+    >>> with planted({"stpe": triple}):
+    ...     _ = dev.launch(apply, grid=1, block=3, args=(out,))
+    Traceback (most recent call last):
+    gpusim.language.variants.KernelsRefused: kernels={'stpe': ...}: 'stpe' is neither a kernel launched, ...
+    """
+    if not kernels:
+        yield None
+        return
+    planting = Planting(kernels)
+    token = _PLANTED.set(planting)
+    try:
+        yield planting
+    finally:
+        _PLANTED.reset(token)
+    planting.check(declared)

@@ -30,6 +30,7 @@ import numpy as np
 
 from gpusim.errors import InsufficientDeviceMemory, InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import KERNEL_DTYPES, Kernel
+from gpusim.language.variants import planting_now
 from gpusim.types.arguments import check_positive_int
 
 __all__ = ["BACKENDS", "BACKEND_CHOICES", "Device", "choose_backend", "choose_device", "memory_shortfall"]
@@ -310,6 +311,9 @@ class Device:
         """
         if not isinstance(kernel, Kernel):
             raise InvalidArgumentType(f"kernel must be a function decorated with @kernel, got {kernel!r}")
+        planting = planting_now()
+        if planting is not None:  # a kernels= mapping in force (gpusim.language.variants.planted)
+            kernel = planting.resolve(kernel)
         grid = check_positive_int("grid", grid)
         block = check_block(block)
         if not isinstance(args, (tuple, list)):

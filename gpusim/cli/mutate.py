@@ -1,0 +1,84 @@
+"""``gpusim mutate``: the mutation score of the kernels — concurrency mutants hunted by the explorer.
+
+``gpusim mutate --algorithm mw-gpu`` makes every mutant of :mod:`gpusim.explore.mutate` (an atomic made plain,
+a CAS made an exchange, a barrier or fence removed, a shuffle reading the wrong lane) from the syntax tree of
+each kernel and step of the algorithm, plants each through ``kernels=`` and hunts it over every launch path;
+it prints each mutant's verdict (found, not found, equivalent or unreached with the reason) and the score per
+kernel.
+Without ``--algorithm`` it scores every registered GPU algorithm in turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from gpusim.cli.common import emit, progress_disabled
+from gpusim.errors import InvalidArgument
+
+__all__ = ["register_mutate"]
+
+
+def register_mutate(commands, common: argparse.ArgumentParser) -> None:
+    """Add the ``mutate`` subcommand to ``gpusim``'s subparsers (``common``: the shared options)."""
+    mutate = commands.add_parser("mutate", parents=[common],
+                                 help="mutation-test the kernels: concurrency mutants hunted by the explorer")
+    mutate.add_argument("--algorithm", metavar="NAME", help="one registered GPU algorithm (default: every one)")
+    mutate.add_argument("--budget", type=int, default=60, help="schedules a mutant (default 60)")
+    mutate.add_argument("--random-inputs", type=int, default=4, metavar="N", help="inputs a mutant (default 4)")
+    mutate.add_argument("--races", choices=("report", "raise"), default="raise",
+                        help="raise (default): an undeclared data race counts as found; report: only a wrong "
+                             "result or a kernel fault does")
+    mutate.add_argument("--kinds", metavar="K,K", help="only these kinds (atomic-to-plain, cas-to-exchange, "
+                                                       "barrier-removed, fence-removed, shuffle-lane)")
+    mutate.add_argument("--save", metavar="FILE", help="write the scores as JSON to FILE")
+    mutate.add_argument("--json", action="store_true", help="print one JSON object")
+    mutate.set_defaults(run=_mutate)
+
+
+def _mutate(options: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from gpusim.explore import algorithm_names
+    from gpusim.explore.mutate import KINDS, mutants, score
+
+    names = algorithm_names()
+    if options.algorithm is not None and options.algorithm not in names:
+        raise InvalidArgument(f"--algorithm {options.algorithm!r} is not a registered GPU algorithm; choose one of "
+                              f"{', '.join(names)}")
+    kinds = tuple(options.kinds.split(",")) if options.kinds else KINDS
+    if set(kinds) - set(KINDS):
+        raise InvalidArgument(f"--kinds {options.kinds!r}: choose from {', '.join(KINDS)}")
+    for flag, value in (("--budget", options.budget), ("--random-inputs", options.random_inputs)):
+        if value < 1:
+            raise InvalidArgument(f"{flag} {value}: give 1 or more")
+    chosen = [options.algorithm] if options.algorithm else names
+    total = sum(len(mutants(name, kinds)) for name in chosen)
+    bar = tqdm(total=total, desc="gpusim mutate", unit="mutant", disable=progress_disabled(options), leave=False)
+    scores = []
+    try:
+        for name in chosen:
+            scores.append(score(name, budget=options.budget, random_inputs=options.random_inputs,
+                                races=options.races, kinds=kinds,
+                                progress=lambda mutant, row: (bar.set_postfix(mutant=mutant.name), bar.update(1))))
+    finally:
+        bar.close()
+    options.record.update({"algorithms": scores})
+    if options.save:
+        with open(options.save, "w", encoding="utf-8") as out:
+            json.dump({"algorithms": scores}, out, indent=1)
+
+    def show_text() -> None:
+        for result in scores:
+            shown = "-" if result["score"] is None else f"{result['score']:.0%}"
+            verdicts = [row["verdict"] for row in result["rows"]]
+            print(f"{result['algorithm']}: {result['found']} of {result['judged']} mutants found ({shown}); "
+                  f"{verdicts.count('equivalent')} equivalent, {verdicts.count('unreached')} unreached")
+            for row in result["rows"]:
+                why = row["finding"] or row["reason"] or ""
+                print(f"  {row['verdict']:<10} {row['mutant']:<44} {why}")
+            for function, counts in result["per_function"].items():
+                print(f"  per kernel/step {function}: found {counts['found']}, not found {counts['not found']}, "
+                      f"equivalent {counts['equivalent']}, unreached {counts['unreached']}")
+
+    return emit(options, 0, show_text)

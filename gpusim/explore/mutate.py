@@ -1,0 +1,312 @@
+"""Mutation testing of the kernels: concurrency mutants made from each kernel's syntax tree, hunted by the explorer.
+
+:func:`mutants` walks the syntax tree of every kernel a registered algorithm declares and of every ``@device``
+step they call, and makes one mutant per site of each kind (:data:`KINDS`):
+
+=================  =====================================================================================
+kind               change
+=================  =====================================================================================
+atomic-to-plain    ``T.atomic_add/min/exch/load(...)`` becomes a plain read(-modify-write)
+cas-to-exchange    ``T.atomic_cas(a, i, expected, new)`` becomes ``T.atomic_exch(a, i, new)``
+barrier-removed    a ``T.syncthreads()`` or ``T.syncwarp()`` statement removed
+fence-removed      a ``T.threadfence()`` statement removed
+shuffle-lane       ``T.shfl_idx(v, lane)`` reads lane ``(lane + 1) % 32``; ``T.shfl_xor(v, m)`` lane ``m ^ 1``
+=================  =====================================================================================
+
+Each mutant is planted through the algorithm's ``kernels=`` seam (:func:`gpusim.language.variants.planted`) —
+no file is edited — and :func:`score` hunts it (:func:`~gpusim.explore.hunt.hunt` over every launch path, on
+random inputs; a removed fence under the weak memory model, a barrier or shuffle under lockstep warps too) and
+sorts it: found, not found, equivalent (not found, and the change is one that may not be observable: a CAS from
+one constant to another made an exchange, an atomic load made plain; the reason named) or unreached (its function
+launches on no path of a small input: the reason named).  The score is found over found and not found.
+
+>>> found = mutants("mw-gpu")
+>>> sorted({m.kind for m in found})
+['atomic-to-plain', 'cas-to-exchange', 'fence-removed']
+>>> found[-1].name, found[-1].text
+('propose_to:74:cas-to-exchange', 'elif T.atomic_cas(held, s, worst, offer) == worst:')
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import linecache
+import textwrap
+import time
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpusim.errors import InvalidArgument
+from gpusim.language.kernels import DeviceFunction, Kernel, device, global_names
+
+__all__ = ["KINDS", "Mutant", "mutants", "score"]
+
+#: The mutation kinds, in the order a report lists them.
+KINDS = ("atomic-to-plain", "cas-to-exchange", "barrier-removed", "fence-removed", "shuffle-lane")
+
+_PLAIN = {"atomic_add": "_mutant_plain_add", "atomic_min": "_mutant_plain_min", "atomic_exch": "_mutant_plain_exch",
+          "atomic_load": "_mutant_plain_load"}
+_STATEMENTS = {"syncthreads": "barrier-removed", "syncwarp": "barrier-removed", "threadfence": "fence-removed"}
+
+
+@device
+def _mutant_plain_add(array, index, value):
+    """``atomicAdd`` as a plain read-modify-write (a mutant's)."""
+    old = array[index]
+    array[index] = old + value
+    return old
+
+
+@device
+def _mutant_plain_min(array, index, value):
+    """``atomicMin`` as a plain read-modify-write (a mutant's)."""
+    old = array[index]
+    if value < old:
+        array[index] = value
+    return old
+
+
+@device
+def _mutant_plain_exch(array, index, value):
+    """``atomicExch`` as a plain read and write (a mutant's)."""
+    old = array[index]
+    array[index] = value
+    return old
+
+
+@device
+def _mutant_plain_load(array, index):
+    """An atomic load as a plain one (a mutant's)."""
+    return array[index]
+
+
+_PLAIN_STEPS = {f.fn.__name__: f for f in (_mutant_plain_add, _mutant_plain_min, _mutant_plain_exch,
+                                           _mutant_plain_load)}
+
+
+@dataclass
+class Mutant:
+    """One mutant: ``function`` (a kernel's or a step's name) with one ``kind`` of change at source ``line``."""
+
+    algorithm: str
+    function: str
+    kind: str
+    line: int
+    text: str
+    replacement: Any = field(repr=False)
+    equivalent_if_unfound: str | None = None  # why the change may not be observable, should no hunt find it
+
+    @property
+    def name(self) -> str:
+        return f"{self.function}:{self.line}:{self.kind}"
+
+    @property
+    def kernels(self) -> dict[str, Any]:
+        """The ``kernels=`` mapping that plants it."""
+        return {self.function: self.replacement}
+
+
+def _is_t_call(node: ast.AST, names) -> str | None:
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "T"):
+        return node.func.attr
+    return None
+
+
+def _sites(tree: ast.AST) -> list[tuple[str, ast.AST]]:
+    """Every mutation site of ``tree``: ``(kind, node)`` in source order."""
+    found = []
+    for node in ast.walk(tree):
+        if _is_t_call(node, _PLAIN):
+            found.append(("atomic-to-plain", node))
+        elif _is_t_call(node, ("atomic_cas",)):
+            found.append(("cas-to-exchange", node))
+        elif _is_t_call(node, ("shfl_idx", "shfl_xor")):
+            found.append(("shuffle-lane", node))
+        elif isinstance(node, ast.Expr) and _is_t_call(node.value, _STATEMENTS):
+            found.append((_STATEMENTS[node.value.func.attr], node))
+    return sorted(found, key=lambda site: (site[1].lineno, site[1].col_offset))
+
+
+class _Mutate(ast.NodeTransformer):
+    """Apply one change at the site ``target`` (found again by its position)."""
+
+    def __init__(self, target: tuple[int, int]):
+        self.target = target
+
+    def _here(self, node: ast.AST) -> bool:
+        return (node.lineno, node.col_offset) == self.target
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        if self._here(node) and _is_t_call(node.value, _STATEMENTS):
+            return ast.copy_location(ast.Pass(), node)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not self._here(node):
+            return node
+        name = _is_t_call(node, (*_PLAIN, "atomic_cas", "shfl_idx", "shfl_xor"))
+        if name in _PLAIN:
+            return ast.copy_location(ast.Call(ast.Name(_PLAIN[name], ast.Load()), node.args, []), node)
+        if name == "atomic_cas":
+            node.func.attr, node.args = "atomic_exch", [node.args[0], node.args[1], node.args[3]]
+        elif name == "shfl_idx":
+            node.args[1] = ast.BinOp(ast.BinOp(node.args[1], ast.Add(), ast.Constant(1)), ast.Mod(), ast.Constant(32))
+        elif name == "shfl_xor":
+            node.args[1] = ast.BinOp(node.args[1], ast.BitXor(), ast.Constant(1))
+        return node
+
+
+def _functions(name: str) -> dict[str, Kernel | DeviceFunction]:
+    """The kernels algorithm ``name`` declares and every ``@device`` step they call, by the name they go by."""
+    from .algorithm import algorithm_entry
+
+    found: dict[str, Kernel | DeviceFunction] = {}
+    pending = [k for k in algorithm_entry(name).kernels if isinstance(k, Kernel)]
+    for k in pending:
+        found.setdefault(k.name, k)
+    while pending:
+        fn = pending.pop().fn
+        for called in global_names(fn.__code__):
+            value = fn.__globals__.get(called)
+            if isinstance(value, DeviceFunction) and called not in found:
+                found[called] = value
+                pending.append(value)
+    return found
+
+
+def _rebuilt(original: Kernel | DeviceFunction, tree: ast.Module, label: str):
+    """``original`` compiled again from ``tree`` (its line numbers kept; traces name the mutant's file)."""
+    ast.fix_missing_locations(tree)
+    filename = f"<mutant {label}>"
+    source_file = inspect.getsourcefile(original.fn)
+    lines = linecache.getlines(source_file) if source_file else []
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
+    namespace = {**original.fn.__globals__, **_PLAIN_STEPS}
+    exec(compile(tree, filename, "exec"), namespace)  # noqa: S102 - the kernel's own source, one node changed
+    made: types.FunctionType = namespace[original.fn.__name__]
+    if isinstance(original, Kernel):
+        compiled = Kernel(made, check=False, intended_races=original.intended_races)
+        compiled.signature = original.signature
+        return compiled
+    return DeviceFunction(made, check=False)
+
+
+def _maybe_equivalent(kind: str, node: ast.AST) -> str | None:
+    """Why a mutant at ``node`` may be equivalent (stated when no hunt finds it), or ``None``."""
+    if kind == "cas-to-exchange" and all(isinstance(a, ast.Constant) for a in node.args[2:4]):
+        return ("a test-and-set (CAS from one constant to another): exchanging the new constant in leaves a word "
+                "that already holds it unchanged, so it is equivalent wherever the word holds only those two values")
+    if kind == "atomic-to-plain" and node.func.attr == "atomic_load":
+        return ("an atomic load made plain reads the same value under sequential consistency; only the weak "
+                "memory model or the race detector could tell them apart")
+    return None
+
+
+def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
+    """Every mutant of ``kinds`` of algorithm ``name``'s kernels and steps (see the module notes)."""
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise InvalidArgument(f"kinds={sorted(unknown)}: choose from {KINDS}")
+    made = []
+    for called, original in _functions(name).items():
+        try:
+            lines, first = inspect.getsourcelines(original.fn)
+        except (OSError, TypeError):
+            continue
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        tree.body[0].decorator_list = []
+        ast.increment_lineno(tree, first - 1)
+        text = dict(enumerate(lines, start=first))
+        for kind, node in _sites(tree):
+            if kind not in kinds:
+                continue
+            changed = _Mutate((node.lineno, node.col_offset)).visit(copy.deepcopy(tree))
+            label = f"{called}:{node.lineno}:{kind}"
+            made.append(Mutant(name, called, kind, node.lineno, text.get(node.lineno, "").strip(),
+                               _rebuilt(original, changed, label), _maybe_equivalent(kind, node)))
+    return made
+
+
+def _models(mutant: Mutant) -> list[tuple[str, str]]:
+    """The memory and warp models a mutant is hunted under: those where its kind of change can show."""
+    if mutant.kind == "fence-removed":
+        return [("weak", "independent")]
+    if mutant.kind in ("barrier-removed", "shuffle-lane"):
+        return [("sc", "independent"), ("sc", "lockstep")]
+    if mutant.equivalent_if_unfound and mutant.kind == "atomic-to-plain":
+        return [("sc", "independent"), ("weak", "independent")]
+    return [("sc", "independent")]
+
+
+def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "raise", seed: int = 0,
+          kinds: tuple[str, ...] = KINDS, progress: Callable[[Mutant, dict], None] | None = None) -> dict[str, Any]:
+    """Hunt every mutant of algorithm ``name`` (:func:`mutants`) and sort it: the mutation score per kernel.
+
+    Each mutant gets ``budget`` schedules over ``random_inputs`` inputs and every launch path
+    (:data:`.paths.LAUNCH_PATHS`), under the models its kind needs; ``races="raise"`` counts an undeclared data
+    race as found.  The unmutated algorithm is hunted first the same way: a finding there ends the run
+    (``InvalidArgument``), as a mutation score means nothing over a false alarm.
+
+    Returns
+    -------
+    dict
+        ``rows`` (one per mutant: ``mutant``, ``function``, ``kind``, ``line``, ``text``, ``verdict`` —
+        ``"found"``, ``"not found"`` or ``"unreached"`` —, ``reason``, ``seconds``, ``finding``), ``per_function``
+        (``found``, ``not_found``, ``unreached`` counts) and ``score`` (found over found + not found).
+    """
+    from .hunt import hunt
+    from .paths import NEEDS
+
+    def hunted(kernels, models):
+        return hunt(name, random_inputs=random_inputs, budget=budget, seed=seed, kernels=kernels, races=races,
+                    models=models, paths=True, shrink=False)
+
+    control = hunted(None, "all")
+    if control.found:
+        raise InvalidArgument(f"the unmutated {name} fails its hunt ({control.failure.kind}: "
+                              f"{control.failure.message.splitlines()[0]}): no mutation score over a false alarm")
+    launched = set(control.coverage.kernels)
+    rows = []
+    for mutant in mutants(name, kinds):
+        start = time.perf_counter()
+        row = {"mutant": mutant.name, "function": mutant.function, "kind": mutant.kind, "line": mutant.line,
+               "text": mutant.text, "finding": None, "reason": None}
+        reaches = [k for k, f in _functions(name).items() if isinstance(f, Kernel)
+                   and (k == mutant.function or mutant.function in _called(f))]
+        if not launched & set(reaches):
+            row["verdict"] = "unreached"
+            row["reason"] = "; ".join(sorted({NEEDS.get(k, f"{k} never launched") for k in reaches}))
+        else:
+            result = hunted(mutant.kernels, _models(mutant))
+            row["verdict"] = "found" if result.found else "equivalent" if mutant.equivalent_if_unfound else "not found"
+            if result.found:
+                row["finding"] = f"{result.failure.kind} after {result.schedules} schedule(s)"
+            else:
+                row["reason"] = (f"no failure in {result.schedules} schedule(s) under {_models(mutant)}"
+                                 + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else ""))
+        row["seconds"] = round(time.perf_counter() - start, 2)
+        rows.append(row)
+        if progress is not None:
+            progress(mutant, row)
+    per_function: dict[str, dict[str, int]] = {}
+    for row in rows:
+        counts = per_function.setdefault(row["function"], {"found": 0, "not found": 0, "equivalent": 0,
+                                                           "unreached": 0})
+        counts[row["verdict"]] += 1
+    found = sum(row["verdict"] == "found" for row in rows)
+    judged = found + sum(row["verdict"] == "not found" for row in rows)  # equivalent and unreached not judged
+    return {"algorithm": name, "budget": budget, "random_inputs": random_inputs, "races": races, "rows": rows,
+            "per_function": per_function, "found": found, "judged": judged,
+            "score": round(found / judged, 3) if judged else None}
+
+
+def _called(compiled: Kernel) -> set[str]:
+    from gpusim.language.variants import device_names
+
+    return device_names(compiled)

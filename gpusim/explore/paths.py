@@ -1,0 +1,86 @@
+"""The launch paths of each registered algorithm: the driver options under which it launches each kernel.
+
+A hunt with the default options explores one path of the driver: APFB from the cheap start never launches
+its repair steps, the one-block kernel or the warp BFS.  :data:`LAUNCH_PATHS` lists, per algorithm, option
+sets that together launch every kernel it has on a small input (``tests/test_hunt_paths.py`` checks each
+claim), so that :func:`~gpusim.explore.hunt.hunt` with ``paths=True`` (``gpusim explore --algorithm NAME
+--all-paths``) visits every one, and the coverage note names the option that reaches a kernel never launched
+(:func:`hint`).  :data:`NEEDS` says what no option on a small input reaches.
+
+>>> hint("apfb", "augment_in_one_block")
+'--option launches=one-block'
+>>> hint("apfb", "fix_rows")
+'--start empty'
+>>> hint("louvain", "move_block_global")
+'an input with a vertex of degree above 319'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["LAUNCH_PATHS", "NEEDS", "hint", "paths_of"]
+
+_BFS = (
+    ({}, ("cheap_claim", "init_bfs_array", "gpubfs_wr")),
+    ({"initial": "empty"}, ("alternate", "fix_rows", "fix_columns")),
+    ({"initial": "empty", "bfs": "plain"}, ("gpubfs",)),
+    ({"warp_degree": 1}, ("gpubfs_wr_warp",)),
+    ({"direction": "bottom-up"}, ("gpubfs_wr_bottom_up",)),
+    ({"direction": "auto"}, ("count_level",)),
+    ({"launches": "one-block"}, ("augment_in_one_block",)),
+)
+
+#: Per algorithm: ``(driver options, kernels those options launch on a small input)``; the first is the default.
+LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
+    "apfb": _BFS,
+    "apsb": _BFS,
+    "gpr": (
+        ({}, ("cheap_claim", "list_free_columns", "fix_columns")),
+        ({"initial": "empty"}, ("init_relabel", "global_relabel_level", "init_active", "push_active")),
+        ({"initial": "empty", "shrink_at": 1}, ("compact_active",)),
+        ({"variant": "first"}, ("push_relabel_all",)),
+    ),
+    "suitor": (
+        ({}, ("gpu_suitor",)),
+        ({"variant": "syncnolb"}, ()),
+        ({"variant": "synclb"}, ()),
+        ({"variant": "hybrid"}, ()),
+        ({"layout": "thread"}, ("suitor_thread_per_vertex",)),
+    ),
+    "roma": (
+        ({}, ("roma_block_phase",)),
+        ({"variant": "thread"}, ("roma_thread_phase",)),
+    ),
+    "louvain": (
+        ({}, ("move_subwarp", "merge_warp")),
+        ({"layout": "thread"}, ("move_thread",)),
+    ),
+}
+
+#: Kernels no option launches on a small input, and what does.
+NEEDS = {
+    "has_hub": "a GPU backend: warp_degree='auto' asks it there",
+    "move_block_shared": "an input with a vertex of degree 85 to 319",
+    "move_block_global": "an input with a vertex of degree above 319",
+    "merge_block_shared": "an input whose community has degree 128 to 479",
+    "merge_block_global": "an input whose community has degree above 479",
+}
+
+
+def paths_of(name: str) -> list[dict[str, Any]]:
+    """The option sets of algorithm ``name``'s launch paths (``[{}]``: one path)."""
+    return [dict(options) for options, _ in LAUNCH_PATHS.get(name, (({}, ()),))]
+
+
+def _option_text(options: dict[str, Any]) -> str:
+    return " ".join(f"--start {value}" if key == "initial" else f"--option {key}={value}"
+                    for key, value in options.items())
+
+
+def hint(name: str, kernel: str) -> str | None:
+    """What launches ``kernel`` of algorithm ``name``: the command-line options of its path, or :data:`NEEDS`."""
+    for options, reaches in LAUNCH_PATHS.get(name, ()):
+        if kernel in reaches:
+            return _option_text(options)
+    return NEEDS.get(kernel)

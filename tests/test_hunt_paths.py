@@ -1,0 +1,51 @@
+"""Every launch path: the options of :data:`gpusim.explore.paths.LAUNCH_PATHS` launch the kernels they claim, the
+paths together launch every kernel an algorithm declares (but those :data:`NEEDS` names), and the coverage note
+names the option that reaches a kernel never launched."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusim import Device
+from gpusim.cli import main
+from gpusim.explore import algorithm_names, hunt
+from gpusim.explore.algorithm import _lookup, draw_input
+from gpusim.explore.paths import LAUNCH_PATHS, NEEDS
+
+
+@pytest.mark.parametrize("name", sorted(LAUNCH_PATHS))
+def test_each_launch_path_launches_the_kernels_it_claims(name):
+    for options, reaches in LAUNCH_PATHS[name]:
+        launched = set()
+        for seed in (0, 1):
+            dev = Device("sim", seed=0)
+            _lookup(name).run(draw_input(name, seed), backend="sim", device=dev, **options)
+            launched |= {run.kernel.rsplit(".", 1)[-1] for run in dev.runs}
+        assert set(reaches) <= launched, (options, set(reaches) - launched)
+
+
+@pytest.mark.parametrize("name", algorithm_names())
+def test_the_paths_reach_every_declared_kernel(name):
+    declared = {kernel.name for kernel in _lookup(name).kernels}
+    reached = {kernel for _, reaches in LAUNCH_PATHS.get(name, ()) for kernel in reaches}
+    if name not in LAUNCH_PATHS:
+        return  # one path: the default launches its kernels (test_hunt_controls runs it)
+    assert declared - reached - set(NEEDS) == set()
+
+
+def test_the_coverage_note_names_the_option_that_launches_a_kernel_never_launched(capsys):
+    found = hunt("apfb", random_inputs=1, budget=2)
+    note = found.coverage.note()
+    assert "augment_in_one_block (--option launches=one-block)" in note and "--all-paths" in note
+    every = hunt("apfb", random_inputs=1, budget=14, paths=True)
+    assert set(every.coverage.missed) <= set(NEEDS), every.coverage.missed
+    assert main(["explore", "--algorithm", "roma", "--random-inputs", "1", "--budget", "4", "--all-paths",
+                 "--quiet"]) == 0
+    assert "never launched: roma_thread_phase" not in capsys.readouterr().out
+
+
+def test_a_campaign_says_what_it_did_not_hunt(capsys):
+    assert main(["explore", "--algorithm", "mw-gpu", "--example", "marriage", "--budget", "2", "--time", "30",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "not hunted: memory/warp models other than sc/independent (--models all)" in out and "--all-paths" in out

@@ -1,0 +1,43 @@
+"""``gpusim mutate``: concurrency mutants from the kernels' syntax trees, planted through ``kernels=`` and hunted.
+
+A representative subset runs here (one kind on one algorithm); the full run is ``gpusim mutate`` outside CI
+(docs/mutation-scores.md).
+"""
+
+from __future__ import annotations
+
+import json
+
+from gpusim.cli import main
+from gpusim.explore import algorithm_names
+from gpusim.explore.mutate import KINDS, mutants, score
+
+
+def test_every_kind_is_made_somewhere_in_the_registry_and_each_mutant_changes_one_line():
+    made = [m for name in algorithm_names() for m in mutants(name)]
+    assert {m.kind for m in made} == set(KINDS)
+    assert len({(m.algorithm, m.name) for m in made}) == len(made)
+    assert all(m.text for m in made)
+
+
+def test_a_cas_made_an_exchange_is_found_and_the_unmutated_control_passes():
+    result = score("mw-gpu", kinds=("cas-to-exchange",), budget=12, random_inputs=2)
+    assert result["judged"] == 1 and result["found"] == 1 and result["score"] == 1.0
+    assert result["rows"][0]["mutant"] == "propose_to:74:cas-to-exchange"
+
+
+def test_the_command_line_reports_the_score_per_kernel(capsys):
+    assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange", "--budget", "12",
+                 "--random-inputs", "2", "--json", "--quiet"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["algorithms"][0]["per_function"] == {"propose_to": {"found": 1, "not found": 0, "equivalent": 0,
+                                                                      "unreached": 0}}
+    assert main(["mutate", "--kinds", "lock-dropped"]) == 2
+    assert "--kinds 'lock-dropped': choose from" in capsys.readouterr().err
+
+
+def test_a_test_and_set_cas_and_an_atomic_load_are_named_possibly_equivalent():
+    by_name = {m.name: m for m in mutants("bsuitor") + mutants("mw-gpu")}
+    assert "test-and-set" in by_name["b_suitor_round:135:cas-to-exchange"].equivalent_if_unfound
+    assert "sequential consistency" in by_name["propose_to:66:atomic-to-plain"].equivalent_if_unfound
+    assert by_name["propose_to:74:cas-to-exchange"].equivalent_if_unfound is None
