@@ -28,6 +28,7 @@ __all__ = [
     "OutOfBounds",
     "ReplayMismatch",
     "UninitialisedRead",
+    "WorkerLost",
 ]
 
 
@@ -50,6 +51,11 @@ class InsufficientDeviceMemory(InvalidArgument):
 
 class BackendUnavailable(GpusimError, RuntimeError):
     """A backend cannot run here: a package, driver or GPU is missing (the message says which)."""
+
+
+class WorkerLost(BackendUnavailable):
+    """A process that held part of a computation over several devices (a Dask worker) went away mid-run: the
+    message names it; no partial answer is returned."""
 
 
 class KernelSyntaxError(InvalidArgument):
