@@ -34,13 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.errors import InvalidArgument
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher
+from gpusim.types.graphs import WeightedGraph
 
 from .kernels_b_suitor_multi import propose_round, take_messages
+from .result import BMatchingResult, b_matching_result, check_b, check_partners_memory
 
-__all__ = ["Part", "PartInput", "message_room", "split_by_edges"]
+__all__ = ["Part", "PartInput", "b_matching_of", "make_parts", "make_rooms", "message_room", "parts_of",
+           "split_by_edges"]
 
 #: The kernels a part launches, by name: what ``kernels=`` may replace (or any ``@device`` step they call).
 PART_KERNELS = {"take_messages": take_messages, "propose_round": propose_round}
@@ -169,6 +172,51 @@ class Part:
         owner = np.repeat(np.arange(self.first, self.last, dtype=np.int64), self.data.caps)
         held = slots >= 0
         return owner[held], self.data.adj[slots[held]].astype(np.int64)
+
+
+def parts_of(graph: WeightedGraph, b: Any, k: int, max_memory: int | None = None) -> tuple[list[PartInput], Any]:
+    """``graph`` cut into ``k`` parts by edges, ``b`` checked; each part's partners table checked against
+    ``max_memory`` (per device).  Returns the parts and the checked ``b``."""
+    if not isinstance(graph, WeightedGraph):
+        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
+    value = check_b(graph, b)
+    bounds = split_by_edges(graph.ptr, k)
+    parts = [PartInput.of(graph, p, bounds, value) for p in range(k)]
+    for part in parts:
+        check_partners_memory(part.last - part.first, int(part.caps.max()) if part.caps.size else 0, max_memory)
+    return parts, value
+
+
+def make_rooms(inputs: list[PartInput]) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
+    """The parts' bounds, each part's outbox room per destination and its inbox room (:func:`message_room`)."""
+    bounds = np.array([inputs[0].first] + [part.last for part in inputs], np.int64)
+    slots = np.array([part.slots for part in inputs], np.int64)
+    cross = np.array([part.cross(bounds) for part in inputs])   # cross[p, d]: entries of p pointing into d
+    rooms = [message_room(cross[p], int(slots[p]), slots) for p in range(len(inputs))]
+    room_in = [int(sum(rooms[s][d] for s in range(len(inputs)))) for d in range(len(inputs))]
+    return bounds, rooms, room_in
+
+
+def make_parts(inputs: list[PartInput], devices: list[Device], kernels: dict) -> list[Part]:
+    """One :class:`Part` per input, each on its device, its outbox and inbox sized for one round."""
+    bounds, rooms, room_in = make_rooms(inputs)
+    return [Part(dev, part, p, bounds, rooms[p], room_in[p], kernels) for p, (dev, part) in
+            enumerate(zip(devices, inputs, strict=True))]
+
+
+def b_matching_of(graph: WeightedGraph, b: Any, pairs: list[tuple[np.ndarray, np.ndarray]], stats: dict
+                  ) -> BMatchingResult:
+    """The b-matching held in the parts' suitor sets (``pairs``: ``(v, x)`` where ``v`` holds ``x``'s offer),
+    checked mirrored and validated against ``graph``."""
+    v = np.concatenate([p[0] for p in pairs]) if pairs else np.zeros(0, np.int64)
+    x = np.concatenate([p[1] for p in pairs]) if pairs else np.zeros(0, np.int64)
+    n = graph.n
+    if not np.array_equal(np.sort(x * n + v), np.sort(v * n + x)):
+        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices ended with asymmetric suitor sets on "
+                                  f"{graph!r}")
+    keep = x < v
+    caps = np.full(n, b, np.int64) if isinstance(b, int) else np.asarray(b, np.int64)
+    return b_matching_result(graph, caps, x[keep], v[keep], stats)
 
 
 def check_parts(parts: list[PartInput], n: int) -> None:

@@ -40,16 +40,16 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
+from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.collectives import InProcess
 from gpusim.runtime.device import Device, choose_backend
 from gpusim.types.graphs import WeightedGraph
 
-from .b_suitor_parts import PART_KERNELS, Part, PartInput, message_room, split_by_edges
-from .result import BMatchingResult, b_matching_result, check_b, check_partners_memory
+from .b_suitor_parts import PART_KERNELS, Part, b_matching_of, make_parts, parts_of
+from .result import BMatchingResult
 
-__all__ = ["b_suitor_multi", "check_devices", "parts_of", "run_rounds"]
+__all__ = ["b_suitor_multi", "check_devices", "run_rounds"]
 
 
 def check_devices(devices: Any) -> int | list[int] | str:
@@ -75,30 +75,6 @@ def check_devices(devices: Any) -> int | list[int] | str:
     raise InvalidArgumentType(f"devices must be a number, a list of GPU ids or 'all', got {devices!r}")
 
 
-def parts_of(graph: WeightedGraph, b: Any, k: int, max_memory: int | None = None) -> tuple[list[PartInput], Any]:
-    """``graph`` cut into ``k`` parts by edges, ``b`` checked; each part's partners table checked against
-    ``max_memory`` (per device).  Returns the parts and the checked ``b``."""
-    if not isinstance(graph, WeightedGraph):
-        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
-    value = check_b(graph, b)
-    bounds = split_by_edges(graph.ptr, k)
-    parts = [PartInput.of(graph, p, bounds, value) for p in range(k)]
-    for part in parts:
-        check_partners_memory(part.last - part.first, int(part.caps.max()) if part.caps.size else 0, max_memory)
-    return parts, value
-
-
-def make_parts(inputs: list[PartInput], devices: list[Device], kernels: dict) -> list[Part]:
-    """One :class:`Part` per input, each on its device, its outbox and inbox sized for one round."""
-    bounds = np.array([inputs[0].first] + [part.last for part in inputs], np.int64)
-    slots = np.array([part.slots for part in inputs], np.int64)
-    cross = np.array([part.cross(bounds) for part in inputs])   # cross[p, d]: entries of p pointing into d
-    rooms = [message_room(cross[p], int(slots[p]), slots) for p in range(len(inputs))]
-    room_in = [int(sum(rooms[s][d] for s in range(len(inputs)))) for d in range(len(inputs))]
-    return [Part(dev, part, p, bounds, rooms[p], room_in[p], kernels) for p, (dev, part) in
-            enumerate(zip(devices, inputs, strict=True))]
-
-
 def run_rounds(parts: list[Part], exchange: Any, bar: Any = None) -> int:
     """The rounds of the parts this process holds, until no part anywhere sent a message; returns the rounds."""
     rounds = 0
@@ -112,21 +88,6 @@ def run_rounds(parts: list[Part], exchange: Any, bar: Any = None) -> int:
         if total == 0:
             return rounds
         exchange.all_to_all(parts)
-
-
-def b_matching_of(graph: WeightedGraph, b: Any, pairs: list[tuple[np.ndarray, np.ndarray]], stats: dict
-                  ) -> BMatchingResult:
-    """The b-matching held in the parts' suitor sets (``pairs``: ``(v, x)`` where ``v`` holds ``x``'s offer),
-    checked mirrored and validated against ``graph``."""
-    v = np.concatenate([p[0] for p in pairs]) if pairs else np.zeros(0, np.int64)
-    x = np.concatenate([p[1] for p in pairs]) if pairs else np.zeros(0, np.int64)
-    n = graph.n
-    if not np.array_equal(np.sort(x * n + v), np.sort(v * n + x)):
-        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices ended with asymmetric suitor sets on "
-                                  f"{graph!r}")
-    keep = x < v
-    caps = np.full(n, b, np.int64) if isinstance(b, int) else np.asarray(b, np.int64)
-    return b_matching_result(graph, caps, x[keep], v[keep], stats)
 
 
 def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = None, backend: str = "auto",

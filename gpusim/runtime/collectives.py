@@ -26,11 +26,11 @@ Example
 >>> import numpy as np
 >>> from gpusim.runtime.device import Device
 >>> dev = Device("sim")
->>> def box(rank, messages, to):
+>>> def box(rank, messages):   # its first message for part 0, its second for part 1
 ...     out = (dev.array(np.array(messages, np.int32)),)
-...     return SimpleNamespace(rank=rank, dev=dev, out=out, start=np.array([0, to]), sent=np.array([to, 2 - to]),
+...     return SimpleNamespace(rank=rank, dev=dev, out=out, start=np.array([0, 1]), sent=np.array([1, 1]),
 ...                            inbox=(dev.zeros(4, np.int32),), received=0)
->>> boxes = [box(0, [10, 11], 1), box(1, [20, 21], 0)]
+>>> boxes = [box(0, [10, 11]), box(1, [20, 21])]
 >>> exchange = InProcess(boxes)
 >>> exchange.all_reduce(4), exchange.all_to_all(boxes)
 (4, None)
