@@ -9,7 +9,7 @@ how the tests run it on a CPU) the client carries the messages between the worke
 (:func:`~gpusim.runtime.collectives.outgoing`, :func:`~gpusim.runtime.collectives.deliver`).  A worker lost
 mid-run is a :class:`~gpusim.errors.WorkerLost` naming it, raised as soon as Dask reports it: the cluster gpusim
 started is closed, and in a cluster given the workers that held the other parts (perhaps waiting in NCCL for
-the lost one) are restarted, so nothing of the run is left running.
+the lost one) are restarted (on the simulator their parts are let go), so nothing of the run is left running.
 
 Example
 -------
@@ -107,12 +107,15 @@ def _wait(futures: list[Any], holders: list[str]) -> list[Any]:
     :class:`~gpusim.errors.WorkerLost` at once, whatever the others are doing."""
     while True:
         for p, future in enumerate(futures):
+            lost = None
             if future.done():
                 try:
                     future.result()
-                except OSError as lost:
-                    raise WorkerLost(f"the Dask worker {holders[p]} holding part {p} of {len(futures)} was lost "
-                                     f"mid-run ({lost}); no partial answer") from None
+                except OSError as error:   # raised below, outside this block: no chain keeps the parts alive
+                    lost = str(error)
+            if lost is not None:
+                raise WorkerLost(f"the Dask worker {holders[p]} holding part {p} of {len(futures)} was lost "
+                                 f"mid-run ({lost}); no partial answer")
         if all(future.done() for future in futures):
             return [future.result() for future in futures]
         time.sleep(POLL)
@@ -129,7 +132,9 @@ def on_cluster(graph: Any, b: Any, wanted: Any, client: Any, backend: str, max_m
         ids = None if wanted == "all" else list(range(wanted)) if isinstance(wanted, int) else wanted
         cluster, client = start_cuda_cluster(ids)
     actors: list[Any] = []
+    futures: list[Any] = []
     holders: list[str] = []
+    name = "sim" if backend == "sim" else "nccl"
     try:
         workers = sorted(client.scheduler_info()["workers"])
         if isinstance(wanted, list) and not own:
@@ -144,7 +149,6 @@ def on_cluster(graph: Any, b: Any, wanted: Any, client: Any, backend: str, max_m
         futures = [client.submit(PartActor, backend, inputs[p], p, bounds, rooms[p], room_in[p], kernels, actor=True,
                                  workers=[holders[p]], allow_other_workers=False, pure=False) for p in range(k)]
         actors = [future.result() for future in futures]
-        name = "sim" if backend == "sim" else "nccl"
         if name == "nccl":
             unique_id = _wait([actors[0].unique_id()], holders)[0]
             _wait([actor.join(unique_id, k) for actor in actors], holders)
@@ -174,13 +178,15 @@ def on_cluster(graph: Any, b: Any, wanted: Any, client: Any, backend: str, max_m
                  "exchange": name, "workers": holders, "seconds": {"call": time.perf_counter() - start}}
         return b_matching_of(graph, value, found, stats)
     except WorkerLost:
-        if not own:
+        if not own and name == "nccl":  # the other parts may wait in NCCL for the lost one: restart their workers
             alive = [w for w in holders if w in client.scheduler_info()["workers"]]
             if alive:
                 client.restart_workers(alive)
         raise
     finally:
         del actors
+        if futures:   # the parts let go at once (a round still in flight holds its part): nothing of the run stays
+            client.cancel(futures, force=True)
         if own:
             client.close()
             cluster.close()
