@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpusim import Device
+from gpusim import Device, T, kernel
 from gpusim.algorithms.weighted import b_suitor, suitor
 from gpusim.algorithms.weighted.b_suitor_parts import PartInput, message_room, split_by_edges
 from gpusim.algorithms.weighted.driver_b_suitor_multi import b_suitor_multi
@@ -191,3 +191,25 @@ def test_a_killed_worker_is_a_clear_error_within_seconds():
         while any(client.has_what().values()):   # the other part let go too
             assert time.monotonic() < deadline, client.has_what()
             time.sleep(0.05)
+
+
+@kernel(signature="int32[:], int32, int32[:], int32, int32")
+def copy_all_but_last(source, source_start, target, target_start, count):
+    """A broken exchange: the last message of each batch is lost."""
+    i = T.gtid()
+    while i < count - 1:
+        target[target_start + i] = source[source_start + i]
+        i += T.num_threads()
+
+
+def test_an_exploration_of_parts_on_one_device_finds_a_broken_exchange():
+    from gpusim.explore import algorithm_scenario
+
+    options = {"devices": 3, "b": 2}
+    clean = algorithm_scenario("bsuitor", input_seed=4, options=options)
+    assert clean.name == "algorithm:bsuitor:seed=4:b=2:devices=3"
+    assert all(clean.attempt(policy="random", seed=seed) is None for seed in range(3))
+    failures = [algorithm_scenario("bsuitor", input_seed=seed, options=options,
+                                   kernels={"copy_range": copy_all_but_last}).attempt(policy="random", seed=0)
+                for seed in range(4)]
+    assert any(failure is not None for failure in failures)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType
+from gpusim.runtime.collectives import copy_range, copy_range_f64
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher
 from gpusim.types.graphs import WeightedGraph
@@ -45,8 +46,10 @@ from .result import BMatchingResult, b_matching_result, check_b, check_partners_
 __all__ = ["Part", "PartInput", "b_matching_of", "make_parts", "make_rooms", "message_room", "parts_of",
            "split_by_edges"]
 
-#: The kernels a part launches, by name: what ``kernels=`` may replace (or any ``@device`` step they call).
-PART_KERNELS = {"take_messages": take_messages, "propose_round": propose_round}
+#: The kernels a part launches, and the exchange's copies between parts of one device, by name: what ``kernels=``
+#: may replace (or any ``@device`` step they call).
+PART_KERNELS = {"take_messages": take_messages, "propose_round": propose_round, "copy_range": copy_range,
+                "copy_range_f64": copy_range_f64}
 
 
 def split_by_edges(ptr: np.ndarray, k: int) -> np.ndarray:

@@ -122,7 +122,7 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
     if devices is not None or client is not None:
         if device is not None:
             raise InvalidArgument("give device= (one device) or devices= (several), not both")
-        return b_suitor_multi(graph, b, devices=1 if devices is None else devices, client=client, backend=backend,
+        return b_suitor_multi(graph, b, devices="all" if devices is None else devices, client=client, backend=backend,
                               max_memory=max_memory, kernels=kernels, output=output)
     check_output(output)
     round_kernel = kernel_table({"b_suitor_round": b_suitor_round}, kernels)["b_suitor_round"]
@@ -212,9 +212,11 @@ def run_b_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, b: An
     """b-Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching` (``b`` defaults to 1): on a GPU
     backend, or with ``backend="cpu"`` its sequential reference.  The b-matching is in ``partners``; for
     ``b = 1`` also in ``mate``.  With ``output="device"`` (GPU backends) both stay on the device."""
-    if "devices" in options and options.get("device") is not None:  # an exploration: every part on its device
-        device, devices = options.pop("device"), options.pop("devices")
-        found = b_suitor_multi(graph, b, devices=devices, device=device, max_memory=max_memory, **options)
+    if options.get("devices") is not None or options.get("client") is not None:
+        # several devices; with device= (an exploration) every part on that one device
+        devices = options.pop("devices", None)
+        found = b_suitor_multi(graph, b, devices="all" if devices is None else devices, backend=backend,
+                               max_memory=max_memory, **options)
     elif backend == "cpu":
         found = reference_b_suitor.b_suitor(graph, b, max_memory=max_memory, **host_only_output(options))
     else:

@@ -160,12 +160,13 @@ def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = 
     parts = make_parts(inputs, devs, table)
     bar = tqdm(desc=f"b-Suitor on {k} devices", unit="round", leave=False) if progress else None
     try:
-        rounds = run_rounds(parts, InProcess(parts), bar)
+        rounds = run_rounds(parts, InProcess(parts, (table["copy_range"], table["copy_range_f64"])), bar)
     finally:
         if bar is not None:
             bar.close()
     found = [part.pairs() for part in parts]
     stats = {"algorithm": "b_suitor", "backend": devs[0].backend, "devices": k, "rounds": rounds,
              "seconds": {"call": time.perf_counter() - start},
-             "launches": {name: sum(part.launch.launches[name] for part in parts) for name in PART_KERNELS}}
+             "launches": {name: sum(part.launch.launches[name] for part in parts)
+                          for name in ("take_messages", "propose_round")}}
     return b_matching_of(graph, value, found, stats)

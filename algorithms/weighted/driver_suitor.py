@@ -131,7 +131,7 @@ def _on_several(graph: WeightedGraph, backend: str, device: Device | None, kerne
     """:func:`suitor` over several devices: b-Suitor with ``b = 1`` split over them, as Suitor's result."""
     if device is not None:
         raise InvalidArgument("give device= (one device) or devices= (several), not both")
-    found = b_suitor_multi(graph, 1, devices=1 if devices is None else devices, client=client, backend=backend,
+    found = b_suitor_multi(graph, 1, devices="all" if devices is None else devices, client=client, backend=backend,
                            kernels=kernels, output=output)
     mate = found.partners[:, 0] if found.partners.shape[1] else np.full(graph.n, -1, np.int32)
     return WeightedMatching(mate, found.weight, "suitor", found.stats["backend"], dict(found.stats), graph)

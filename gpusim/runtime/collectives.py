@@ -93,8 +93,10 @@ class InProcess:
     """Every part in this process: the exchange is a copy per pair of parts (on the device when both parts
     are on one device, through the host otherwise); the reduction is the value itself."""
 
-    def __init__(self, boxes: list[Any]):
+    def __init__(self, boxes: list[Any], copies: tuple | None = None):
         self.k = len(boxes)
+        # the copy kernels (int32, float64): replaceable, so that an exploration can plant a broken exchange
+        self.copies = copies if copies is not None else (copy_range, copy_range_f64)
 
     def all_reduce(self, value: int) -> int:
         return int(value)
@@ -106,8 +108,7 @@ class InProcess:
             else:
                 deliver(target, [outgoing(source, target.rank) for source in boxes])
 
-    @staticmethod
-    def _on_device(boxes: list[Any], target: Any) -> None:
+    def _on_device(self, boxes: list[Any], target: Any) -> None:
         dev = target.dev
         block = 32 if dev.backend == "sim" else 256
         at = 0
@@ -117,7 +118,7 @@ class InProcess:
             if count:
                 grid = dev.grid_for(count, block, max_grid=1024)
                 for a, b in zip(source.out, target.inbox, strict=True):
-                    copy = copy_range_f64 if np.dtype(a.dtype) == np.float64 else copy_range
+                    copy = self.copies[1] if np.dtype(a.dtype) == np.float64 else self.copies[0]
                     dev.launch(copy, grid, block, (a, start, b, at, count))
             at += count
         target.received = at
