@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.errors import BackendUnavailable, InvalidArgument, InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.collectives import InProcess
 from gpusim.runtime.device import Device, choose_backend
@@ -141,7 +141,10 @@ def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = 
         from .b_suitor_dask import on_cluster
 
         return on_cluster(graph, b, wanted, client, backend, max_memory, kernels, progress)
-    name = device.backend if device is not None else choose_backend(backend)[0]
+    name, reason = (device.backend, "given") if device is not None else choose_backend(backend, graph.n_edges)
+    if name == "cpu":
+        raise BackendUnavailable(f"devices={wanted!r} splits the graph over GPUs or simulated devices: backend "
+                                 f"{backend!r} gives 'cpu' here ({reason}); use backend='sim' for simulated devices")
     if device is None and name != "sim" and (not isinstance(wanted, list) or len(set(wanted)) > 1):
         from .b_suitor_dask import on_cluster
 

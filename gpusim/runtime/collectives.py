@@ -172,6 +172,8 @@ class Nccl:
         import cupy
 
         (box,) = boxes
+        out = [cupy.asarray(field) for field in box.out]     # views (numba arrays too), no copies
+        inbox = [cupy.asarray(field) for field in box.inbox]
         stream = cupy.cuda.get_current_stream().ptr
         counts = cupy.zeros(self.k * self.k, cupy.int64)
         sent = cupy.asarray(np.asarray(box.sent, np.int64))
@@ -181,7 +183,7 @@ class Nccl:
         at = np.concatenate([[0], np.cumsum(incoming)])
         self.nccl.groupStart()
         for d in range(self.k):
-            for field, target in zip(box.out, box.inbox, strict=True):
+            for field, target in zip(out, inbox, strict=True):
                 count, start = int(box.sent[d]), int(box.start[d])
                 if d == self.rank:
                     continue
@@ -192,7 +194,7 @@ class Nccl:
                                    stream)
         self.nccl.groupEnd()
         mine, start = int(box.sent[self.rank]), int(box.start[self.rank])
-        for field, target in zip(box.out, box.inbox, strict=True):
+        for field, target in zip(out, inbox, strict=True):
             target[int(at[self.rank]):int(at[self.rank]) + mine] = field[start:start + mine]
         cupy.cuda.get_current_stream().synchronize()
         box.received = int(at[-1])
