@@ -22,6 +22,7 @@ from gpusim.backends.sim import RandomWalk
 from gpusim.errors import GpusimError, InvalidArgument, InvalidArgumentType, WorkerLost
 from gpusim.testing.strategies import weighted_graphs
 from gpusim.types.graphs import WeightedGraph
+from gpusim.types.partitioned_graphs import PartitionedGraph
 
 distributed = pytest.importorskip("distributed")
 
@@ -213,3 +214,33 @@ def test_an_exploration_of_parts_on_one_device_finds_a_broken_exchange():
                                    kernels={"copy_range": copy_all_but_last}).attempt(policy="random", seed=0)
                 for seed in range(4)]
     assert any(failure is not None for failure in failures)
+
+
+@settings(max_examples=15, deadline=None)
+@given(case=cases())
+def test_a_graph_given_block_by_block(case):
+    """A graph made part by part (a block of rows a device, never one array) gives the same b-matching."""
+    graph, b, k = case
+    blocks = PartitionedGraph.of(graph, k)
+    found = b_suitor(blocks, b, devices=k, backend="sim")
+    expected = greedy_b_matching(graph, b)
+    assert found.partners.tolist() == expected.partners.tolist()
+    assert found.weight == pytest.approx(expected.weight)
+
+
+@pytest.mark.parametrize(("n", "blocks", "text"), [
+    (3, [([0, 1], [2], [1.0]), ([0, 0, 0], [], [])], "not symmetric"),
+    (2, [([0, 1], [0], [1.0]), ([0, 1], [0], [1.0])], "self loop"),
+    (3, [([0, 1], [1], [1.0])], "the graph has n=3"),
+    (2, [([0, 1], [1], [-1.0]), ([0, 1], [0], [-1.0])], "weights\\[0\\]=-1.0 is negative"),
+    (2, [], "non-empty list"),
+])
+def test_bad_blocks_are_one_line(n, blocks, text):
+    with pytest.raises(InvalidArgument, match=text):
+        PartitionedGraph(n, blocks)
+
+
+def test_blocks_and_devices_must_agree():
+    blocks = PartitionedGraph.of(WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 2.0]), 2)
+    with pytest.raises(InvalidArgument, match="held in 2 blocks"):
+        b_suitor(blocks, 1, devices=3, backend="sim")

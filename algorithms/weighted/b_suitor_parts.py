@@ -15,6 +15,7 @@ proposal and one notice, ever).
 Example
 -------
 >>> from gpusim.types.graphs import WeightedGraph
+from gpusim.types.partitioned_graphs import Block, PartitionedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
 >>> split_by_edges(g.ptr, 2).tolist()
 [0, 2, 4]
@@ -29,6 +30,7 @@ A. Khan et al., "Efficient approximation algorithms for weighted b-matching", SI
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +41,7 @@ from gpusim.runtime.collectives import copy_range, copy_range_f64
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher
 from gpusim.types.graphs import WeightedGraph
+from gpusim.types.partitioned_graphs import Block, PartitionedGraph
 
 from .kernels_b_suitor_multi import propose_round, take_messages
 from .result import BMatchingResult, b_matching_result, check_b, check_partners_memory
@@ -85,6 +88,14 @@ class PartInput:
         caps = np.minimum(wanted, degrees).astype(np.int32)
         return cls(first, last, ptr, np.ascontiguousarray(graph.adj[start:stop], np.int32),
                    np.ascontiguousarray(graph.weights[start:stop], np.float64), caps)
+
+    @classmethod
+    def of_block(cls, block: Block, b: int | np.ndarray) -> PartInput:
+        """A block of a :class:`~gpusim.types.partitioned_graphs.PartitionedGraph` (its arrays, not copies)."""
+        degrees = np.diff(block.ptr).astype(np.int64)
+        wanted = b if isinstance(b, int) else np.asarray(b)[block.first:block.last]
+        return cls(block.first, block.last, block.ptr, block.adj, block.weights,
+                   np.minimum(wanted, degrees).astype(np.int32))
 
     def cross(self, bounds: np.ndarray) -> np.ndarray:
         """How many of this part's entries point into each part (``k`` counts)."""
@@ -177,14 +188,21 @@ class Part:
         return owner[held], self.data.adj[slots[held]].astype(np.int64)
 
 
-def parts_of(graph: WeightedGraph, b: Any, k: int, max_memory: int | None = None) -> tuple[list[PartInput], Any]:
-    """``graph`` cut into ``k`` parts by edges, ``b`` checked; each part's partners table checked against
+def parts_of(graph: WeightedGraph | PartitionedGraph, b: Any, k: int, max_memory: int | None = None
+             ) -> tuple[list[PartInput], Any]:
+    """``graph`` cut into ``k`` parts by edges (a :class:`~gpusim.types.partitioned_graphs.PartitionedGraph`: its
+    blocks), ``b`` checked; each part's partners table checked against
     ``max_memory`` (per device).  Returns the parts and the checked ``b``."""
-    if not isinstance(graph, WeightedGraph):
-        raise InvalidArgumentType(f"graph must be a WeightedGraph, got {type(graph).__name__}")
+    if not isinstance(graph, (WeightedGraph, PartitionedGraph)):
+        raise InvalidArgumentType(f"graph must be a WeightedGraph or a PartitionedGraph, got {type(graph).__name__}")
     value = check_b(graph, b)
-    bounds = split_by_edges(graph.ptr, k)
-    parts = [PartInput.of(graph, p, bounds, value) for p in range(k)]
+    if isinstance(graph, PartitionedGraph):
+        if graph.k != k:
+            raise InvalidArgument(f"the graph is held in {graph.k} blocks, a device each: not on {k} devices")
+        parts = [PartInput.of_block(block, value) for block in graph.blocks]
+    else:
+        bounds = split_by_edges(graph.ptr, k)
+        parts = [PartInput.of(graph, p, bounds, value) for p in range(k)]
     for part in parts:
         check_partners_memory(part.last - part.first, int(part.caps.max()) if part.caps.size else 0, max_memory)
     return parts, value
@@ -207,8 +225,8 @@ def make_parts(inputs: list[PartInput], devices: list[Device], kernels: dict) ->
             enumerate(zip(devices, inputs, strict=True))]
 
 
-def b_matching_of(graph: WeightedGraph, b: Any, pairs: list[tuple[np.ndarray, np.ndarray]], stats: dict
-                  ) -> BMatchingResult:
+def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[tuple[np.ndarray, np.ndarray]],
+                  stats: dict) -> BMatchingResult:
     """The b-matching held in the parts' suitor sets (``pairs``: ``(v, x)`` where ``v`` holds ``x``'s offer),
     checked mirrored and validated against ``graph``."""
     v = np.concatenate([p[0] for p in pairs]) if pairs else np.zeros(0, np.int64)
@@ -219,19 +237,31 @@ def b_matching_of(graph: WeightedGraph, b: Any, pairs: list[tuple[np.ndarray, np
                                   f"{graph!r}")
     keep = x < v
     caps = np.full(n, b, np.int64) if isinstance(b, int) else np.asarray(b, np.int64)
+    if isinstance(graph, PartitionedGraph):
+        return _blocks_b_matching(graph, caps, v, x, stats)
     return b_matching_result(graph, caps, x[keep], v[keep], stats)
 
 
-def check_parts(parts: list[PartInput], n: int) -> None:
-    """Refuse parts that do not tile ``0 .. n`` in order or whose arrays disagree (one line naming the part)."""
-    at = 0
-    for p, part in enumerate(parts):
-        if part.first != at or part.last < part.first:
-            raise InvalidArgument(f"part {p} covers vertices {part.first}..{part.last - 1}; expected it to start "
-                                  f"at {at}")
-        if part.ptr.size != part.last - part.first + 1 or part.adj.size != part.weights.size or \
-                int(part.ptr[-1]) != part.adj.size or part.caps.size != part.last - part.first:
-            raise InvalidArgument(f"part {p}: ptr, adj, weights and caps disagree in length")
-        at = part.last
-    if at != n:
-        raise InvalidArgument(f"the parts cover vertices 0..{at - 1}; the graph has {n}")
+def _blocks_b_matching(graph: PartitionedGraph, caps: np.ndarray, v: np.ndarray, x: np.ndarray, stats: dict
+                       ) -> BMatchingResult:
+    """:func:`b_matching_of` for a graph held in blocks: each pair looked up in its block, each vertex's partners
+    counted against ``b``, the weight summed from the input's weights (a fault is a bug: ``GpusimInternalError``)."""
+    n = graph.n
+    order = np.lexsort((x, v))
+    v, x = v[order], x[order]
+    counts = np.bincount(v, minlength=n) if n else np.zeros(0, np.int64)
+    degrees = np.concatenate([np.diff(block.ptr) for block in graph.blocks]).astype(np.int64)
+    width = int(np.max(np.minimum(caps, degrees))) if n else 0
+    try:
+        weights = graph.edge_weights(v, x)
+    except InvalidArgument as fault:
+        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices returned a pair of {graph!r} that is "
+                                  f"not an edge: {fault}") from None
+    if np.any(counts > caps):
+        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices gave a vertex more than b partners")
+    partners = np.full((n, width), -1, np.int32)
+    if v.size:
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        partners[v, np.arange(v.size) - starts[v]] = x
+    stats = {"algorithm": stats["algorithm"], "size": int(v.size) // 2, **stats}
+    return BMatchingResult(partners, math.fsum(weights[x < v].tolist()), stats)
