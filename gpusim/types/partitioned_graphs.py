@@ -75,7 +75,8 @@ class PartitionedGraph:
             first = last
         if first != n:
             raise InvalidArgument(f"the blocks hold rows 0..{first - 1}; the graph has n={n}")
-        check_symmetric("the graph held in blocks", np.concatenate(rows), np.concatenate(cols), np.concatenate(values), n)
+        check_symmetric("the graph held in blocks", np.concatenate(rows), np.concatenate(cols),
+                        np.concatenate(values), n)
         self.n, self.blocks = n, made
 
     @classmethod
