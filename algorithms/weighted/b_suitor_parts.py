@@ -46,7 +46,7 @@ from gpusim.types.partitioned_graphs import Block, PartitionedGraph
 from .kernels_b_suitor_multi import propose_round, take_messages
 from .result import BMatchingResult, b_matching_result, check_b, check_partners_memory
 
-__all__ = ["Part", "PartInput", "b_matching_of", "make_parts", "make_rooms", "message_room", "parts_of",
+__all__ = ["PART_KERNELS", "Part", "PartInput", "b_matching_of", "make_parts", "make_rooms", "message_room", "parts_of",
            "split_by_edges"]
 
 #: The kernels a part launches, and the exchange's copies between parts of one device, by name: what ``kernels=``

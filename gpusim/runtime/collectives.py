@@ -144,7 +144,7 @@ def deliver(box: Any, pieces: list[tuple[np.ndarray, ...]]) -> None:
 class Nccl:
     """One part per process, ``rank`` of ``k``, the buffers moved GPU to GPU by NCCL (CuPy's ``cupy.cuda.nccl``).
 
-    ``unique_id`` is :func:`cupy.cuda.nccl.get_unique_id` made by one process and handed to every rank (by Dask);
+    ``unique_id`` is ``cupy.cuda.nccl.get_unique_id()`` made by one process and handed to every rank (by Dask);
     every rank makes the communicator at the same time (``ncclCommInitRank`` waits for all of them).
     """
 
