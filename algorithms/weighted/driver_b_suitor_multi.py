@@ -103,7 +103,7 @@ def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = 
         On the host; each device gets its part only.
     b : int or array_like of int
         The capacity of every vertex, or of each.
-    devices : int, list of int, or "all"
+    devices : int, list of int or str
         On the simulator (``backend="sim"``): ``k`` simulated devices in this process.  On a GPU: GPU ids, one
         Dask-CUDA worker each (a count: the first ``k``; ``"all"``: every GPU of the host); an id repeated puts
         several parts on that one GPU, in this process.  With ``client``: a count of the cluster's workers, or

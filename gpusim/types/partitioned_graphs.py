@@ -18,7 +18,8 @@ Example
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,8 @@ from gpusim.types.graph_inputs import check_csr, check_symmetric
 __all__ = ["Block", "PartitionedGraph"]
 
 
-class Block(NamedTuple):
+@dataclass(frozen=True)
+class Block:
     """Rows ``first .. last - 1``: ``ptr`` (from 0, int32), ``adj`` (global ids, int32), ``weights`` (float64)."""
 
     first: int
@@ -46,8 +48,8 @@ class PartitionedGraph:
     ----------
     n : int
         Vertices.
-    blocks : list of (ptr, adj, weights)
-        Block ``p`` holds the rows after those of blocks ``0 .. p - 1``: ``len(ptr) - 1`` of them.
+    blocks : list of tuple
+        ``(ptr, adj, weights)`` of each block: block ``p`` holds the rows after those of blocks ``0 .. p - 1``: ``len(ptr) - 1`` of them.
     """
 
     def __init__(self, n: int, blocks: Any):
