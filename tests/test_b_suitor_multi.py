@@ -3,6 +3,7 @@ devices, on several parts of one simulated device under explored schedules, and 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -244,3 +245,36 @@ def test_blocks_and_devices_must_agree():
     blocks = PartitionedGraph.of(WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 2.0]), 2)
     with pytest.raises(InvalidArgument, match="held in 2 blocks"):
         b_suitor(blocks, 1, devices=3, backend="sim")
+
+
+def test_match_on_several_simulated_devices(capsys):
+    from gpusim.cli import main
+
+    assert main(["match", "--example", "karate", "--algorithm", "bsuitor", "--b", "2", "--devices", "3",
+                 "--backend", "sim", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["certified"] and record["valid"] and record["stats"]["devices"] == 3
+
+
+@pytest.mark.parametrize(("argv", "text"), [
+    (["--algorithm", "suitor", "--devices", "2"], "--devices 2 is for --algorithm bsuitor only"),
+    (["--algorithm", "bsuitor", "--devices", "0"], "--devices 0 must be at least 1"),
+    (["--algorithm", "bsuitor", "--devices", "2", "--backend", "cpu"], "not with --backend cpu"),
+    (["--algorithm", "bsuitor", "--scheduler", "tcp://127.0.0.1:1"], "goes with --devices"),
+    (["--algorithm", "bsuitor", "--devices", "2", "--scheduler", "nowhere"], "not a scheduler address"),
+])
+def test_match_devices_errors_are_one_line(capsys, argv, text):
+    from gpusim.cli import main
+
+    assert main(["match", "--example", "karate", *argv]) == 2
+    error = capsys.readouterr().err.strip()
+    assert text in error and "\n" not in error
+
+
+def test_explore_devices(capsys):
+    from gpusim.cli import main
+
+    assert main(["explore", "--algorithm", "bsuitor", "--devices", "3", "--random-inputs", "2", "--budget", "4",
+                 "--option", "b=2", "--json"]) == 0
+    assert main(["explore", "--algorithm", "suitor", "--devices", "3", "--random-inputs", "2"]) == 2
+    assert "for --algorithm bsuitor only" in capsys.readouterr().err
