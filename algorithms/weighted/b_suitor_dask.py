@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 
 from gpusim.errors import BackendUnavailable, InvalidArgument, WorkerLost
 from gpusim.language.variants import kernel_table
-from gpusim.runtime.collectives import NVLINK_MULTICAST_OFF, Nccl, deliver, multicast_off, outgoing
+from gpusim.runtime.collectives import Nccl, deliver, multicast_off, outgoing
 from gpusim.runtime.device import Device
 
 from .b_suitor_parts import PART_KERNELS, Part, PartInput, b_matching_of, make_rooms, parts_of
@@ -97,8 +97,8 @@ def start_cuda_cluster(ids: list[int] | None) -> tuple[Any, Any]:
         raise BackendUnavailable("b-Suitor on several GPUs needs dask-cuda and distributed: "
                                  "pip install dask-cuda distributed") from None
     visible = None if ids is None else ",".join(str(i) for i in ids)
-    cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, threads_per_worker=1, dashboard_address=None,
-                               env=dict(NVLINK_MULTICAST_OFF))
+    # the workers inherit this process's environment (multicast off, above); each sets it again before NCCL starts
+    cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible, threads_per_worker=1, dashboard_address=None)
     return cluster, Client(cluster)
 
 

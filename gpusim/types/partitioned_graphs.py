@@ -49,7 +49,8 @@ class PartitionedGraph:
     n : int
         Vertices.
     blocks : list of tuple
-        ``(ptr, adj, weights)`` of each block: block ``p`` holds the rows after those of blocks ``0 .. p - 1``: ``len(ptr) - 1`` of them.
+        ``(ptr, adj, weights)`` of each block: block ``p`` holds the rows after those of blocks ``0 .. p - 1``,
+        ``len(ptr) - 1`` of them.
     """
 
     def __init__(self, n: int, blocks: Any):
