@@ -132,6 +132,9 @@ class Part:
         self.n, self.k = data.last - data.first, len(bounds) - 1
         n, entries = self.n, max(int(data.ptr[-1]), 1)
         self.block = 32 if dev.backend == "sim" else 128
+        # the rows (16 bytes an entry with tried), seven arrays a vertex, the slots, the outbox and the inbox
+        needed = 16 * entries + 28 * (n + 1) + 4 * data.slots + 16 * (int(np.sum(room_out)) + room_in)
+        dev.check_fits(needed, f"part {rank} of b-Suitor over {self.k} devices", "more devices (a smaller part each)")
         array = dev.array
         self.ptr = array(data.ptr)
         self.adj = array(data.adj if data.adj.size else np.zeros(1, np.int32))
