@@ -7,7 +7,8 @@ A random graph (uniform endpoints, integer weights 1..8: many ties) is made on t
 timed first (``b_suitor(graph, b, backend="cupy")``, unless ``--no-single``: a graph too large for one GPU); then
 a ``LocalCUDACluster`` (or the cluster at ``--scheduler``) is started once, its start-up reported apart, and
 ``b_suitor(graph, b, devices=k, client=client)`` timed for each ``k`` of ``--devices``; ``--parts P`` times ``P``
-parts on GPU 0 in this process.  Every result is checked equal to the first.  NVLink multicast is off in every
+parts on GPU 0 in this process.  Every result is checked equal to the first.  ``GPUSIM_COMMIT`` names the commit
+measured when the tree is not a git checkout.  NVLink multicast is off in every
 process (``gpusim.runtime.collectives.NVLINK_MULTICAST_OFF``).  Writes JSON (and a PNG of the speed-ups).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import subprocess
 import time
@@ -66,8 +68,8 @@ def main() -> None:
     graph = random_graph(edges, n, options.seed)
     record = {"command": " ".join(["python", "benchmarks/b_suitor_multi.py", *map(str, __import__("sys").argv[1:])]),
               "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-              "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-                                       ).stdout.strip() or None,
+              "commit": os.environ.get("GPUSIM_COMMIT") or subprocess.run(
+                  ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or None,
               "host": platform.node(), "n": graph.n, "edges": graph.n_edges, "b": options.b,
               "graph_seconds": time.perf_counter() - start, "runs": []}
     try:

@@ -146,9 +146,12 @@ def on_cluster(graph: Any, b: Any, wanted: Any, client: Any, backend: str, max_m
         inputs, value = parts_of(graph, b, k, max_memory)
         bounds, rooms, room_in = make_rooms(inputs)
         holders = workers[:k]
-        futures = [client.submit(PartActor, backend, inputs[p], p, bounds, rooms[p], room_in[p], kernels, actor=True,
+        # each part's rows go to its worker alone (scattered there), not through the scheduler
+        rows = [client.scatter(inputs[p], workers=[holders[p]], hash=False) for p in range(k)]
+        futures = [client.submit(PartActor, backend, rows[p], p, bounds, rooms[p], room_in[p], kernels, actor=True,
                                  workers=[holders[p]], allow_other_workers=False, pure=False) for p in range(k)]
         actors = [future.result() for future in futures]
+        del rows   # the parts hold their rows now: the scattered copies are let go
         if name == "nccl":
             unique_id = _wait([actors[0].unique_id()], holders)[0]
             _wait([actor.join(unique_id, k) for actor in actors], holders)
