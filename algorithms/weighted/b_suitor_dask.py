@@ -79,7 +79,7 @@ class PartActor:
         deliver(self.part, pieces)
         return self.part.received
 
-    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.exchange is not None:
             self.exchange.close()
             self.exchange = None
@@ -112,6 +112,10 @@ def _wait(futures: list[Any], holders: list[str]) -> list[Any]:
                 try:
                     future.result()
                 except OSError as error:   # raised below, outside this block: no chain keeps the parts alive
+                    lost = str(error)
+                except RuntimeError as error:
+                    if "Worker holding Actor was lost" not in str(error):
+                        raise
                     lost = str(error)
             if lost is not None:
                 raise WorkerLost(f"the Dask worker {holders[p]} holding part {p} of {len(futures)} was lost "

@@ -44,7 +44,7 @@ from gpusim.types.graphs import WeightedGraph
 from gpusim.types.partitioned_graphs import Block, PartitionedGraph
 
 from .kernels_b_suitor_multi import propose_round, take_messages
-from .result import BMatchingResult, b_matching_result, check_b, check_partners_memory
+from .result import BMatchingResult, check_b, check_partners_memory
 
 __all__ = ["PART_KERNELS", "Part", "PartInput", "b_matching_of", "make_parts", "make_rooms", "message_room", "parts_of",
            "split_by_edges"]
@@ -183,12 +183,12 @@ class Part:
         self.rounds += 1
         return self.sent
 
-    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The suitor sets at the end, on the host: ``(v, x)`` for each offer of ``x`` that ``v`` holds."""
+    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The suitor sets at the end, on the host: ``(v, x, w)`` for each offer of ``x`` (weight ``w``) ``v`` holds."""
         slots = self.dev.to_host(self.slots)[:int(self.data.caps.sum(dtype=np.int64))]
         owner = np.repeat(np.arange(self.first, self.last, dtype=np.int64), self.data.caps)
         held = slots >= 0
-        return owner[held], self.data.adj[slots[held]].astype(np.int64)
+        return owner[held], self.data.adj[slots[held]].astype(np.int64), self.data.weights[slots[held]]
 
 
 def parts_of(graph: WeightedGraph | PartitionedGraph, b: Any, k: int, max_memory: int | None = None
@@ -228,43 +228,37 @@ def make_parts(inputs: list[PartInput], devices: list[Device], kernels: dict) ->
             enumerate(zip(devices, inputs, strict=True))]
 
 
-def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[tuple[np.ndarray, np.ndarray]],
+def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[tuple[np.ndarray, ...]],
                   stats: dict) -> BMatchingResult:
-    """The b-matching held in the parts' suitor sets (``pairs``: ``(v, x)`` where ``v`` holds ``x``'s offer),
-    checked mirrored and validated against ``graph``."""
-    v = np.concatenate([p[0] for p in pairs]) if pairs else np.zeros(0, np.int64)
-    x = np.concatenate([p[1] for p in pairs]) if pairs else np.zeros(0, np.int64)
+    """The b-matching held in the parts' suitor sets (``pairs``: ``(v, x, w)`` where ``v`` holds ``x``'s offer of
+    weight ``w``), checked mirrored and within ``b``.  As one-device b-Suitor's, the table is validated against a
+    :class:`~gpusim.types.graphs.WeightedGraph` on demand (by the :class:`~gpusim.algorithms.weighted.result.
+    WeightedMatching` made of it); against a graph held in blocks, here, block by block."""
+    v, x, w = ((np.concatenate([p[i] for p in pairs]) if pairs else np.zeros(0, dtype))
+               for i, dtype in enumerate((np.int64, np.int64, np.float64)))
     n = graph.n
     if not np.array_equal(np.sort(x * n + v), np.sort(v * n + x)):
         raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices ended with asymmetric suitor sets on "
                                   f"{graph!r}")
-    keep = x < v
     caps = np.full(n, b, np.int64) if isinstance(b, int) else np.asarray(b, np.int64)
     if isinstance(graph, PartitionedGraph):
-        return _blocks_b_matching(graph, caps, v, x, stats)
-    return b_matching_result(graph, caps, x[keep], v[keep], stats)
-
-
-def _blocks_b_matching(graph: PartitionedGraph, caps: np.ndarray, v: np.ndarray, x: np.ndarray, stats: dict
-                       ) -> BMatchingResult:
-    """:func:`b_matching_of` for a graph held in blocks: each pair looked up in its block, each vertex's partners
-    counted against ``b``, the weight summed from the input's weights (a fault is a bug: ``GpusimInternalError``)."""
-    n = graph.n
+        degrees = np.concatenate([np.diff(block.ptr) for block in graph.blocks]).astype(np.int64)
+        try:
+            w = graph.edge_weights(v, x)
+        except InvalidArgument as fault:
+            raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices returned a pair of {graph!r} that is "
+                                      f"not an edge: {fault}") from None
+    else:
+        degrees = np.diff(graph.ptr).astype(np.int64)
     order = np.lexsort((x, v))
-    v, x = v[order], x[order]
+    v, x, w = v[order], x[order], w[order]
     counts = np.bincount(v, minlength=n) if n else np.zeros(0, np.int64)
-    degrees = np.concatenate([np.diff(block.ptr) for block in graph.blocks]).astype(np.int64)
-    width = int(np.max(np.minimum(caps, degrees))) if n else 0
-    try:
-        weights = graph.edge_weights(v, x)
-    except InvalidArgument as fault:
-        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices returned a pair of {graph!r} that is "
-                                  f"not an edge: {fault}") from None
     if np.any(counts > caps):
         raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices gave a vertex more than b partners")
+    width = int(np.max(np.minimum(caps, degrees))) if n else 0
     partners = np.full((n, width), -1, np.int32)
     if v.size:
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         partners[v, np.arange(v.size) - starts[v]] = x
     stats = {"algorithm": stats["algorithm"], "size": int(v.size) // 2, **stats}
-    return BMatchingResult(partners, math.fsum(weights[x < v].tolist()), stats)
+    return BMatchingResult(partners, math.fsum(w[x < v].tolist()), stats)
