@@ -232,8 +232,9 @@ def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[t
                   stats: dict) -> BMatchingResult:
     """The b-matching held in the parts' suitor sets (``pairs``: ``(v, x, w)`` where ``v`` holds ``x``'s offer of
     weight ``w``), checked mirrored and within ``b``.  As one-device b-Suitor's, the table is validated against a
-    :class:`~gpusim.types.graphs.WeightedGraph` on demand (by the :class:`~gpusim.algorithms.weighted.result.
-    WeightedMatching` made of it); against a graph held in blocks, here, block by block."""
+    :class:`~gpusim.types.graphs.WeightedGraph` on demand (by the
+    :class:`~gpusim.algorithms.weighted.result.WeightedMatching` made of it); against a graph held in blocks,
+    here, block by block."""
     v, x, w = ((np.concatenate([p[i] for p in pairs]) if pairs else np.zeros(0, dtype))
                for i, dtype in enumerate((np.int64, np.int64, np.float64)))
     n = graph.n
