@@ -29,6 +29,7 @@ __all__ = [
     "OutputNotWritten",
     "ReplayMismatch",
     "UninitialisedRead",
+    "WorkerLost",
 ]
 
 
@@ -70,6 +71,11 @@ class OutputNotWritten(GpusimError, OSError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class WorkerLost(BackendUnavailable):
+    """A process that held part of a computation over several devices (a Dask worker) went away mid-run: the
+    message names it; no partial answer is returned."""
 
 
 class KernelSyntaxError(InvalidArgument):

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusim.errors import GpusimInternalError
+from gpusim.errors import GpusimInternalError, InvalidArgument
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_scan import exclusive_scan_in_one_block
@@ -56,6 +56,7 @@ from gpusim.types.graphs import WeightedGraph
 from . import reference_b_suitor
 from .assembly import host_only_output, in_batches, reduce_pairs, upload_weighted_graph
 from .device_result import DeviceWeightedMatching, exactly
+from .driver_b_suitor_multi import b_suitor_multi
 from .kernels_b_suitor import b_suitor_round
 from .kernels_result import b_partners
 from .kernels_rounds import open_queue
@@ -70,7 +71,8 @@ INT32_MAX = 2**31 - 1
 
 def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str = "auto",
              device: Device | None = None, max_memory: int | None = None, kernels: Mapping[str, Any] | None = None,
-             output: str = "host") -> BMatchingResult | DeviceWeightedMatching:
+             output: str = "host", devices: Any = None, client: Any = None
+             ) -> BMatchingResult | DeviceWeightedMatching:
     """b-Suitor on a GPU backend: the greedy b-matching (seed 003, Paper IV §3; Khan et al. 2016).
 
     Parameters
@@ -90,6 +92,10 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
         (:func:`~gpusim.language.variants.kernel_table`): the seam a bug hunt plants mutations through.
     output : str
         ``"host"`` (default) or ``"device"``: where the partners table goes.
+    devices, client
+        Split the graph over several devices (``2``, ``[0, 1]``, ``"all"``), on a Dask cluster (``client``) or one
+        gpusim starts: :func:`~gpusim.algorithms.weighted.driver_b_suitor_multi.b_suitor_multi` (not with
+        ``device``).
 
     Returns
     -------
@@ -113,6 +119,11 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
     >>> m.width, m.size, m.weight, m.valid, m.to_host().partners.tolist()
     (2, 3, 5.0, True, [[1, -1], [0, 2], [1, 3], [2, -1]])
     """
+    if devices is not None or client is not None:
+        if device is not None:
+            raise InvalidArgument("give device= (one device) or devices= (several), not both")
+        return b_suitor_multi(graph, b, devices="all" if devices is None else devices, client=client, backend=backend,
+                              max_memory=max_memory, kernels=kernels, output=output)
     check_output(output)
     round_kernel = kernel_table({"b_suitor_round": b_suitor_round}, kernels)["b_suitor_round"]
     dev, launch, ptr, adj, weights, src_dev = upload_weighted_graph(graph, backend, device)
@@ -201,7 +212,12 @@ def run_b_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, b: An
     """b-Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching` (``b`` defaults to 1): on a GPU
     backend, or with ``backend="cpu"`` its sequential reference.  The b-matching is in ``partners``; for
     ``b = 1`` also in ``mate``.  With ``output="device"`` (GPU backends) both stay on the device."""
-    if backend == "cpu":
+    if options.get("devices") is not None or options.get("client") is not None:
+        # several devices; with device= (an exploration) every part on that one device
+        devices = options.pop("devices", None)
+        found = b_suitor_multi(graph, b, devices="all" if devices is None else devices, backend=backend,
+                               max_memory=max_memory, **options)
+    elif backend == "cpu":
         found = reference_b_suitor.b_suitor(graph, b, max_memory=max_memory, **host_only_output(options))
     else:
         found = b_suitor(graph, b, backend=backend, max_memory=max_memory, **options)

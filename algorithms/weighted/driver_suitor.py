@@ -28,6 +28,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from gpusim.types.graphs import WeightedGraph
 from . import reference_suitor
 from .assembly import PairSums, host_only_output, upload_weighted_graph
 from .device_result import DeviceWeightedMatching, exactly
+from .driver_b_suitor_multi import b_suitor_multi
 from .kernels_result import mate_from_offers
 from .kernels_suitor import GPU_SUITOR, SUITOR_VARIANTS, gpu_suitor, suitor_thread_per_vertex
 from .result import WeightedMatching, from_reference
@@ -60,7 +62,8 @@ SUITOR_MAX_BLOCK = 256
 def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto", layout: str = "warp",
            variant: str = "nosync", vertices_per_warp: int = 4, balance_rounds: int = 2, block: int | None = None,
            device: Device | None = None, kernels: Mapping[str, DeviceFunction] | None = None,
-           output: str = "host") -> WeightedMatching | DeviceWeightedMatching:
+           output: str = "host", devices: Any = None, client: Any = None
+           ) -> WeightedMatching | DeviceWeightedMatching:
     """The Suitor matching on a GPU backend: equal to the greedy matching (seed 003, Paper I, Alg. 3–4).
 
     Parameters
@@ -91,6 +94,10 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
         ``"host"`` (default): a :class:`~gpusim.algorithms.weighted.WeightedMatching` of host arrays;
         ``"device"``: a :class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching` whose
         ``mate`` is a device array (no copy back; validated on demand).
+    devices, client:
+        Split the graph over several devices (``2``, ``[0, 1]``, ``"all"``; a Dask ``client``), as b-Suitor with
+        ``b = 1`` (:func:`~gpusim.algorithms.weighted.driver_b_suitor_multi.b_suitor_multi`): the same matching,
+        returned as here (not with ``device``; ``layout``, ``variant`` and the warp options do not apply).
 
     Notes
     -----
@@ -112,9 +119,22 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
     >>> m.size, m.weight, m.valid, m.to_host().mate.tolist()
     (1, 3.0, True, [-1, 2, 1, -1])
     """
+    if devices is not None or client is not None:
+        return _on_several(graph, backend, device, kernels, output, devices, client)
     options = (backend, layout, variant, vertices_per_warp, balance_rounds, block, device, kernels, output)
     launch, run = kept_plan(graph, "suitor", options, lambda: _plan(graph, *options))
     return run(launch)
+
+
+def _on_several(graph: WeightedGraph, backend: str, device: Device | None, kernels: Any, output: str, devices: Any,
+                client: Any) -> WeightedMatching:
+    """:func:`suitor` over several devices: b-Suitor with ``b = 1`` split over them, as Suitor's result."""
+    if device is not None:
+        raise InvalidArgument("give device= (one device) or devices= (several), not both")
+    found = b_suitor_multi(graph, 1, devices="all" if devices is None else devices, client=client, backend=backend,
+                           kernels=kernels, output=output)
+    mate = found.partners[:, 0] if found.partners.shape[1] else np.full(graph.n, -1, np.int32)
+    return WeightedMatching(mate, found.weight, "suitor", found.stats["backend"], dict(found.stats), graph)
 
 
 def _plan(graph: WeightedGraph | DeviceWeightedGraph, backend: str, layout: str, variant: str, vertices_per_warp: int,

@@ -59,6 +59,9 @@ def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
                          help="with --algorithm: a bipartite driver's initial matching (default cheap)")
     explore.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                          help="with --algorithm: a driver keyword, e.g. shrink_at=1 (repeatable)")
+    explore.add_argument("--devices", type=int, metavar="N",
+                         help="with --algorithm bsuitor: the graph split over N parts, their messages exchanged "
+                              "each round, all under the explored schedule (as --option devices=N)")
     explore.add_argument("--kernels", metavar="MODULE.NAME",
                          help="with --algorithm: a mapping of kernels or @device steps to plant (a mutation), by "
                               "dotted path (the current folder is searched too); replay tokens name it")
@@ -130,6 +133,10 @@ def _hunt(options: argparse.Namespace) -> int:
     if options.zoo or options.replay or options.list:
         raise InvalidArgument("--algorithm runs alone: not with --zoo, --replay or --list")
     check_picture_option(options)
+    if options.devices is not None:
+        if options.algorithm != "bsuitor" or options.devices < 1:
+            raise InvalidArgument(f"--devices {options.devices}: a positive count, for --algorithm bsuitor only")
+        options.option.append(f"devices={options.devices}")
     source = _hunt_input(options)
     if options.models and (options.memory or options.warps):
         raise InvalidArgument(f"--models {options.models} explores every model: not with --memory or --warps")
@@ -226,6 +233,8 @@ def _explore(options: argparse.Namespace) -> int:
     from gpusim.explore import explore, replay, scenario_names
 
     _check_page(options)
+    if options.devices is not None and options.algorithm is None:
+        raise InvalidArgument(f"--devices {options.devices} goes with --algorithm bsuitor")
     if options.algorithm is not None:
         return _hunt(options)
     for flag, value in (("--memory", options.memory), ("--warps", options.warps), ("--models", options.models)):

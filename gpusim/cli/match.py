@@ -9,6 +9,9 @@ NetworkX's optimum).  ``--example NAME`` takes a bundled matrix instead of a fil
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -66,6 +69,12 @@ def register_match(commands, common: argparse.ArgumentParser) -> None:
     match.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
     match.add_argument("--seed", type=int, default=0, help="the simulator's seed (default 0)")
     add_max_memory(match)
+    match.add_argument("--devices", type=int, default=None, metavar="N",
+                       help="bsuitor: split the graph over N devices (simulated ones with --backend sim; GPUs, a "
+                            "Dask-CUDA worker each, otherwise)")
+    match.add_argument("--scheduler", metavar="ADDRESS",
+                       help="bsuitor --devices: compute on the workers of an existing Dask cluster, e.g. "
+                            "tcp://host:8786")
     match.add_argument("--png", metavar="FILE", help="also draw the matching (PNG, SVG or PDF)")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.set_defaults(run=_match)
@@ -74,6 +83,7 @@ def register_match(commands, common: argparse.ArgumentParser) -> None:
 def _match(options: argparse.Namespace) -> int:
     if options.b is not None and options.algorithm != "bsuitor":
         raise InvalidArgument(f"--b {options.b} is for --algorithm bsuitor only, not {options.algorithm!r}")
+    check_devices_options(options)
     source = example_or_file(options, ".mtx")
     # The header first, before the algorithms are imported: a declared size too large is refused in a second.
     weighted = options.algorithm in WEIGHTED
@@ -83,6 +93,32 @@ def _match(options: argparse.Namespace) -> int:
     if weighted:
         return _match_weighted(options, source)
     return _match_bipartite(options, source)
+
+
+def check_devices_options(options: argparse.Namespace) -> None:
+    """``--devices N`` and ``--scheduler``: b-Suitor only, N at least 1, a scheduler only with ``--devices``."""
+    if options.devices is not None:
+        if options.algorithm != "bsuitor":
+            raise InvalidArgument(f"--devices {options.devices} is for --algorithm bsuitor only, not "
+                                  f"{options.algorithm!r}")
+        if options.devices < 1:
+            raise InvalidArgument(f"--devices {options.devices} must be at least 1")
+        if options.backend == "cpu":
+            raise InvalidArgument("--devices splits the graph over simulated devices or GPUs: not with --backend cpu")
+    elif options.scheduler is not None:
+        raise InvalidArgument(f"--scheduler {options.scheduler} goes with --devices N (bsuitor on several devices)")
+
+
+@contextmanager
+def cluster_client(scheduler: str | None) -> Iterator[Any]:
+    """A Dask client of the cluster at ``scheduler`` (one line if none answers there), or None."""
+    if scheduler is None:
+        yield None
+        return
+    from gpusim.explore.distributed import dask_client
+
+    with dask_client(scheduler=scheduler) as client:
+        yield client
 
 
 def _simulator(options: argparse.Namespace, chosen: str, extra: dict, description: str):
@@ -207,18 +243,24 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
     from gpusim.types.graphs import WeightedGraph
 
     graph = WeightedGraph.from_matrix_market(source)
-    extra, bar, backend = {}, None, options.backend
+    extra, bar = {}, None
     if options.algorithm == "bsuitor":
         options.b = extra["b"] = 1 if options.b is None else options.b
         b_capacities(graph, options.b)  # the API's check, before the GPU backends are probed
-    if lookup("weighted", options.algorithm).gpu:
-        chosen, _ = choose_backend(options.backend, graph.n_edges)
-        bar = _simulator(options, chosen, extra, f"{options.algorithm} on the simulator")
+    if options.devices is not None:
+        extra.update(devices=options.devices, progress=progress_wanted(options))
+    elif lookup("weighted", options.algorithm).gpu:
+        bar = _simulator(options, choose_backend(options.backend, graph.n_edges)[0], extra,
+                         f"{options.algorithm} on the simulator")
     if options.algorithm in ("roma", "rama") and graph.n % 2:
         extra["pad"] = True
     if options.max_memory is not None:
         extra["max_memory"] = options.max_memory
-    result, seconds = _timed(bar, lambda: maximum_weight_matching(graph, options.algorithm, backend, **extra))
+    with cluster_client(options.scheduler) as client:
+        if client is not None:
+            extra["client"] = client
+        result, seconds = _timed(bar, lambda: maximum_weight_matching(graph, options.algorithm, options.backend,
+                                                                         **extra))
     size, valid, certificate, certified = _weighted_checks(options, graph, result)
     matching, pairs = _weighted_pairs(options, graph, result)
     options.record.update({
@@ -232,7 +274,8 @@ def _match_weighted(options: argparse.Namespace, source: str) -> int:
 
     def show_text() -> None:
         print(f"{source}: {graph.n} vertices, {graph.n_edges} edges")
-        print(f"{options.algorithm} on {result.backend} ({result.stats.get('chosen')})")
+        several = f", {result.stats['devices']} devices" if "devices" in result.stats else ""
+        print(f"{options.algorithm} on {result.backend}{several} ({result.stats.get('chosen')})")
         verdict = "valid" if valid else f"INVALID ({result.problem})"
         print(f"matching of {size} edges, weight {result.weight:.6g}, {verdict}; "
               f"certified: {certified} ({certificate}); {seconds:.3f} s")
