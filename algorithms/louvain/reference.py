@@ -40,12 +40,12 @@ __all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "contract"]
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _score(e, ki, a_c, m, gamma):
     return e / m - gamma * ki * a_c / (2.0 * m * m)
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, touched):
     """Algorithm 2 for every vertex of ``vset`` from the same state; ``new_comm`` receives the choices."""
     for v in vset:
@@ -77,13 +77,13 @@ def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, to
             acc[touched[t]] = -1.0
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _priority(v, salt):
     """:func:`~gpusim.algorithms.louvain.kernels_move.priority`."""
     return (v * 1103515245 + salt * 40503 + 12345) % 2147483648
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
     """:func:`~gpusim.algorithms.louvain.kernels_move.apply_independent_moves`: a mover of ``vset`` moves only if
     no neighbour that also moves has a higher priority."""
@@ -102,7 +102,7 @@ def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
         moving[v] = False
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
     """One pass of Blondel et al.: each vertex in turn leaves its community and joins the best one."""
     moved = 0
