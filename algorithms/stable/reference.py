@@ -88,7 +88,8 @@ def _run_sequential(instance: PreferenceInstance, capacities, lifo: bool, name: 
     held = np.full(int(slot_ptr[-1]), EMPTY, np.int64)
     man_next = men_ptr[:-1].copy()
     start = time.perf_counter()
-    _gale_shapley_type(men_ptr, instance.men_list, instance.men_rank_by_woman, slot_ptr, held, man_next, lifo, EMPTY, LOW)
+    _gale_shapley_type(men_ptr, instance.men_list, instance.men_rank_by_woman, slot_ptr, held, man_next, lifo,
+                       EMPTY, LOW)
     seconds = time.perf_counter() - start
     wife = wives_from_slots(held, slot_ptr, instance.n_men)
     stats = {"seconds": {name: seconds}, "proposals": int((man_next - men_ptr[:-1]).sum())}
