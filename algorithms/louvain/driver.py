@@ -139,8 +139,9 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         matrix, taken where it lives (:mod:`~gpusim.algorithms.louvain.device_input`: checked once on the device,
         no copy of its arrays in; ``"auto"`` runs on its device, ``"cpu"`` is refused).
     backend, device:
-        ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the bucket-synchronous reference, which gives the
-        simulator's answer); ``device`` (a :class:`gpusim.Device`) wins.
+        ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the bucket-synchronous reference with each bucket's
+        moves decided on every core: the CPU engine, which gives the simulator's answer); ``device`` (a
+        :class:`gpusim.Device`) wins.
     resolution:
         ``gamma`` of Eq. (2), > 0 (larger: smaller communities).
     threshold, bin_threshold, bin_vertices:
@@ -210,7 +211,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     if chosen == "cpu":
         result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
                                 bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
-                                follow_leaves=follow_leaves, refine=refine)
+                                follow_leaves=follow_leaves, refine=refine, parallel=True)
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)

@@ -32,7 +32,8 @@ import numpy as np
 
 from gpusim.types.graphs import WeightedGraph
 
-from .parallel_ld import PARALLEL
+from .parallel_ld import PARALLEL, PARALLEL_FROM
+from .reference_b_suitor import b_suitor
 from .reference_common import check_graph
 from .result import BMatchingResult, b_capacities, b_matching_result
 
@@ -162,7 +163,8 @@ def _b_rounds(ptr, adj, w, order, b, in_m):  # pragma: no cover - compiled
     return rounds, processed
 
 
-def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> BMatchingResult:
+def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = None,
+                        parallel_from: int = PARALLEL_FROM) -> BMatchingResult:
     """The greedy b-matching by locally-dominant rounds on every core (the CPU engine's b-Suitor).
 
     Parameters
@@ -172,12 +174,15 @@ def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None 
         The capacity of every vertex (a scalar), or of each (length n); non-negative.
     max_memory : int, optional
         Refuse (``InvalidArgument``) when the partners table would take more bytes.
+    parallel_from : int
+        The fewest adjacency entries the rounds run for (:data:`~.parallel_ld.PARALLEL_FROM`); 0: always.
 
     Returns
     -------
     BMatchingResult
         ``(partners, weight, stats)``, validated against ``graph`` and ``b``; equal to
-        :func:`~gpusim.algorithms.weighted.reference_b_suitor.greedy_b_matching` and b-Suitor's.
+        :func:`~gpusim.algorithms.weighted.reference_b_suitor.greedy_b_matching` and b-Suitor's (below
+        :data:`~.parallel_ld.PARALLEL_FROM` adjacency entries, b-Suitor's own, run sequentially).
 
     Notes
     -----
@@ -193,12 +198,16 @@ def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None 
     >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
     >>> parallel_b_matching(g, 2).partners.tolist()
     [[1, 2], [0, 2], [0, 1], [-1, -1]]
-    >>> parallel_b_matching(g, [1, 0, 1, 1]).partners.tolist()
+    >>> parallel_b_matching(g, [1, 0, 1, 1], parallel_from=0).partners.tolist()
     [[2], [-1], [0], [-1]]
     >>> parallel_b_matching(WeightedGraph.from_edges([], [], n=1), 2).partners.tolist()
     [[]]
     """
     graph = check_graph(graph)
+    if graph.adj.shape[0] < parallel_from:
+        found = b_suitor(graph, b, max_memory=max_memory)
+        return found._replace(stats={**found.stats, "algorithm": "parallel_b_matching",
+                                     "engine": f"sequential b-Suitor (below {PARALLEL_FROM} entries)"})
     bb = b_capacities(graph, b, max_memory)
     in_m = np.zeros(graph.adj.shape[0], np.bool_)
     rounds = processed = 0

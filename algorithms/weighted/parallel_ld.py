@@ -40,15 +40,20 @@ import numpy as np
 from gpusim.types.graphs import WeightedGraph
 
 from .reference_common import check_graph
+from .reference_suitor import suitor
 from .result import WeightedMatchingResult, matching_result
 
-__all__ = ["PARALLEL", "parallel_locally_dominant"]
+__all__ = ["PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
 
 #: numba's options for the rounds: every core, and no fusion of consecutive parallel loops (fused, a loop
 #: that reads what the loop before it wrote at *other* indices read it unwritten: wrong answers, out of
 #: bounds).  A module holds one ``parallel`` cached function: two in one module, compiled in one process,
 #: ran each other's loops (numba 0.68; :mod:`tests.test_cpu_engine` checks the rule).
 PARALLEL = {"fusion": False}
+
+#: Below this many adjacency entries the sequential Suitor (the same matching) runs: a parallel round costs
+#: a few barriers, more than such an input's whole matching.
+PARALLEL_FROM = 50_000
 
 @numba.njit(cache=True)
 def _better(wt, t, best_w, best):  # pragma: no cover - compiled
@@ -143,18 +148,21 @@ def _collect(u, ptr, adj, mate, candidate, out, at):  # pragma: no cover - compi
     return at
 
 
-def parallel_locally_dominant(graph: WeightedGraph) -> WeightedMatchingResult:
+def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int = PARALLEL_FROM) -> WeightedMatchingResult:
     """The greedy matching by Locally-Dominant rounds on every core (the CPU engine's Suitor and LD).
 
     Parameters
     ----------
     graph : WeightedGraph
+    parallel_from : int
+        The fewest adjacency entries the rounds run for (:data:`PARALLEL_FROM`); 0: always.
 
     Returns
     -------
     WeightedMatchingResult
         ``(mate, weight, stats)``, validated against ``graph``; ``stats`` has ``algorithm``, ``size``,
-        ``rounds`` and ``processed`` (vertices pointed, over all rounds), ``threads``.
+        ``rounds`` and ``processed`` (vertices pointed, over all rounds), ``threads``; below
+        :data:`PARALLEL_FROM` adjacency entries the sequential Suitor's (the same matching), with ``engine``.
 
     Notes
     -----
@@ -167,12 +175,16 @@ def parallel_locally_dominant(graph: WeightedGraph) -> WeightedMatchingResult:
     --------
     >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 0], [1, 2, 2], [1.0, 1.0, 1.0])   # a triangle, all ties
-    >>> parallel_locally_dominant(g).mate.tolist()                            # greedy: edge {1, 2}
+    >>> parallel_locally_dominant(g, parallel_from=0).mate.tolist()           # greedy: edge {1, 2}
     [-1, 2, 1]
     >>> parallel_locally_dominant(WeightedGraph.from_edges([], [])).mate.tolist()
     []
     """
     graph = check_graph(graph)
+    if graph.adj.shape[0] < parallel_from:
+        found = suitor(graph)
+        return found._replace(stats={**found.stats, "algorithm": "parallel_locally_dominant",
+                                     "engine": f"sequential Suitor (below {PARALLEL_FROM} entries)"})
     mate = np.full(graph.n, -1, np.int32)
     rounds, processed = _ld_rounds(graph.ptr, graph.adj, graph.weights, mate) if graph.n else (0, 0)
     return matching_result(graph, mate, {"algorithm": "parallel_locally_dominant", "rounds": int(rounds),
