@@ -125,23 +125,28 @@ def networkit_graph(n, u, v, w=None):
     return GraphFromCoo((data, (u.astype(np.uint64), v.astype(np.uint64))), n=n, weighted=w is not None)
 
 
-def run_problem(problem: str, edges: int, timeout: float, first: bool) -> dict:
-    """One row: gpusim (``auto``) and the peers on one input of about ``edges`` edges."""
+def run_problem(problem: str, edges: int, timeout: float, first: bool, side: str) -> dict:
+    """One row's half: gpusim (``auto``) or the peers, on one input of about ``edges`` edges.  The halves run in
+    separate processes: NetworKit's OpenMP threads, left waiting in a process, slowed numba's parallel loops
+    there 17-fold (10^5 edges, 2 cores), and numba's would slow NetworKit."""
     from gpusim.runtime.device import choose_backend
 
     row: dict = {"problem": problem, "edges": edges}
     auto, why = choose_backend("auto", edges)
     backend = "auto" if auto == "cpu" else "cpu"
-    row["backend_asked"] = backend
-    if backend != "auto":
-        row["note"] = f"auto would choose {auto} ({why}); ran backend='cpu'"
-    ours, peers = _PROBLEMS[problem](edges, backend, timeout)
-    if first:
-        row["first_call_seconds"], _ = timed_once(ours)
-    row["gpusim_seconds"], result = timed_warm(ours)
-    row["chosen"] = result.stats.get("chosen") if hasattr(result, "stats") else None
-    row["valid"] = bool(getattr(result, "valid", True))
-    row.update(_summary(problem, result))
+    ours, peers = _PROBLEMS[problem](edges, backend, timeout, side)
+    if side == "gpusim":
+        row["backend_asked"] = backend
+        if backend != "auto":
+            row["note"] = f"auto would choose {auto} ({why}); ran backend='cpu'"
+        if first:
+            row["first_call_seconds"], _ = timed_once(ours)
+        row["gpusim_seconds"], result = timed_warm(ours)
+        row["chosen"] = result.stats.get("chosen")
+        row["engine"] = result.stats.get("engine")
+        row["valid"] = bool(result.valid)
+        row.update(_summary(problem, result))
+        return row
     for name, call, limit in peers:
         if limit is not None and edges > limit:
             row[f"{name}_seconds"] = None
@@ -153,7 +158,6 @@ def run_problem(problem: str, edges: int, timeout: float, first: bool) -> dict:
             row[f"{name}_note"] = f"timed out after {timeout} s"
         else:
             row[f"{name}_answer"] = found
-            row[f"ratio_vs_{name}"] = seconds / row["gpusim_seconds"]
     return row
 
 
@@ -167,7 +171,7 @@ def _summary(problem: str, result) -> dict:
     return {"gpusim_answer": float(result.weight)}
 
 
-def _bipartite(edges, backend, timeout):
+def _bipartite(edges, backend, timeout, side):
     import networkx as nx
     from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 
@@ -176,17 +180,19 @@ def _bipartite(edges, backend, timeout):
 
     n = max(edges // 4, 2)
     graph = uniform_random(n, n, edges, seed=1)
+    if side == "gpusim":
+        return (lambda: maximum_bipartite_matching(graph, "apfb", backend)), []
     csr = graph.to_scipy()
     peers = [("scipy", lambda: int((scipy_matching(csr, perm_type="column") >= 0).sum()), None)]
     if edges <= NETWORKX_MAX:
         G = graph.to_networkx()
-        top = [node for node, side in G.nodes(data="bipartite") if side == 0]
+        top = [node for node, part in G.nodes(data="bipartite") if part == 0]
         peers.append(("networkx", lambda: len(nx.bipartite.hopcroft_karp_matching(G, top)) // 2, NETWORKX_MAX))
     return (lambda: maximum_bipartite_matching(graph, "apfb", backend)), peers
 
 
 def _weighted(algorithm):
-    def build(edges, backend, timeout):
+    def build(edges, backend, timeout, side):
         import networkx as nx
 
         from gpusim.algorithms.weighted import maximum_weight_matching
@@ -196,6 +202,9 @@ def _weighted(algorithm):
         u, v = random_pairs(n, edges, seed=2)
         w = np.random.default_rng(3).random(u.size)
         graph = WeightedGraph.from_edges(u, v, w, n=n)
+        options = {"b": B} if algorithm == "bsuitor" else {}
+        if side == "gpusim":
+            return (lambda: maximum_weight_matching(graph, algorithm, backend, **options)), []
         G = networkit_graph(n, u, v, w)
         import networkit as nk
 
@@ -214,12 +223,11 @@ def _weighted(algorithm):
             H.add_weighted_edges_from(zip(u.tolist(), v.tolist(), w.tolist(), strict=True))
             peers.append(("networkx", lambda: sum(H[a][c]["weight"] for a, c in nx.max_weight_matching(H)),
                           NETWORKX_WEIGHTED_MAX))
-        options = {"b": B} if algorithm == "bsuitor" else {}
-        return (lambda: maximum_weight_matching(graph, algorithm, backend, **options)), peers
+        return None, peers
     return build
 
 
-def _roma(edges, backend, timeout):
+def _roma(edges, backend, timeout, side):
     from gpusim.algorithms.weighted import maximum_weight_matching
     from gpusim.types.graphs import WeightedGraph
 
@@ -230,7 +238,7 @@ def _roma(edges, backend, timeout):
     return (lambda: maximum_weight_matching(graph, "roma", backend)), []
 
 
-def _stable(edges, backend, timeout):
+def _stable(edges, backend, timeout, side):
     from gpusim.algorithms.stable import stable_marriage
     from gpusim.types.preference_generators import easy_instance
 
@@ -238,7 +246,7 @@ def _stable(edges, backend, timeout):
     return (lambda: stable_marriage(instance, "gs-rounds", backend)), []
 
 
-def _louvain(edges, backend, timeout):
+def _louvain(edges, backend, timeout, side):
     import networkit as nk
     import networkx as nx
 
@@ -247,6 +255,8 @@ def _louvain(edges, backend, timeout):
 
     if edges == 78:   # Zachary's karate club
         graph = karate()
+        if side == "gpusim":
+            return (lambda: louvain(graph, backend=backend)), []
         G = nx.karate_club_graph()
         nkG = nk.nxadapter.nx2nk(G)
         n = G.number_of_nodes()
@@ -254,6 +264,8 @@ def _louvain(edges, backend, timeout):
         n = max(edges // 8, 8)
         u, v = community_pairs(n, edges, seed=6)
         graph = LouvainGraph.from_edges(u, v, n=n)
+        if side == "gpusim":
+            return (lambda: louvain(graph, backend=backend)), []
         nkG = networkit_graph(n, u, v)
         G = None
         if edges <= NETWORKX_MAX:
@@ -274,21 +286,21 @@ def _louvain(edges, backend, timeout):
     peers = [("networkit", plm, None)]
     if G is not None:
         peers.append(("networkx", networkx, NETWORKX_MAX))
-    return (lambda: louvain(graph, backend=backend)), peers
+    return None, peers
 
 
 _PROBLEMS = {"bipartite": _bipartite, "suitor": _weighted("suitor"), "ld": _weighted("ld"),
              "bsuitor": _weighted("bsuitor"), "roma": _roma, "stable": _stable, "louvain": _louvain}
 
 
-def child(problem: str, sizes: list[int], timeout: float, first_only: bool) -> list[dict]:
+def child(problem: str, sizes: list[int], timeout: float, first_only: bool, side: str) -> list[dict]:
     rows = []
     for i, edges in enumerate(sizes):
         if first_only:
-            ours, _ = _PROBLEMS[problem](edges, "cpu" if edges < 20_001 else "auto", timeout)
+            ours, _ = _PROBLEMS[problem](edges, "cpu", timeout, "gpusim")
             seconds, _ = timed_once(ours)
             return [{"problem": problem, "edges": edges, "first_call_cold_seconds": seconds}]
-        rows.append(run_problem(problem, edges, timeout, first=i == 0))
+        rows.append(run_problem(problem, edges, timeout, first=i == 0, side=side))
         print(json.dumps(rows[-1], default=float), file=sys.stderr, flush=True)
     return rows
 
@@ -297,9 +309,9 @@ def child(problem: str, sizes: list[int], timeout: float, first_only: bool) -> l
 # the parent: children, goals, files
 
 
-def _spawn(problem: str, sizes: list[int], timeout: float, cold: bool) -> list[dict]:
+def _spawn(problem: str, sizes: list[int], timeout: float, cold: bool = False, side: str = "gpusim") -> list[dict]:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", problem,
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", problem, "--side", side,
                "--sizes", ",".join(map(str, sizes)), "--timeout", str(timeout)]
     with tempfile.TemporaryDirectory() as empty:
         if cold:
@@ -309,6 +321,17 @@ def _spawn(problem: str, sizes: list[int], timeout: float, cold: bool) -> list[d
     if done.returncode != 0:
         return [{"problem": problem, "error": done.stderr.strip().splitlines()[-1:] or ["exit status"]}]
     return json.loads(done.stdout)
+
+
+def _merge(ours: list[dict], theirs: list[dict]) -> None:
+    """The peers' columns into gpusim's rows (by size), with ``ratio_vs_PEER``: the peer's seconds over gpusim's."""
+    by_size = {r.get("edges"): r for r in theirs}
+    for row in ours:
+        peer = by_size.get(row.get("edges"), {})
+        row.update({k: v for k, v in peer.items() if k not in ("problem", "edges")})
+        for name in ("networkx", "scipy", "networkit"):
+            if row.get(f"{name}_seconds") and row.get("gpusim_seconds"):
+                row[f"ratio_vs_{name}"] = row[f"{name}_seconds"] / row["gpusim_seconds"]
 
 
 def goals(rows: list[dict]) -> dict:
@@ -367,10 +390,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--sizes", help=argparse.SUPPRESS)
     parser.add_argument("--first-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--side", default="gpusim", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.child, [int(s) for s in args.sizes.split(",")], args.timeout, args.first_only),
-                         default=float))
+        sizes = [int(s) for s in args.sizes.split(",")]
+        print(json.dumps(child(args.child, sizes, args.timeout, args.first_only, args.side), default=float))
         return 0
     problems = [p.strip() for p in args.problems.split(",") if p.strip()]
     unknown = [p for p in problems if p not in PROBLEMS]
@@ -384,7 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     started, load_before = time.time(), os.getloadavg()
     for problem in problems:
         print(f"cpu.py: {problem} at {sizes[0]}..{sizes[-1]} edges", file=sys.stderr, flush=True)
-        these = _spawn(problem, ([78] if problem == "louvain" else []) + sizes, args.timeout, cold=False)
+        these = _spawn(problem, ([78] if problem == "louvain" else []) + sizes, args.timeout)
+        theirs = _spawn(problem, ([78] if problem == "louvain" else []) + sizes, args.timeout, side="peers")
+        _merge(these, theirs)
         cold = _spawn(problem, sizes[:1], args.timeout, cold=True)
         if these and cold and "first_call_cold_seconds" in cold[0]:
             first = next((r for r in these if r.get("edges") == sizes[0]), None)

@@ -43,7 +43,7 @@ from .reference_common import check_graph
 from .reference_suitor import suitor
 from .result import WeightedMatchingResult, matching_result
 
-__all__ = ["PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
+__all__ = ["MIN_THREADS", "PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
 
 #: numba's options for the rounds: every core, and no fusion of consecutive parallel loops (fused, a loop
 #: that reads what the loop before it wrote at *other* indices read it unwritten: wrong answers, out of
@@ -54,6 +54,10 @@ PARALLEL = {"fusion": False}
 #: Below this many adjacency entries the sequential Suitor (the same matching) runs: a parallel round costs
 #: a few barriers, more than such an input's whole matching.
 PARALLEL_FROM = 50_000
+
+#: The fewest threads the rounds run on by default: on one thread they took 1.8 to 3 times the sequential
+#: Suitor's time (10^6 and 10^5 random edges, 2-core machine), so fewer threads than this would not pay.
+MIN_THREADS = 4
 
 @numba.njit(cache=True)
 def _better(wt, t, best_w, best):  # pragma: no cover - compiled
@@ -148,21 +152,22 @@ def _collect(u, ptr, adj, mate, candidate, out, at):  # pragma: no cover - compi
     return at
 
 
-def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int = PARALLEL_FROM) -> WeightedMatchingResult:
+def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int | None = None) -> WeightedMatchingResult:
     """The greedy matching by Locally-Dominant rounds on every core (the CPU engine's Suitor and LD).
 
     Parameters
     ----------
     graph : WeightedGraph
-    parallel_from : int
-        The fewest adjacency entries the rounds run for (:data:`PARALLEL_FROM`); 0: always.
+    parallel_from : int, optional
+        The fewest adjacency entries the rounds run for; 0: always.  By default :data:`PARALLEL_FROM` with at
+        least :data:`MIN_THREADS` threads, else never (the sequential Suitor: the same matching).
 
     Returns
     -------
     WeightedMatchingResult
         ``(mate, weight, stats)``, validated against ``graph``; ``stats`` has ``algorithm``, ``size``,
-        ``rounds`` and ``processed`` (vertices pointed, over all rounds), ``threads``; below
-        :data:`PARALLEL_FROM` adjacency entries the sequential Suitor's (the same matching), with ``engine``.
+        ``rounds`` and ``processed`` (vertices pointed, over all rounds), ``threads``; or the sequential
+        Suitor's (the same matching; ``parallel_from``), with ``engine`` saying why.
 
     Notes
     -----
@@ -181,10 +186,15 @@ def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int = PARA
     []
     """
     graph = check_graph(graph)
+    threads = numba.get_num_threads()
+    if parallel_from is None:
+        parallel_from = PARALLEL_FROM if threads >= MIN_THREADS else np.inf
     if graph.adj.shape[0] < parallel_from:
         found = suitor(graph)
+        why = (f"below {parallel_from} entries" if threads >= MIN_THREADS
+               else f"{threads} threads, fewer than {MIN_THREADS}")
         return found._replace(stats={**found.stats, "algorithm": "parallel_locally_dominant",
-                                     "engine": f"sequential Suitor (below {PARALLEL_FROM} entries)"})
+                                     "engine": f"sequential Suitor ({why})", "threads": 1})
     mate = np.full(graph.n, -1, np.int32)
     rounds, processed = _ld_rounds(graph.ptr, graph.adj, graph.weights, mate) if graph.n else (0, 0)
     return matching_result(graph, mate, {"algorithm": "parallel_locally_dominant", "rounds": int(rounds),
