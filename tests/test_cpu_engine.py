@@ -42,7 +42,7 @@ from gpusim.runtime.dispatch import dispatch
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
 from gpusim.types.graphs import WeightedGraph
 
-FEW = settings(max_examples=30, deadline=None)
+FEW = settings(max_examples=20, deadline=None)
 ROOT = Path(__file__).resolve().parents[1]
 
 
