@@ -27,7 +27,6 @@ from numba.core.registry import CPUDispatcher
 from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_matching
 
 import gpusim.algorithms
-from gpusim.algorithms.bipartite import maximum_bipartite_matching
 from gpusim.algorithms.louvain import reference as louvain_reference
 from gpusim.algorithms.louvain.driver import gpu_louvain
 from gpusim.algorithms.louvain.graph import LouvainGraph, karate
