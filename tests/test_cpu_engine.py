@@ -34,10 +34,11 @@ from gpusim.algorithms.stable import stable_marriage
 from gpusim.algorithms.stable.reference import gale_shapley
 from gpusim.algorithms.weighted import maximum_weight_matching
 from gpusim.algorithms.weighted.parallel_b import parallel_b_matching
-from gpusim.algorithms.weighted.parallel_ld import MIN_THREADS, PARALLEL_FROM, parallel_locally_dominant
+from gpusim.algorithms.weighted.parallel_ld import PARALLEL_FROM, parallel_locally_dominant
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.runtime.dispatch import dispatch
+from gpusim.runtime.threads import MIN_THREADS
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
 from gpusim.types.graphs import WeightedGraph
 
@@ -206,3 +207,18 @@ def test_two_processes_compiling_into_one_empty_cache_agree(tmp_path):
     assert [run.returncode for run in runs] == [0, 0] and third.returncode == 0
     assert outputs[0] == outputs[1] == third.stdout
     assert any(tmp_path.rglob("*.nbc"))
+
+
+def test_every_thread_gives_the_same_answers(monkeypatch):
+    """With MIN_THREADS lowered the rounds and moves run on all of numba's threads: the same answers."""
+    from gpusim.runtime import threads
+
+    monkeypatch.setattr(threads, "MIN_THREADS", 1)
+    monkeypatch.setattr(louvain_reference, "PARALLEL_FROM", 0)
+    graph = _random_weighted(500, 3000, seed=4)
+    assert np.array_equal(parallel_b_matching(graph, 3, parallel_from=0).partners, greedy_b_matching(graph, 3).partners)
+    planted = _planted(300, 1500, 5)
+    with threads.engine_threads() as used:
+        assert used == numba.get_num_threads()
+        labels = louvain_reference.bucket_louvain(planted, parallel=True).labels
+    assert labels.tolist() == louvain_reference.bucket_louvain(planted).labels.tolist()

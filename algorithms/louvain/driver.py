@@ -46,6 +46,7 @@ from gpusim.runtime.device_graphs import device_backend, resident
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.registry import lookup, register
+from gpusim.runtime.threads import engine_threads
 from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.device_graphs import DeviceWeightedGraph
 
@@ -209,9 +210,10 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     else:
         chosen, reason = choose_backend(backend, graph.n_entries)
     if chosen == "cpu":
-        result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
-                                bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
-                                follow_leaves=follow_leaves, refine=refine, parallel=True)
+        with engine_threads():
+            result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
+                                    bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
+                                    follow_leaves=follow_leaves, refine=refine, parallel=True)
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)

@@ -17,7 +17,8 @@ A. Khan, A. Pothen, M. M. A. Patwary, N. Satish, N. Sundaram, F. Manne, M. Halap
 
 Example
 -------
->>> from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.runtime.threads import engine_threads
+from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
 >>> parallel_b_matching(g, 2).partners.tolist()
 [[1, -1], [0, 2], [1, 3], [2, -1]]
@@ -30,6 +31,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from gpusim.runtime.threads import engine_threads
 from gpusim.types.graphs import WeightedGraph
 
 from .parallel_ld import PARALLEL, PARALLEL_FROM
@@ -194,7 +196,8 @@ def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None 
 
     Examples
     --------
-    >>> from gpusim.types.graphs import WeightedGraph
+    >>> from gpusim.runtime.threads import engine_threads
+from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
     >>> parallel_b_matching(g, 2).partners.tolist()
     [[1, 2], [0, 2], [0, 1], [-1, -1]]
@@ -211,13 +214,15 @@ def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None 
     bb = b_capacities(graph, b, max_memory)
     in_m = np.zeros(graph.adj.shape[0], np.bool_)
     rounds = processed = 0
+    threads = 1
     if graph.n:
         ptr = graph.ptr.astype(np.int64)
         order = _sort_lists(ptr, graph.adj, graph.weights)
-        rounds, processed = _b_rounds(ptr, graph.adj, graph.weights, order, bb, in_m)
+        with engine_threads() as threads:
+            rounds, processed = _b_rounds(ptr, graph.adj, graph.weights, order, bb, in_m)
     src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.ptr))
     chosen = np.flatnonzero(in_m)
     chosen = chosen[src[chosen] < graph.adj[chosen]]
     stats = {"algorithm": "parallel_b_matching", "rounds": int(rounds), "processed": int(processed),
-             "threads": numba.get_num_threads()}
+             "threads": threads}
     return b_matching_result(graph, bb, src[chosen], graph.adj[chosen].astype(np.int64), stats)

@@ -26,7 +26,8 @@ b-matching", SIAM J. Sci. Comput. 38(5), 2016.
 
 Example
 -------
->>> from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.runtime.threads import MIN_THREADS
+from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
 >>> parallel_locally_dominant(g).mate.tolist()
 [-1, 2, 1, -1]
@@ -37,13 +38,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from gpusim.runtime.threads import MIN_THREADS
 from gpusim.types.graphs import WeightedGraph
 
 from .reference_common import check_graph
 from .reference_suitor import suitor
 from .result import WeightedMatchingResult, matching_result
 
-__all__ = ["MIN_THREADS", "PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
+__all__ = ["PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
 
 #: numba's options for the rounds: every core, and no fusion of consecutive parallel loops (fused, a loop
 #: that reads what the loop before it wrote at *other* indices read it unwritten: wrong answers, out of
@@ -54,10 +56,6 @@ PARALLEL = {"fusion": False}
 #: Below this many adjacency entries the sequential Suitor (the same matching) runs: a parallel round costs
 #: a few barriers, more than such an input's whole matching.
 PARALLEL_FROM = 50_000
-
-#: The fewest threads the rounds run on by default: on one thread they took 1.8 to 3 times the sequential
-#: Suitor's time (10^6 and 10^5 random edges, 2-core machine), so fewer threads than this would not pay.
-MIN_THREADS = 4
 
 @numba.njit(cache=True)
 def _better(wt, t, best_w, best):  # pragma: no cover - compiled
@@ -160,7 +158,8 @@ def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int | None
     graph : WeightedGraph
     parallel_from : int, optional
         The fewest adjacency entries the rounds run for; 0: always.  By default :data:`PARALLEL_FROM` with at
-        least :data:`MIN_THREADS` threads, else never (the sequential Suitor: the same matching).
+        least :data:`~gpusim.runtime.threads.MIN_THREADS` threads, else never: the sequential Suitor, the same
+        matching (on one thread the rounds took 1.8 to 3 times its time, 10^6 and 10^5 random edges).
 
     Returns
     -------
@@ -178,7 +177,8 @@ def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int | None
 
     Examples
     --------
-    >>> from gpusim.types.graphs import WeightedGraph
+    >>> from gpusim.runtime.threads import MIN_THREADS
+from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 0], [1, 2, 2], [1.0, 1.0, 1.0])   # a triangle, all ties
     >>> parallel_locally_dominant(g, parallel_from=0).mate.tolist()           # greedy: edge {1, 2}
     [-1, 2, 1]
