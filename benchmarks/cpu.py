@@ -367,16 +367,22 @@ def plot(rows: list[dict], path: Path) -> None:
     for ax, problem in zip(axes[0], problems, strict=True):
         mine = sorted((r for r in rows if r.get("problem") == problem and r.get("gpusim_seconds")),
                       key=lambda r: r["edges"])
-        for name, style in (("gpusim", "o-"), ("networkx", "s--"), ("scipy", "^--"), ("networkit", "d--")):
+        for name, style, colour in (("gpusim", "o-", "C0"), ("networkx", "s--", "C1"), ("scipy", "^--", "C2"),
+                                    ("networkit", "d--", "C3")):
             points = [(r["edges"], r[f"{name}_seconds"]) for r in mine if r.get(f"{name}_seconds")]
             if points:
-                ax.loglog(*zip(*points, strict=True), style, label="gpusim auto (cpu)" if name == "gpusim" else name)
+                ax.loglog(*zip(*points, strict=True), style, color=colour,
+                          label="gpusim auto (cpu)" if name == "gpusim" else name)
         ax.set_title(problem)
         ax.set_xlabel("edges")
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].set_ylabel("seconds (warm)")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
+    axes[0][0].set_ylabel("seconds (gpusim warm; peers one call)")
+    labels = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            labels.setdefault(label, handle)
+    fig.legend(list(labels.values()), list(labels), loc="upper center", ncol=len(labels), fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
