@@ -17,8 +17,7 @@ A. Khan, A. Pothen, M. M. A. Patwary, N. Satish, N. Sundaram, F. Manne, M. Halap
 
 Example
 -------
->>> from gpusim.runtime.threads import engine_threads
-from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
 >>> parallel_b_matching(g, 2).partners.tolist()
 [[1, -1], [0, 2], [1, 3], [2, -1]]
@@ -196,8 +195,7 @@ def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None 
 
     Examples
     --------
-    >>> from gpusim.runtime.threads import engine_threads
-from gpusim.types.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 0, 0, 1], [1, 2, 3, 2], [4.0, 3.0, 2.0, 1.0])
     >>> parallel_b_matching(g, 2).partners.tolist()
     [[1, 2], [0, 2], [0, 1], [-1, -1]]

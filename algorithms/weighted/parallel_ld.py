@@ -26,8 +26,7 @@ b-matching", SIAM J. Sci. Comput. 38(5), 2016.
 
 Example
 -------
->>> from gpusim.runtime.threads import MIN_THREADS
-from gpusim.types.graphs import WeightedGraph
+>>> from gpusim.types.graphs import WeightedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
 >>> parallel_locally_dominant(g).mate.tolist()
 [-1, 2, 1, -1]
@@ -50,7 +49,7 @@ __all__ = ["PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
 #: numba's options for the rounds: every core, and no fusion of consecutive parallel loops (fused, a loop
 #: that reads what the loop before it wrote at *other* indices read it unwritten: wrong answers, out of
 #: bounds).  A module holds one ``parallel`` cached function: two in one module, compiled in one process,
-#: ran each other's loops (numba 0.68; :mod:`tests.test_cpu_engine` checks the rule).
+#: ran each other's loops (numba 0.68; ``tests/test_cpu_engine.py`` checks the rule).
 PARALLEL = {"fusion": False}
 
 #: Below this many adjacency entries the sequential Suitor (the same matching) runs: a parallel round costs
@@ -177,8 +176,7 @@ def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int | None
 
     Examples
     --------
-    >>> from gpusim.runtime.threads import MIN_THREADS
-from gpusim.types.graphs import WeightedGraph
+    >>> from gpusim.types.graphs import WeightedGraph
     >>> g = WeightedGraph.from_edges([0, 1, 0], [1, 2, 2], [1.0, 1.0, 1.0])   # a triangle, all ties
     >>> parallel_locally_dominant(g, parallel_from=0).mate.tolist()           # greedy: edge {1, 2}
     [-1, 2, 1]
