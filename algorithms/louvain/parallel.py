@@ -41,7 +41,7 @@ def scratch(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.full((threads, max(n, 1)), -1.0), np.zeros((threads, max(n, 1)), np.int64)
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True, cache=False)
 def bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, touched):  # pragma: no cover
     """Algorithm 2 for every vertex of ``vset`` from the same state, in parallel; ``new_comm`` gets the choices.
 

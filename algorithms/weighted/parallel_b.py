@@ -115,7 +115,7 @@ def _mark(x, picked, adj, top, top_ptr, in_m):  # pragma: no cover - compiled
     return gained
 
 
-@numba.njit(parallel=PARALLEL, cache=True)
+@numba.njit(parallel=PARALLEL, cache=False)
 def _b_rounds(ptr, adj, w, order, b, in_m):  # pragma: no cover - compiled
     """Locally-dominant b-matching rounds; marks ``in_m[k]`` for both entries of every chosen edge.
     Returns ``(rounds, processed)``."""

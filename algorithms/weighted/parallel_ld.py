@@ -48,8 +48,10 @@ __all__ = ["PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
 
 #: numba's options for the rounds: every core, and no fusion of consecutive parallel loops (fused, a loop
 #: that reads what the loop before it wrote at *other* indices read it unwritten: wrong answers, out of
-#: bounds).  A module holds one ``parallel`` cached function: two in one module, compiled in one process,
-#: ran each other's loops (numba 0.68; ``tests/test_cpu_engine.py`` checks the rule).
+#: bounds).  The parallel functions are the only ones not cached on disk: with numba 0.68 a cached parallel
+#: function loaded into a process that had compiled other functions in another order ran another function's
+#: loop (segmentation faults; numba issue 10128), so each process compiles them once, when the rounds first
+#: run; the functions they call are cached.  ``tests/test_cpu_engine.py`` checks the rule.
 PARALLEL = {"fusion": False}
 
 #: Below this many adjacency entries the sequential Suitor (the same matching) runs: a parallel round costs
@@ -76,7 +78,7 @@ def _point(x, ptr, adj, w, mate):  # pragma: no cover - compiled
     return best
 
 
-@numba.njit(parallel=PARALLEL, cache=True)
+@numba.njit(parallel=PARALLEL, cache=False)
 def _ld_rounds(ptr, adj, w, mate):  # pragma: no cover - compiled
     """Locally-Dominant in rounds; fills ``mate``.  Returns ``(rounds, processed)``."""
     n = ptr.shape[0] - 1

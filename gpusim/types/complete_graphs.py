@@ -125,7 +125,7 @@ def check_memory(needed: int, max_memory: Any, what: str, alternative: str = SPA
                               f"{_gib(limit)} ({origin}); {alternative}")
 
 
-@numba.njit(parallel=True, cache=True)
+@numba.njit(parallel=True)
 def _valid_weight_tiles(a):  # pragma: no cover - compiled
     """True when ``a`` is finite, non-negative and exactly symmetric: one pass over tiles of
     ``a[i, j]`` beside ``a[j, i]``, the tile rows in parallel (the transposed reads of
