@@ -32,7 +32,7 @@ from .result import MatchingResult
 __all__ = ["cheap_matching", "cheap_pass", "start_matching"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def cheap_pass(col_ptr, col_adj, row_match, col_match):  # pragma: no cover - compiled
     """Greedy, compiled (arrays already checked; matched in place): every unmatched column, in id order,
     takes its first unmatched row.  O(m)."""

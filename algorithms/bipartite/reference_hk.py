@@ -29,7 +29,7 @@ from .result import MatchingResult
 __all__ = ["hk", "hopcroft_karp"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _hopcroft_karp(col_ptr, col_adj, row_match, col_match):  # pragma: no cover - compiled
     """HK phases: BFS layers from the free columns, then layered DFS with an explicit stack.
 

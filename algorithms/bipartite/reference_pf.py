@@ -26,7 +26,7 @@ from .result import MatchingResult
 __all__ = ["pfp", "pothen_fan"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _pothen_fan(n_rows, col_ptr, col_adj, row_match, col_match, lookahead, fairness):  # pragma: no cover
     """PF phases: a DFS from every free column, rows visited at most once per phase.
 

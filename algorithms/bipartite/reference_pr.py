@@ -29,7 +29,7 @@ from .result import MatchingResult
 __all__ = ["pr", "push_relabel"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _global_relabel(row_ptr, row_adj, row_match, col_match, psi_r, psi_c, inf, queue):  # pragma: no cover
     """Seed 001, Alg. 2: exact labels by a BFS from every free row; unreached vertices get ``inf``."""
     n_rows = row_ptr.shape[0] - 1
@@ -57,7 +57,7 @@ def _global_relabel(row_ptr, row_adj, row_match, col_match, psi_r, psi_c, inf, q
                     tail += 1
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _push_relabel(row_ptr, row_adj, col_ptr, col_adj, row_match, col_match, threshold):  # pragma: no cover
     """Seed 001, Alg. 1 with FIFO active columns and a global relabel every ``threshold`` pushes.
 

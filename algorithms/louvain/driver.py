@@ -46,6 +46,7 @@ from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.launcher import Launcher
 from gpusim.runtime.registry import lookup, register
 from gpusim.runtime.resident_graphs import device_backend, resident
+from gpusim.runtime.threads import engine_threads
 from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.numeric import scale_exponent
@@ -155,8 +156,9 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         matrix, taken where it lives (:mod:`~gpusim.algorithms.louvain.device_input`: checked once on the device,
         no copy of its arrays in; ``"auto"`` runs on its device, ``"cpu"`` is refused).
     backend, device:
-        ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the bucket-synchronous reference, which gives the
-        simulator's answer); ``device`` (a :class:`gpusim.Device`) wins.
+        ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the bucket-synchronous reference with each bucket's
+        moves decided on every core: the CPU engine, which gives the simulator's answer); ``device`` (a
+        :class:`gpusim.Device`) wins.
     resolution:
         ``gamma`` of Eq. (2), > 0 (larger: smaller communities).
     threshold, bin_threshold, bin_vertices:
@@ -224,9 +226,10 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     else:
         chosen, reason = choose_backend(backend, graph.n_entries)
     if chosen == "cpu":
-        result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
-                                bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
-                                follow_leaves=follow_leaves, refine=refine)
+        with engine_threads():
+            result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
+                                    bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
+                                    follow_leaves=follow_leaves, refine=refine, parallel=True)
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from gpusim.runtime.registry import register
 
 from .graph import LouvainGraph
+from .parallel import PARALLEL_FROM, bucket_moves, scratch
 from .result import CommunityResult
 
 __all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "contract"]
@@ -40,12 +41,12 @@ __all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "contract"]
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _score(e, ki, a_c, m, gamma):
     return e / m - gamma * ki * a_c / (2.0 * m * m)
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, touched):
     """Algorithm 2 for every vertex of ``vset`` from the same state; ``new_comm`` receives the choices."""
     for v in vset:
@@ -77,13 +78,13 @@ def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, to
             acc[touched[t]] = -1.0
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _priority(v, salt):
     """:func:`~gpusim.algorithms.louvain.kernels_move.priority`."""
     return (v * 1103515245 + salt * 40503 + 12345) % 2147483648
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
     """:func:`~gpusim.algorithms.louvain.kernels_move.apply_independent_moves`: a mover of ``vset`` moves only if
     no neighbour that also moves has a higher priority."""
@@ -102,7 +103,7 @@ def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
         moving[v] = False
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
     """One pass of Blondel et al.: each vertex in turn leaves its community and joins the best one."""
     moved = 0
@@ -215,11 +216,14 @@ def _degrees(ptr, w) -> np.ndarray:
 
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
-                   dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True) -> CommunityResult:
+                   dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
+                   parallel: bool = False) -> CommunityResult:
     """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
 
     ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
     ``dip_rule``, ``follow_leaves`` and ``refine`` are :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
+    ``parallel=True``: each bucket's moves are decided on every core
+    (:func:`~gpusim.algorithms.louvain.parallel.bucket_moves`, the same choices): the CPU engine.
     """
     bounds = np.array(DEGREE_BOUNDS if layout == "buckets" else (), np.int64)
     conflict_free_from: list[int | None] = []
@@ -235,7 +239,8 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         degree = np.diff(ptr)
         bucket = np.searchsorted(bounds, degree, side="left")
         vsets = [np.flatnonzero((bucket == b) & (degree > 0)) for b in range(bounds.size + 1)]
-        new_comm, acc, touched, moving = C.copy(), np.full(n, -1.0), np.zeros(n, np.int64), np.zeros(n, bool)
+        new_comm, moving = C.copy(), np.zeros(n, bool)
+        acc, touched = scratch(n) if parallel else (np.full(n, -1.0), np.zeros(n, np.int64))
 
         def totals():
             return np.bincount(C, k, minlength=n), np.bincount(C, minlength=n)
@@ -247,7 +252,11 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         while True:
             for vset in vsets:
                 if vset.size:
-                    _bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm, acc, touched)
+                    if parallel and vset.size >= PARALLEL_FROM:   # a small bucket: threads cost more than they save
+                        bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm, acc, touched)
+                    else:
+                        _bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm,
+                                      acc[0] if parallel else acc, touched[0] if parallel else touched)
                     if independent:
                         _independent_moves(ptr, adj, C, new_comm, vset, moving, sweeps)
                     else:

@@ -32,7 +32,7 @@ from .slots import EMPTY, LOW, capacity_array, slot_offsets, wives_from_slots
 __all__ = ["gale_shapley", "gs", "mcvitie_wilson", "mw"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _worst_slot(held, slot_ptr, w):  # pragma: no cover - compiled
     worst = slot_ptr[w]
     for s in range(slot_ptr[w] + 1, slot_ptr[w + 1]):
@@ -41,9 +41,12 @@ def _worst_slot(held, slot_ptr, w):  # pragma: no cover - compiled
     return worst
 
 
-@numba.njit(cache=False)
-def _gale_shapley_type(men_ptr, men_list, men_rank, slot_ptr, held, man_next, lifo):  # pragma: no cover
-    """Alg. 1 of seed 003 Paper IV with a queue (``lifo=False``) or a stack (McVitie-Wilson)."""
+@numba.njit(cache=True)
+def _gale_shapley_type(men_ptr, men_list, men_rank, slot_ptr, held, man_next, lifo, empty, low):  # pragma: no cover
+    """Alg. 1 of seed 003 Paper IV with a queue (``lifo=False``) or a stack (McVitie-Wilson).
+
+    ``empty`` and ``low`` are :data:`~.slots.EMPTY` and :data:`~.slots.LOW`, passed in: a compiled function cached
+    on disk reads only its own module's globals (numba's cache is invalidated by its own file only)."""
     n = men_ptr.shape[0] - 1
     waiting = np.empty(n + 1, np.int64)  # a circular queue, or a stack; each man waits at most once
     head = 0
@@ -67,11 +70,11 @@ def _gale_shapley_type(men_ptr, men_list, men_rank, slot_ptr, held, man_next, li
         man_next[u] = j + 1 if j < men_ptr[u + 1] else j
         if j == men_ptr[u + 1]:
             continue  # u stays single
-        if held[s] != EMPTY:  # lines 7-8: the displaced suitor waits again
+        if held[s] != empty:  # lines 7-8: the displaced suitor waits again
             if lifo:
-                waiting[count] = held[s] & LOW
+                waiting[count] = held[s] & low
             else:
-                waiting[(head + count) % (n + 1)] = held[s] & LOW
+                waiting[(head + count) % (n + 1)] = held[s] & low
             count += 1
         held[s] = np.int64(men_rank[j]) << 32 | u  # line 9
 
@@ -85,7 +88,8 @@ def _run_sequential(instance: PreferenceInstance, capacities, lifo: bool, name: 
     held = np.full(int(slot_ptr[-1]), EMPTY, np.int64)
     man_next = men_ptr[:-1].copy()
     start = time.perf_counter()
-    _gale_shapley_type(men_ptr, instance.men_list, instance.men_rank_by_woman, slot_ptr, held, man_next, lifo)
+    _gale_shapley_type(men_ptr, instance.men_list, instance.men_rank_by_woman, slot_ptr, held, man_next, lifo,
+                       EMPTY, LOW)
     seconds = time.perf_counter() - start
     wife = wives_from_slots(held, slot_ptr, instance.n_men)
     stats = {"seconds": {name: seconds}, "proposals": int((man_next - men_ptr[:-1]).sum())}

@@ -53,7 +53,6 @@ from gpusim.runtime.workspace import Workspace, workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
-from . import reference_b_suitor
 from .assembly import host_only_output, in_batches, reduce_pairs, upload_weighted_graph
 from .device_result import DeviceWeightedMatching, exactly
 from .driver_b_suitor_multi import b_suitor_multi
@@ -61,6 +60,7 @@ from .kernels_b_suitor import b_suitor_round
 from .kernels_result import b_partners
 from .kernels_rounds import open_queue
 from .kernels_slots import vertex_capacities
+from .parallel_b import parallel_b_matching
 from .result import BMatchingResult, WeightedMatching, b_capacities, check_b, check_partners_memory
 
 __all__ = ["b_suitor", "run_b_suitor"]
@@ -210,15 +210,16 @@ def _slots_on_device(launch: Launcher, n: int, ptr: Any, b: int | np.ndarray, ma
 def run_b_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, b: Any = 1,
                  max_memory: int | None = None, **options) -> WeightedMatching | DeviceWeightedMatching:
     """b-Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching` (``b`` defaults to 1): on a GPU
-    backend, or with ``backend="cpu"`` its sequential reference.  The b-matching is in ``partners``; for
-    ``b = 1`` also in ``mate``.  With ``output="device"`` (GPU backends) both stay on the device."""
+    backend, or with ``backend="cpu"`` the CPU engine's locally-dominant rounds on every core, which give the
+    same b-matching (:func:`~gpusim.algorithms.weighted.parallel_b.parallel_b_matching`).  The b-matching is in
+    ``partners``; for ``b = 1`` also in ``mate``.  With ``output="device"`` (GPU backends) both stay on the device."""
     if options.get("devices") is not None or options.get("client") is not None:
         # several devices; with device= (an exploration) every part on that one device
         devices = options.pop("devices", None)
         found = b_suitor_multi(graph, b, devices="all" if devices is None else devices, backend=backend,
                                max_memory=max_memory, **options)
     elif backend == "cpu":
-        found = reference_b_suitor.b_suitor(graph, b, max_memory=max_memory, **host_only_output(options))
+        found = parallel_b_matching(graph, b, max_memory=max_memory, **host_only_output(options))
     else:
         found = b_suitor(graph, b, backend=backend, max_memory=max_memory, **options)
         if isinstance(found, DeviceWeightedMatching):

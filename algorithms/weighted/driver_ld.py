@@ -25,12 +25,12 @@ from gpusim.runtime.workspace import workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
-from . import reference_ld
 from .assembly import host_only_output, in_batches, reduce_pairs, upload_weighted_graph
 from .device_result import DeviceWeightedMatching, exactly
 from .kernels_ld import ld_candidates, ld_match
 from .kernels_result import pair_weights
 from .kernels_rounds import ld_close_round
+from .parallel_ld import parallel_locally_dominant
 from .result import WeightedMatching, from_reference
 
 __all__ = ["locally_dominant", "run_locally_dominant"]
@@ -94,8 +94,9 @@ def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str
 def run_locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, backend: str, max_memory: int | None = None,
                          **options) -> WeightedMatching | DeviceWeightedMatching:
     """Locally-Dominant for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`: on a GPU backend, or
-    with ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it; ``output`` must be
-    ``"host"`` there)."""
+    with ``backend="cpu"`` the CPU engine's Locally-Dominant rounds on every core
+    (:func:`~gpusim.algorithms.weighted.parallel_ld.parallel_locally_dominant`; ``max_memory`` does not concern
+    it; ``output`` must be ``"host"`` there)."""
     if backend == "cpu":
-        return from_reference(reference_ld.locally_dominant(graph, **host_only_output(options)), "ld", graph)
+        return from_reference(parallel_locally_dominant(graph, **host_only_output(options)), "ld", graph)
     return locally_dominant(graph, backend=backend, **options)

@@ -45,12 +45,12 @@ from gpusim.types.arguments import check_int
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.graphs import WeightedGraph
 
-from . import reference_suitor
 from .assembly import PairSums, host_only_output, upload_weighted_graph
 from .device_result import DeviceWeightedMatching, exactly
 from .driver_b_suitor_multi import b_suitor_multi
 from .kernels_result import mate_from_offers
 from .kernels_suitor import GPU_SUITOR, SUITOR_VARIANTS, gpu_suitor, suitor_thread_per_vertex
+from .parallel_ld import parallel_locally_dominant
 from .result import WeightedMatching, from_reference
 
 __all__ = ["SUITOR_MAX_BLOCK", "run_suitor", "suitor"]
@@ -190,8 +190,9 @@ def _plan(graph: WeightedGraph | DeviceWeightedGraph, backend: str, layout: str,
 def run_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, max_memory: int | None = None, **options
                ) -> WeightedMatching | DeviceWeightedMatching:
     """Suitor for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`: on a GPU backend, or with
-    ``backend="cpu"`` its sequential reference (``max_memory`` does not concern it; ``output`` must be
-    ``"host"`` there)."""
+    ``backend="cpu"`` the CPU engine's Locally-Dominant rounds on every core, which give the same matching
+    (:func:`~gpusim.algorithms.weighted.parallel_ld.parallel_locally_dominant`; ``max_memory`` does not concern
+    it; ``output`` must be ``"host"`` there)."""
     if backend == "cpu":
-        return from_reference(reference_suitor.suitor(graph, **host_only_output(options)), "suitor", graph)
+        return from_reference(parallel_locally_dominant(graph, **host_only_output(options)), "suitor", graph)
     return suitor(graph, backend=backend, **options)

@@ -35,8 +35,10 @@ def maximum_weight_matching(graph: WeightedGraph | DeviceWeightedGraph, algorith
     """A half-approximate maximum-weight matching of ``graph`` by ``algorithm`` on ``backend``.
 
     ``suitor``, ``ld``, ``bsuitor`` (option ``b``, default 1) and ``roma`` run on the GPU
-    backends (``sim``, ``numba``, ``cupy``) or, with ``backend="cpu"``, as their sequential
-    references; ``greedy``, ``pga``, ``gpa`` and ``rama`` run on ``cpu``
+    backends (``sim``, ``numba``, ``cupy``) or, with ``backend="cpu"``, on the CPU engine (Suitor, LD and
+    b-Suitor as locally-dominant rounds on every core, :mod:`~gpusim.algorithms.weighted.parallel_ld` and
+    :mod:`~gpusim.algorithms.weighted.parallel_b`: the same matchings; ROMA sequentially); ``greedy``,
+    ``pga``, ``gpa`` and ``rama`` run on ``cpu``
     (:data:`~gpusim.algorithms.weighted.WEIGHTED_ALGORITHMS`, read from the registry,
     :mod:`gpusim.runtime.registry`).  ``bsuitor`` puts its b-matching in ``partners`` (for
     ``b = 1`` also in ``mate``).  ``stats["chosen"]`` says which backend

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from gpusim.errors import InvalidArgument
@@ -25,30 +24,9 @@ from gpusim.types.complete_graphs import dense_matching_weight
 
 from .result import WeightedMatchingResult
 from .start_matchings import prepare_augmentation, unpad
-from .swaps import best_gain, best_swap_cpu
+from .swaps import augment_phase, best_gain
 
 __all__ = ["rama", "roma"]
-
-
-@numba.njit(cache=False)
-def _augment_phase(flat, mate, order, threshold):  # pragma: no cover - compiled
-    """One phase of RAMA/ROMA: seed 002, Alg. 5 (the best swap of ``u``'s edge) then Alg. 4 (flip) at each
-    vertex ``u`` of ``order``."""
-    n = mate.shape[0]
-    flips = 0
-    for i in range(order.shape[0]):
-        u = order[i]
-        v = mate[u]
-        best = best_swap_cpu(flat, mate, n, u, v, 0, 1, threshold)
-        if best != -1:
-            a = best // n
-            b = best % n
-            mate[u] = a
-            mate[a] = u
-            mate[v] = b
-            mate[b] = v
-            flips += 1
-    return flips
 
 
 def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases: Any, pad: Any, seed: Any,
@@ -69,7 +47,7 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
             visit = rng.permutation(size).astype(np.int32)
         else:
             visit = np.arange(size, dtype=np.int32)
-        flips = int(_augment_phase(flat, m, visit, threshold))
+        flips = int(augment_phase(flat, m, visit, threshold))
         phase_swaps.append(flips)
         phase_weights.append(dense_matching_weight(w, m))
         if flips == 0:

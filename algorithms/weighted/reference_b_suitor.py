@@ -23,7 +23,7 @@ from .result import BMatchingResult, b_capacities, b_matching_result, suitor_pai
 __all__ = ["b_suitor", "greedy_b_matching"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _greedy_b(eu, ev, order, b, deg, chosen):  # pragma: no cover - compiled
     """Greedy b-matching: take edges in ``order`` while both ends have room.  Returns the count."""
     size = 0
@@ -39,7 +39,7 @@ def _greedy_b(eu, ev, order, b, deg, chosen):  # pragma: no cover - compiled
     return size
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _b_suitor(ptr, sadj, sw, b, slot_ptr, s_id, s_w, count):  # pragma: no cover - compiled
     """b-Suitor, sequential (Khan et al. 2016; seed 003, Paper IV §3).
 

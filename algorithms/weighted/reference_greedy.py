@@ -22,7 +22,7 @@ from .result import WeightedMatching, WeightedMatchingResult, from_reference, ma
 __all__ = ["greedy", "run_greedy"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _greedy(eu, ev, order, mate):  # pragma: no cover - compiled
     """Seed 002, Alg. 1: take edges in ``order`` (decreasing key) whose ends are both free."""
     size = 0

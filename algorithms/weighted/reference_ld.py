@@ -21,7 +21,7 @@ from .result import WeightedMatchingResult, matching_result
 __all__ = ["locally_dominant"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _ld_process(s, ptr, adj, w, mate, candidate, queue, tail):  # pragma: no cover - compiled
     """Seed 003, Paper I, Alg. 2 (ProcessVertex): point ``s`` at its heaviest free neighbour.
 
@@ -45,7 +45,7 @@ def _ld_process(s, ptr, adj, w, mate, candidate, queue, tail):  # pragma: no cov
     return tail
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _locally_dominant(ptr, adj, w, mate):  # pragma: no cover - compiled
     """Seed 003, Paper I, Alg. 1 run sequentially.  Returns ``(rounds, processed)``."""
     n = ptr.shape[0] - 1

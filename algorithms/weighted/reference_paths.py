@@ -25,7 +25,7 @@ from .result import WeightedMatching, WeightedMatchingResult, from_reference, ma
 __all__ = ["gpa", "path_growing", "run_gpa", "run_path_growing"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _path_dp(pw, n_vertices, f, take):  # pragma: no cover - compiled
     """Maximum-weight matching of a path of ``n_vertices`` with edge weights ``pw``: its value.
 
@@ -48,7 +48,7 @@ def _path_dp(pw, n_vertices, f, take):  # pragma: no cover - compiled
     return f[n_vertices - 1]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _path_commit(path, n_vertices, take, mate):  # pragma: no cover - compiled
     """Match the edges that :func:`_path_dp` chose (backtracking from the end).  Returns their count."""
     size = 0
@@ -66,7 +66,7 @@ def _path_commit(path, n_vertices, take, mate):  # pragma: no cover - compiled
     return size
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _path_growing(ptr, adj, w, mate):  # pragma: no cover - compiled
     """PGA' (Drake & Hougardy; seed 002 §3.3.2): grow paths, then match each one optimally.
 
@@ -111,7 +111,7 @@ def _path_growing(ptr, adj, w, mate):  # pragma: no cover - compiled
     return paths, size
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _find(parent, x):  # pragma: no cover - compiled
     root = x
     while parent[root] != root:
@@ -123,7 +123,7 @@ def _find(parent, x):  # pragma: no cover - compiled
     return root
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _gpa(n, eu, ev, ew, order, mate):  # pragma: no cover - compiled
     """GPA (Maue & Sanders; seed 002 §3.3.3).  Returns ``(paths, cycles, size)``."""
     # nb[2v], nb[2v + 1]: v's (at most two) neighbours in the path/cycle set; nbw their weights
@@ -193,7 +193,7 @@ def _gpa(n, eu, ev, ew, order, mate):  # pragma: no cover - compiled
     return paths, cycles, size
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _walk(s, nb, nbw, done, path, pw):  # pragma: no cover - compiled
     """Follow the path or cycle of degree-<=2 vertices from ``s``; ``pw[i]`` joins path[i], path[i+1]."""
     length = 1

@@ -21,7 +21,7 @@ from .result import WeightedMatchingResult, matching_result
 __all__ = ["suitor"]
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _suitor(ptr, adj, w, suitor, ws):  # pragma: no cover - compiled
     """Seed 003, Paper I, Alg. 3 run sequentially: ``suitor[v]`` is the best offer ``v`` holds.
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from gpusim import device
 
-__all__ = ["best_gain", "best_swap", "best_swap_cpu", "swap_gain", "swap_gain_cpu"]
+__all__ = ["augment_phase", "best_gain", "best_swap", "best_swap_cpu", "swap_gain", "swap_gain_cpu"]
 
 
 @device
@@ -66,11 +66,11 @@ def swap_gain(w, n, u, mate_u, a, b):
 
 
 #: :func:`best_swap` and :func:`swap_gain` compiled by Numba for the CPU (the same sources).
-best_swap_cpu = numba.njit(cache=False)(best_swap.fn)
-swap_gain_cpu = numba.njit(cache=False)(swap_gain.fn)
+best_swap_cpu = numba.njit(cache=True)(best_swap.fn)
+swap_gain_cpu = numba.njit(cache=True)(swap_gain.fn)
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _largest_gain(flat, mate, n):  # pragma: no cover - compiled
     largest = 0.0
     for u in range(n):
@@ -79,6 +79,27 @@ def _largest_gain(flat, mate, n):  # pragma: no cover - compiled
             if best >= 0:
                 largest = swap_gain_cpu(flat, n, u, mate[u], best // n, best % n)
     return largest
+
+
+@numba.njit(cache=True)
+def augment_phase(flat, mate, order, threshold):  # pragma: no cover - compiled
+    """One phase of RAMA/ROMA: seed 002, Alg. 5 (the best swap of ``u``'s edge) then Alg. 4 (flip) at each
+    vertex ``u`` of ``order``."""
+    n = mate.shape[0]
+    flips = 0
+    for i in range(order.shape[0]):
+        u = order[i]
+        v = mate[u]
+        best = best_swap_cpu(flat, mate, n, u, v, 0, 1, threshold)
+        if best != -1:
+            a = best // n
+            b = best % n
+            mate[u] = a
+            mate[a] = u
+            mate[v] = b
+            mate[b] = v
+            flips += 1
+    return flips
 
 
 def best_gain(w: np.ndarray, mate: np.ndarray) -> float:

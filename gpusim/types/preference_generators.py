@@ -36,7 +36,7 @@ __all__ = ["easy_instance", "hard_instance"]
 HARD_MAX_N = 46340
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _easy_men(n, lengths, seed):  # pragma: no cover - compiled
     """Each man's ``lengths[m]`` distinct random women (rejection against a marker array)."""
     np.random.seed(seed)
@@ -56,7 +56,7 @@ def _easy_men(n, lengths, seed):  # pragma: no cover - compiled
     return ptr, ids
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _transpose_shuffled(n, m_ptr, m_ids, seed):  # pragma: no cover - compiled
     """Each woman's list: the men who rank her, in a random order (Fisher-Yates per list).
 

@@ -171,7 +171,7 @@ def csr_arrays(side: str, ptr: Any, ids: Any) -> tuple[np.ndarray, np.ndarray]:
     return ptr64, ids64
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def first_repeat(ptr, flat, n_other):  # pragma: no cover - compiled
     """Index of the first entry that repeats an earlier entry of the same list, or -1 (linear time)."""
     seen = np.full(max(n_other, 1), -1, np.int64)
@@ -183,7 +183,7 @@ def first_repeat(ptr, flat, n_other):  # pragma: no cover - compiled
     return -1
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat):  # pragma: no cover - compiled
     """Seed 003, Paper IV §2: pair every mutual entry with its partner entry, in O(L + n).
 
@@ -227,7 +227,7 @@ def _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat):  # pra
     return m_partner, w_partner
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _purge(ptr, flat, partner):  # pragma: no cover - compiled
     """CSR of the kept (mutual) entries, and each entry's position in its purged list (-1 if dropped)."""
     n = ptr.shape[0] - 1
@@ -249,7 +249,7 @@ def _purge(ptr, flat, partner):  # pragma: no cover - compiled
     return new_ptr, new_flat, position
 
 
-@numba.njit(cache=False)
+@numba.njit(cache=True)
 def _partner_ranks(partner, other_position, kept):  # pragma: no cover - compiled
     """For each kept entry, the position of its partner entry in the other side's purged list."""
     out = np.empty(kept, np.int32)
