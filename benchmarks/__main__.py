@@ -19,6 +19,7 @@ sim            the simulator's scheduling points per second against numba's CUDA
 explore        the explorer's schedules per second per engine, and campaigns on 1-16 Dask workers
 cpu            the compiled CPU engine against NetworkX, SciPy and NetworKit
 first-contact  fresh processes: every subcommand with empty and warm kernel caches, and gpusim --help
+multi-gpu      b-Suitor on several GPUs (Dask-CUDA, NCCL) and parts of one GPU beside one GPU       (GPU)
 =============  ==========================================================================================
 
 Anchors (ECL-MM, ν-Louvain/GVE-Louvain) are built from ``../shared/anchors/`` (or ``.anchors/``) when present,
@@ -57,6 +58,7 @@ AREAS = {area.name: area for area in (
     Area("explore", "explore", False, "explorer throughput per engine and scaling on Dask workers"),
     Area("cpu", "cpu", False, "the CPU engine against NetworkX, SciPy and NetworKit"),
     Area("first-contact", "first_contact", False, "fresh processes: every subcommand, empty and warm caches"),
+    Area("multi-gpu", "multi_gpu", True, "b-Suitor on several GPUs and parts of one GPU beside one GPU"),
 )}
 
 

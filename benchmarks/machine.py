@@ -59,7 +59,10 @@ def has_gpu() -> bool:
 
 
 def commit() -> str:
-    """The checkout's commit (short), with ``+`` when the tree has changes; ``unknown`` outside git."""
+    """The checkout's commit (short), with ``+`` when the tree has changes; outside git, ``GPUSIM_COMMIT`` (a copy
+    of the tree sent to a GPU machine has no history) or ``unknown``."""
+    if os.environ.get("GPUSIM_COMMIT"):
+        return os.environ["GPUSIM_COMMIT"]
     try:
         head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, timeout=10, check=True).stdout.strip()

@@ -1,7 +1,7 @@
 """b-Suitor on several GPUs beside one GPU, whole calls from host input, in one run (seed 003, Paper II).
 
-    python benchmarks/b_suitor_multi.py --edges 1e9 --devices 2 4 --b 2 --out multi.json --png multi.png
-    python benchmarks/b_suitor_multi.py --edges 1e6 --devices 1 --parts 2 3   # one GPU: a Dask-CUDA worker, parts
+    python -m benchmarks multi-gpu --edges 1e9 --devices 2 4 --b 2
+    python -m benchmarks multi-gpu --quick      # one GPU: 10^6 edges, a Dask-CUDA worker and 2 parts on GPU 0
 
 A random graph (uniform endpoints, integer weights 1..8: many ties) is made on the host.  One GPU's b-Suitor is
 timed first (``b_suitor(graph, b, backend="cupy")``, unless ``--no-single``: a graph too large for one GPU); then
@@ -9,17 +9,15 @@ a ``LocalCUDACluster`` (or the cluster at ``--scheduler``) is started once, its 
 ``b_suitor(graph, b, devices=k, client=client)`` timed for each ``k`` of ``--devices``; ``--parts P`` times ``P``
 parts on GPU 0 in this process.  Every result is checked equal to the first.  ``GPUSIM_COMMIT`` names the commit
 measured when the tree is not a git checkout.  NVLink multicast is off in every
-process (``gpusim.runtime.collectives.NVLINK_MULTICAST_OFF``).  Writes JSON (and a PNG of the speed-ups).
+process (``gpusim.runtime.collectives.NVLINK_MULTICAST_OFF``).  Writes ``DIR/multi-gpu.json`` and a PNG of the
+speed-ups, ``DIR/multi-gpu.png`` (``--out DIR``, default ``benchmarks/results/<device>/``).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
 import platform
-import subprocess
 import time
 
 import numpy as np
@@ -47,8 +45,11 @@ def timed(run, repeats: int) -> tuple[float, object]:
     return best, result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks import machine
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks multi-gpu", description=__doc__.splitlines()[0])
+    machine.add_out(parser)
     parser.add_argument("--edges", type=float, default=1e6)
     parser.add_argument("--vertices", type=float, default=None, help="default: edges / 8")
     parser.add_argument("--b", type=int, default=2)
@@ -58,19 +59,17 @@ def main() -> None:
     parser.add_argument("--no-single", action="store_true", help="skip one GPU (a graph too large for it)")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="b_suitor_multi.json")
-    parser.add_argument("--png", default=None)
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
+    if options.quick and not (options.devices or options.parts):
+        options.devices, options.parts = [1], [2]
+    json_path, png_path = machine.outputs(options, "multi-gpu")
     multicast_off()
     edges = int(options.edges)
     n = int(options.vertices or max(edges // 8, 2))
     start = time.perf_counter()
     graph = random_graph(edges, n, options.seed)
-    record = {"command": " ".join(["python", "benchmarks/b_suitor_multi.py", *map(str, __import__("sys").argv[1:])]),
-              "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-              "commit": os.environ.get("GPUSIM_COMMIT") or subprocess.run(
-                  ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or None,
-              "host": platform.node(), "n": graph.n, "edges": graph.n_edges, "b": options.b,
+    record = {**machine.stamp("multi-gpu", argv), "host": platform.node(),
+              "n": graph.n, "edges": graph.n_edges, "b": options.b,
               "graph_seconds": time.perf_counter() - start, "runs": []}
     try:
         import cupy
@@ -117,9 +116,8 @@ def main() -> None:
     first = record["runs"][0]["seconds"] if record["runs"] else None
     for entry in record["runs"]:
         entry["speed_up_over_first"] = first / entry["seconds"] if first else None
-    with open(options.out, "w") as handle:
-        json.dump(record, handle, indent=1)
-    if options.png and record["runs"]:
+    json_path.write_text(json.dumps(record, indent=1))
+    if record["runs"]:
         import matplotlib
 
         matplotlib.use("Agg")
@@ -131,8 +129,10 @@ def main() -> None:
         axes.set_title(f"b-Suitor, {graph.n_edges:.3g} edges, b = {options.b}")
         figure.autofmt_xdate()
         figure.tight_layout()
-        figure.savefig(options.png, dpi=120)
+        figure.savefig(png_path, dpi=120)
+    print(f"wrote {json_path} and {png_path}")
+    return 0 if all(entry["same_as_first"] is not False for entry in record["runs"]) else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
