@@ -188,7 +188,7 @@ def test_on_a_gpu_a_variant_after_a_cached_run_is_the_variant(tmp_path):
 
     def run(which):
         done = subprocess.run([sys.executable, "-c", script, which], capture_output=True, text=True, env=env,
-                              timeout=600)
+                              cwd=tmp_path, timeout=600)  # not the checkout: its gpusim/ is not the installed one
         assert done.returncode == 0, done.stderr[-2000:]
         return done.stdout.strip()
 
