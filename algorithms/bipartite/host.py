@@ -19,7 +19,7 @@ import numpy as np
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import is_device_graph
-from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.launcher import Launcher, own_device
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
 
@@ -57,7 +57,7 @@ def prepare(graph: Any, backend: str, device: Any, initial: Any, progress: Any,
         raise InvalidArgumentType(f"graph must be a BipartiteGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
-    dev = device if device is not None else Device(backend)
+    dev = device if device is not None else own_device(backend)
     if is_device_graph(graph):  # no host copy of the graph: the cheap matching made on the device, or none
         if not (initial is None or (isinstance(initial, str) and initial in ("cheap", "empty"))):
             raise InvalidArgument(f"initial must be 'cheap' or 'empty' for a device-resident graph, got {initial!r}")

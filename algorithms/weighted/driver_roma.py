@@ -41,7 +41,7 @@ from gpusim.language.kernels import DeviceFunction
 from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_graphs import adopt, check_output
-from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.launcher import Launcher, fill, own_device
 from gpusim.types.complete_graphs import check_memory, dense_bytes
 
 from .device_result import exactly
@@ -156,7 +156,7 @@ def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: s
     phase = with_devices(roma_block_phase if variant == "block" else roma_thread_phase, kernels or {})
     options = (mate, threshold, max_phases, pad, seed, max_memory)
     if is_device_matrix(weights):
-        run = _device_input(weights, options, device or Device(matrix_backend(weights, backend)), check_invariants)
+        run = _device_input(weights, options, device or own_device(matrix_backend(weights, backend)), check_invariants)
     else:
         run = _host_input(weights, options, device, backend)
     return _phases(run, phase, variant, check_invariants, output, weights)
@@ -183,7 +183,7 @@ def _host_input(weights: Any, options: tuple, device: Device | None, backend: st
     and copied to the device."""
     w, start, n, padded, threshold, max_phases, _ = prepare_augmentation(weights, *options, on_device=True)
     size = w.shape[0]
-    dev = device if device is not None else Device(backend)
+    dev = device if device is not None else own_device(backend)
     dev.check_fits(8 * size * size + 16 * size, "roma", _ALTERNATIVE)
     flat = dev.array(np.ascontiguousarray(w, np.float64).ravel() if size else np.zeros(1))
     # CuPy copies host arrays asynchronously: without this wait the first phase's time would include the
