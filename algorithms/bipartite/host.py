@@ -36,7 +36,8 @@ MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
 CT_SHAPE = {"sim": (2, 32), "numba": (256, 256), "cupy": (256, 256)}
 #: Threads of the single block that compacts active lists (at most 1024, the shared counts' size).
 COMPACT_BLOCK = {"sim": 64, "numba": 1024, "cupy": 1024}
-#: G-PR shrinks its active lists only when at least this many columns are listed (seed 001, Alg. 7 line 11).
+#: G-PR shrinks its active lists only when at least this many columns are listed (Deveci et al., ICPP 2013, Alg. 7
+#: line 11).
 SHRINK_THRESHOLD = 512
 #: The most BFS levels (APFB, APsB, G-GR) launched before their flags are read back (``levels_per_read=``'s
 #: default): each search launches batches of 1, 2, 4, ... levels up to this, each read back once.

@@ -1,4 +1,5 @@
-"""Parallel ROMA on complete graphs: 4-cycle augmentation with lock-protected flips (seed 002, Alg. 6–8).
+"""Parallel ROMA on complete graphs: 4-cycle augmentation with lock-protected flips (Hovland, MSc thesis 2020, Alg.
+6–8).
 
 A perfect matching of a complete graph (weights a dense ``n × n`` matrix, stored flat) is
 improved in phases ([002]_).  In a phase every matching edge ``(u, M[u])`` with ``u < M[u]`` looks for
@@ -16,7 +17,7 @@ array, ``__cuda_array_interface__``, a flat simulator array): it is checked and 
 References
 ----------
 .. [002] S. Hovland, "Maximum weighted matching on a GPU", MSc thesis, University of Bergen,
-   2020 (seed 002), §4.1: Alg. 6 (a thread per matching edge), Alg. 7 (atomicFlip), Alg. 8 (a
+   2020, §4.1: Alg. 6 (a thread per matching edge), Alg. 7 (atomicFlip), Alg. 8 (a
    block per matching edge with a block reduction of (a, b, gain)).
 
 Example
@@ -77,12 +78,12 @@ def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: s
          device: Device | None = None, check_invariants: bool = False, max_memory: int | None = None,
          kernels: Mapping[str, DeviceFunction] | None = None, output: str = "host"
          ) -> WeightedMatching | DeviceRomaMatching:
-    """Parallel ROMA (seed 002, Alg. 9 with the phase of Alg. 6 or Alg. 8) on a GPU backend.
+    """Parallel ROMA (Hovland, MSc thesis 2020, Alg. 9 with the phase of Alg. 6 or Alg. 8) on a GPU backend.
 
     Parameters
     ----------
     weights:
-        A symmetric non-negative ``n × n`` matrix: the complete graph (seed 002's setting: every
+        A symmetric non-negative ``n × n`` matrix: the complete graph (Hovland, MSc thesis 2020's setting: every
         pair of distinct vertices is an edge, those of weight 0 included, and the result is a
         perfect matching of it).  A host array is copied to the device; a float64 array already
         on one (CuPy, numba, ``__cuda_array_interface__``: ``(n, n)`` C-contiguous or its ``n * n``

@@ -155,6 +155,14 @@ def _backends(entry) -> str:
                     else "")
 
 
+def paper_field(entry) -> str:
+    """The ``:Paper:`` field: each paper's short citation linked to the bibliography, ``where`` after the first."""
+    first, *others = entry.references
+    cited = [f":ref:`{first.short} <ref-{first.key}>`" + (f", {entry.where}" if entry.where else ""),
+             *(f":ref:`{other.short} <ref-{other.key}>`" for other in others)]
+    return ":Paper: " + "; ".join(cited)
+
+
 def page_text(entry, twins: list[Twin]) -> str:
     """The reStructuredText of ``entry``'s page."""
     from gpusim.zoo import ZOO
@@ -162,11 +170,15 @@ def page_text(entry, twins: list[Twin]) -> str:
     target = f"{entry.run.__module__}.{entry.run.__qualname__}"
     lines = [GENERATED, "", f".. _kernel-page-{entry.problem}-{entry.name}:", "",
              *_heading(f"{entry.problem}: ``{entry.name}``, {entry.title}", "="),
-             f":Paper: {entry.paper}", f":Backends: {_backends(entry)}",
+             paper_field(entry), f":Backends: {_backends(entry)}",
              f":Guarantees: {entry.guarantees or '-'}", f":Runs as: :func:`{target}`"]
     tutorials = TUTORIALS.get((entry.problem, entry.name), [])
     if tutorials:
         lines += [":Tutorials: " + ", ".join(f":doc:`../tutorials/{name}`" for name in tutorials)]
+    lines += [""]
+    for reference in entry.references:
+        lines += [f"| {', '.join(reference.authors)}. *{reference.title}*. {reference.venue}, {reference.year}. "
+                  f"`{reference.link} <{reference.link}>`__"]
     lines += [""]
     lines += _heading("The paper's pseudo-code and the kernels" if entry.kernels else
                       "The paper's pseudo-code and the source", "-")
@@ -234,9 +246,15 @@ def index_text(entries) -> str:
 
 
 def write_pages(srcdir: Path) -> list[Path]:
-    """Write every page (only those whose text changed) and remove stale ones; return the pages."""
+    """Write every page (only those whose text changed) and remove stale ones, and ``references.rst`` (the
+    bibliography, from :func:`gpusim.runtime.references.references_rst`); return the pages."""
     import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
+    from gpusim.runtime.references import references_rst
     from gpusim.runtime.registry import algorithms
+
+    bibliography = srcdir / "references.rst"
+    if not bibliography.exists() or bibliography.read_text(encoding="utf-8") != references_rst():
+        bibliography.write_text(references_rst(), encoding="utf-8")
 
     folder = srcdir / "kernels"
     folder.mkdir(exist_ok=True)

@@ -4,7 +4,7 @@ NetworkX (3.3 and later) dispatches a call with ``backend="gpusim"`` here throug
 ``pyproject.toml`` (group ``networkx.backends``, name ``gpusim``, object :data:`backend_interface`; and
 ``networkx.backend_info``, :func:`get_info`).  Implemented, returning NetworkX's own types:
 
-- ``louvain_communities``: :func:`gpusim.algorithms.louvain.louvain` (seed 003, Paper III) on the best
+- ``louvain_communities``: :func:`gpusim.algorithms.louvain.louvain` (Naim et al., IPDPS 2017) on the best
   backend there is (a GPU, else the simulator for small graphs, else the compiled sequential emulation);
   a list of sets of nodes.  ``threshold`` is ``t_final``; ``max_level`` cuts the dendrogram; ``seed`` seeds
   the simulator's schedule (the answer does not depend on it when the weights' sums are exact).
@@ -50,7 +50,7 @@ def _nx_graph(G: Any) -> Any:
 
 def louvain_communities(G: Any, weight: str | None = "weight", resolution: float = 1, threshold: float = 1e-7,
                         max_level: int | None = None, seed: Any = None) -> list[set]:
-    """NetworkX's ``louvain_communities``, computed by the GPU Louvain of seed 003, Paper III."""
+    """NetworkX's ``louvain_communities``, computed by the GPU Louvain of Naim et al. (IPDPS 2017)."""
     from gpusim.algorithms.louvain import LouvainGraph, louvain
     from gpusim.errors import InvalidArgument
 
