@@ -148,7 +148,9 @@ def _source_fields(source: Any) -> tuple[list[TraceEvent], list[TraceEvent], str
         if token is None and getattr(source, "token", None):
             scenario = getattr(source, "scenario", None)
             token = source.token if scenario is None or "@" in source.token else f"{scenario}@{source.token}"
-        return events, marked or racing_pair(events), text, token
+        # the racing access the simulator stopped before is no event of the trace: shown after the last one
+        late = [e for e in marked if e not in events and (not events or e.step > events[-1].step)]
+        return [*events, *late], marked or racing_pair(events), text, token
     try:
         events = list(source)
     except TypeError:
