@@ -217,7 +217,8 @@ button{font:inherit;margin-right:4px} #position{margin-left:8px;font-weight:600}
 .ev.mark{outline:2px solid #d00;outline-offset:1px}.ev.future{opacity:.25}
 .ev.current{box-shadow:0 0 0 3px #000}
 #cursor{position:absolute;top:0;bottom:0;width:12px;background:rgba(255,220,0,.35);pointer-events:none}
-#side{width:420px;max-height:40vh;overflow-y:auto} #side h3{margin:4px 0;font-size:14px} table{border-collapse:collapse;width:100%}
+#side{width:420px;max-height:40vh;overflow-y:auto} #side h3{margin:4px 0;font-size:14px}
+table{border-collapse:collapse;width:100%}
 td,th{border:1px solid #ddd;padding:2px 6px;
  font:12px monospace;text-align:left} tr.changed td{background:#fff3b0} tr.marked td:first-child{color:#d00;
  font-weight:700} tr.current td{background:#ffe680}
