@@ -67,7 +67,7 @@ class Algorithm:
 
     @property
     def citation(self) -> str:
-        """One line: the first paper's short citation and ``where`` in it, then the others' (``; ``)."""
+        """One line: the first paper's short citation and ``where`` in it, then the others', separated by semicolons."""
         first, *others = self.references
         return "; ".join([f"{first.short}, {self.where}" if self.where else first.short,
                           *(other.short for other in others)])
