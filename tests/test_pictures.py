@@ -150,7 +150,7 @@ def test_no_edge_is_drawn_through_a_vertex_it_does_not_join():
     import networkx as nx
 
     from gpusim.algorithms.louvain import karate
-    from gpusim.teaching.drawings import clear_layout, edge_crossings
+    from gpusim.teaching.layout import clear_layout, edge_crossings
 
     graph = karate().to_networkx()
     spring = nx.spring_layout(graph, seed=1)

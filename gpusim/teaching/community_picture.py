@@ -41,7 +41,7 @@ def community_picture(result, path: str, title: str = "") -> str:
         figure, axes = plt.subplots(figsize=(7, 6))
         position = nx.spring_layout(G, seed=1, weight="weight")
         if graph.n <= 100:  # no edge through a vertex it does not join (a few sweeps over every vertex and edge)
-            from gpusim.teaching.drawings import clear_layout
+            from gpusim.teaching.layout import clear_layout
 
             position = clear_layout(position, G.edges())
         nx.draw_networkx_edges(G, position, ax=axes, alpha=0.3, width=0.8)

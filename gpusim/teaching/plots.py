@@ -258,7 +258,7 @@ def weighted_matching_picture(graph, pairs: np.ndarray, path: str, title: str = 
         import networkx as nx
 
         figure, axes = plt.subplots(figsize=(7, 7))
-        from gpusim.teaching.drawings import clear_layout
+        from gpusim.teaching.layout import clear_layout
 
         # no edge drawn through a vertex it does not join (the karate graph's 24-27 ran through 15)
         layout = nx.spring_layout(graph.to_networkx(), seed=1)
