@@ -51,7 +51,7 @@ def gpu_backend(request) -> str:
 
 QUICK_MODULES = {
     "test_language.py", "test_simulator.py", "test_race_detector.py", "test_validation.py", "test_graphs.py",
-    "test_preferences.py", "test_cli_errors.py",
+    "test_preferences.py",
 }
 QUICK_TESTS = (
     # the simulator's modes
@@ -94,7 +94,11 @@ QUICK_TESTS = (
     "test_stable.py::test_mcvitie_wilson_without_cas_is_caught",
     "test_stable.py::test_bad_input",
     "test_pairs_are_edges.py::test_validator_refuses",
-    # the command line and the teaching pages
+    # the command line (its whole error table in this process, two cases as real commands) and the teaching pages
+    "test_cli_errors.py::test_the_table_is_big_enough",
+    "test_cli_errors.py::test_bad_input_in_process_is_one_line_naming_it",
+    "test_cli_errors.py::test_bad_input_is_one_line_naming_it[frobnicate]",
+    "test_cli_errors.py::test_bad_input_is_one_line_naming_it[match {tmp}/garbage.mtx]",
     "test_cli.py::test_version",
     "test_cli.py::test_bad_usage_is_a_clear_error_not_a_traceback",
     "test_cli.py::test_match_bad_usage",
