@@ -103,8 +103,7 @@ def clear_table(keys, vals, base, size, first, step):
 
 @device
 def insert(keys, vals, base, size, key, weight):
-    """Add ``weight`` to community ``key``'s slot, claiming a free one by CAS (Naim et al., IPDPS 2017, Alg. 2 lines
-    3–13).
+    """Add ``weight`` to community ``key``'s slot, claiming a free one by CAS (IPDPS 2017, Alg. 2 lines 3–13).
 
     Line 9 claims the slot for ``key`` (the neighbour's ``C[j]``), where the paper's line writes ``C[i]``
     (see the module's docstring).  The key is read without an atomic (lines 6 and 8): a stale EMPTY

@@ -32,8 +32,8 @@ from gpusim.backends.sim import TraceEvent
 __all__ = ["barrier_events", "fault_events", "fault_note", "race_events", "stale_read", "weak_memory_sentence"]
 
 _RACE = re.compile(r"hazard on \w+ (?P<array>\w+)\[(?P<index>-?\d+)\]: (?P<op2>\w+) by thread \(block (?P<b2>\d+), "
-                   r"thread (?P<t2>\d+)\) at (?P<at2>\S+) after unordered (?P<op1>\w+) by thread \(block (?P<b1>\d+), "
-                   r"thread (?P<t1>\d+)\) at (?P<at1>\S+)")
+                   r"thread (?P<t2>\d+)\) at (?P<at2>.+?) after unordered (?P<op1>\w+) by thread \(block (?P<b1>\d+), "
+                   r"thread (?P<t1>\d+)\) at (?P<at1>[^\n]+)")
 _SITE = re.compile(r"syncthreads at (\S+?\.py:\d+)")
 _THREAD = re.compile(r"thread \(block (\d+), thread (\d+)\)")
 
