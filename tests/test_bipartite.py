@@ -68,7 +68,7 @@ simulated_policies = st.one_of(schedules(max_preemptions=4, max_step=3000),
 def test_maximum_and_certified_under_any_schedule(variant, graph, policy, initial, permute):
     if permute:
         graph = graph.permuted(permute)
-    result = run(variant, graph, Device("sim", policy=policy, trace=False), initial=initial)
+    result = run(variant, graph, Device("sim", policy=policy, trace=False, races="off"), initial=initial)
     assert_maximum(result, graph)
 
 

@@ -79,7 +79,7 @@ def test_count_level_counts_the_columns_of_a_level():
        name=st.sampled_from(["apfb", "apsb"]), direction=st.sampled_from(["bottom-up", "auto"]),
        initial=st.sampled_from(["cheap", "empty"]), warp_degree=st.sampled_from([None, 2]))
 def test_apfb_and_apsb_from_the_rows_are_maximum(graph, policy, name, direction, initial, warp_degree):
-    dev = Device("sim", policy=policy, trace=False)
+    dev = Device("sim", policy=policy, trace=False, races="off")
     result = getattr(bipartite, name)(graph, device=dev, direction=direction, initial=initial,
                                       warp_degree=warp_degree)
     assert_maximum(result, graph)

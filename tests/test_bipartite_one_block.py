@@ -37,7 +37,7 @@ def one_block(name, graph, device, **options):
 def test_maximum_and_certified_under_any_schedule(name, graph, policy, initial, permute):
     if permute:
         graph = graph.permuted(permute)
-    result = one_block(name, graph, Device("sim", policy=policy, trace=False), initial=initial)
+    result = one_block(name, graph, Device("sim", policy=policy, trace=False, races="off"), initial=initial)
     assert_maximum(result, graph)
     if graph.n_rows and graph.n_cols:
         assert result.stats["launches"]["augment_in_one_block"] == 1

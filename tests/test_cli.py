@@ -60,6 +60,10 @@ def test_bench_sim_reports_points_per_second(capsys):
         ("memory", "sequential"), ("memory", "pct"), ("memory", "random"), ("memory", "round_robin"),
         ("barrier", "sequential"), ("barrier", "random")}
     assert all(row["points"] == 640 and row["points_per_second"] > 0 for row in rows)
+    # the race detector's cost: the reference engine's random schedules with it (Device("sim")'s default) and without
+    for workload in ("memory", "barrier"):
+        assert {row["races"] for row in rows if row["workload"] == workload and row["simulator"] == "gpusim"
+                and row["policy"] == "random" and not row["trace"]} == {"off", "report"}
 
 
 @pytest.mark.parametrize("algorithm, backend", [("gpr", "sim"), ("apfb", "sim"), ("apsb", "auto"), ("hk", "cpu"),

@@ -286,3 +286,26 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal():
     plain = _gpusim(["explore", "lost_update.fixed", "--budget", "20"])  # stderr is a pipe here
     assert "no failure in 20 schedule(s)" in plain.stdout
     assert plain.returncode == 0 and plain.stderr == ""
+
+
+@pytest.mark.parametrize("argv, fragment", CASES, ids=[" ".join(argv) for argv, _ in CASES])
+def test_bad_input_in_process_is_one_line_naming_it(folder, argv, fragment, capsys, monkeypatch):
+    """The same table through :func:`gpusim.cli.main` in this process: what ``pytest -m quick`` runs (a Python
+    start per case costs a second of CPU; the test above runs the real command)."""
+    from gpusim.cli import main
+
+    monkeypatch.delenv("GPUSIM_DEBUG", raising=False)
+    before = sorted(folder.iterdir())
+    try:
+        status = main([part.replace("{tmp}", str(folder)) for part in argv])
+    except SystemExit as exit_:  # argparse's own usage errors
+        status = exit_.code
+    out, err = capsys.readouterr()
+    assert status in (1, 2) and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and fragment.replace("{tmp}", str(folder)) in lines[0] and lines[0].startswith("gpusim")
+    if "--json" in argv and status == 2 and out:
+        assert "error" in json.loads(out)
+    else:
+        assert out == ""
+    assert sorted(folder.iterdir()) == before

@@ -45,8 +45,15 @@ def sphinx(builder: str, tmp_path: Path) -> str:
     return log
 
 
-def test_html_builds_without_warnings(tmp_path):
-    log = sphinx("html", tmp_path)
+@pytest.fixture(scope="module")
+def html_site(tmp_path_factory) -> tuple[Path, str]:
+    """The site built once for this module's tests: its folder (``html/`` below it) and the build's log."""
+    folder = tmp_path_factory.mktemp("site")
+    return folder, sphinx("html", folder)
+
+
+def test_html_builds_without_warnings(html_site):
+    tmp_path, log = html_site
     assert "build succeeded" in log
     pictures = list((tmp_path / "html" / "_images").glob("*.png"))
     assert pictures, "the pages' pictures were not drawn"
@@ -124,3 +131,70 @@ def test_every_code_block_of_the_pages_fits_88_columns():
 def test_long_listing_lines_wrap_on_the_page():
     css = (DOCS / "_static" / "gpusim.css").read_text()
     assert re.search(r"div\.highlight pre \{[^}]*white-space: pre-wrap", css)
+
+
+#: What a reader must not meet: internal labels of the source papers (their file names, "seed 00N", the thesis'
+#: "Paper I" to "Paper IV" as bare labels) instead of a citation from the bibliography (docs/references.rst).
+INTERNAL_LABELS = re.compile(r"[Ss]eeds? 00\d|\b00\d_[0-9a-f]{16}\b|\bPaper (?:I|II|III|IV)\b")
+
+
+def test_no_internal_paper_labels_in_the_built_html(html_site):
+    tmp_path, _ = html_site
+    found = []
+    for page in (tmp_path / "html").rglob("*.html"):
+        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+        found += [f"{page.relative_to(tmp_path)}: {hit.group(0)!r}" for hit in INTERNAL_LABELS.finditer(text)]
+    assert found == [], found[:20]
+    references = (tmp_path / "html" / "references.html").read_text(encoding="utf-8")
+    assert "https://doi.org/10.1109/ICPP.2013.11" in references and "Deveci et al., Euro-Par 2013" in references
+
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "build" / "test-artifacts"
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+@pytest.mark.parametrize("name", ["bipartite-apfb", "bipartite-gpr", "communities-louvain"])
+def test_a_browser_sees_the_kernel_listing_when_scrolled_to_it(html_site, name, size):
+    """In headless Chromium (the system's, through Playwright), scrolled to a kernel page's first listing: the
+    listing is in the window and nothing covers it; no block of the page stays stuck taller than a third of it."""
+    import shutil
+
+    chromium = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+    if chromium is None:
+        pytest.skip("no chromium here (apt-get install -y chromium): the kernel pages are not opened in a browser")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
+    tmp_path, _ = html_site
+    page_path = tmp_path / "html" / "kernels" / f"{name}.html"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.goto(page_path.as_uri())
+            listing = page.locator("div.listing div.highlight-python").first
+            listing.scroll_into_view_if_needed()
+            box = listing.bounding_box()
+            assert box is not None and box["y"] < size[1] and box["y"] + min(box["height"], 200) > 0
+            # the element at a point inside the listing's visible part is the listing, not a block over it
+            x, y = box["x"] + 40, max(box["y"], 0) + 20
+            covered = page.evaluate("([x, y]) => { const el = document.elementFromPoint(x, y); "
+                                    "return el.closest('div.listing') === null ? el.outerHTML.slice(0, 200) : ''; }",
+                                    [x, y])
+            assert covered == "", covered
+            # a block that stays put while the page scrolls (the theme's fixed sidebar beside the text aside)
+            # is never taller than a third of the window where it could cover the listing
+            stuck = page.evaluate("() => [...document.querySelectorAll('body *')].filter((el) => "
+                                  "['sticky', 'fixed'].includes(getComputedStyle(el).position)).map((el) => { "
+                                  "const r = el.getBoundingClientRect(); return [r.left, r.right, r.height]; })")
+            over = [height for left, right, height in stuck if left < box["x"] + box["width"] and right > box["x"]]
+            assert all(height <= size[1] / 3 for height in over), (stuck, box)
+            # the pseudo-code's linked line numbers lead to the listing that implements the line
+            link = page.locator("a.pseudo-line").first
+            target = link.get_attribute("href")
+            link.click()
+            assert page.evaluate("(id) => { const r = document.getElementById(id).getBoundingClientRect(); "
+                                 "return r.top >= 0 && r.top < window.innerHeight; }", target.lstrip("#"))
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            listing.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / f"kernel-page-{name}-{size[0]}x{size[1]}.png"))
+        finally:
+            browser.close()

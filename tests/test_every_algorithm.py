@@ -385,7 +385,8 @@ def test_gpusim_algorithms_lists_the_registry(capsys):
         (entry.problem, entry.name) for entry in algorithms()]
     for row in shown["algorithms"]:
         entry = lookup(row["problem"], row["name"])
-        assert (row["title"], row["paper"], row["guarantees"]) == (entry.title, entry.paper, entry.guarantees)
+        assert (row["title"], row["paper"], row["guarantees"]) == (entry.title, entry.citation, entry.guarantees)
+        assert [ref["citation"] for ref in row["references"]] == [ref.full for ref in entry.references]
         assert row["backends"] == list(entry.backends) and row["gpu"] == entry.gpu
         assert row["on_cpu"] == (entry.name if "cpu" in entry.backends else entry.on_cpu)
         assert lookup(row["problem"], row["on_cpu"])  # a registered sequential counterpart

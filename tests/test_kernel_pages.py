@@ -22,7 +22,7 @@ from gpusim.zoo import ZOO
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs" / "_ext"))
 import kernel_pages  # noqa: E402  (docs/_ext is not a package)
 
-#: Algorithms whose seed prints no pseudo-code: b-Suitor is cited from Khan et al. 2016 (seed 003, Paper IV §3).
+#: Algorithms whose papers print no pseudo-code: b-Suitor is cited from Khan et al. 2016 (Manne et al., CSC 2016 §3).
 NO_PSEUDOCODE_IN_THE_SEEDS = {("weighted", "bsuitor")}
 
 
@@ -62,10 +62,11 @@ def test_the_page_shows_the_pseudocode_and_the_real_source(pages, entry):
     if (entry.problem, entry.name) in NO_PSEUDOCODE_IN_THE_SEEDS or not entry.gpu:
         return
     text = entry.pseudocode
-    assert re.match(r"seed 00\d \(.+?\),[^:]*?Algorithm \d+[: ]", text, re.DOTALL), text.splitlines()[0]
-    assert re.search(r"\(seed file 00\d_[0-9a-f]{16}\.txt, lines? \d+", text)
+    # headed by the paper's short citation (the bibliography's) and the algorithm's number
+    assert any(re.match(re.escape(ref.short) + r",[^:]*?Algorithm \d+[: ]", text, re.DOTALL)
+               for ref in entry.references), text.splitlines()[0]
     for line in text.splitlines():
-        assert line.strip() == "" or f"         {line}\n" in page, line
+        assert line.strip() == "" or f"   {line}\n" in page, line
 
 
 def test_every_seed_entry_of_the_zoo_is_on_its_algorithm_page_with_a_diff_and_the_command(pages):
@@ -109,3 +110,17 @@ def test_a_sequential_algorithm_shows_the_function_its_registered_one_hands_the_
     entry = lookup("bipartite", "hk")
     assert kernel_pages.callees(entry.run) == [hopcroft_karp]
     assert "def hopcroft_karp(" in kernel_pages.page_text(entry, [])
+
+
+@pytest.mark.parametrize("name", [("bipartite", "apfb"), ("bipartite", "gpr"), ("communities", "louvain")],
+                         ids=lambda n: "-".join(n))
+def test_pseudocode_line_numbers_link_to_the_kernels_that_cite_them(pages, name):
+    entry = lookup(*name)
+    page = pages[kernel_pages.page_name(entry)]
+    targets = re.findall(r'class="pseudo-line" href="#([\w-]+)" title="implemented in (\w+)">(\d+)</a>', page)
+    assert len(targets) >= 5, targets
+    for target, step, _ in targets:
+        assert f'<span id="{target}"></span>' in page and target == kernel_pages.anchor(entry, step)
+        listed = {**{k.name: k for k in entry.kernels}, **kernel_pages.steps_of(entry.kernels)}
+        fn = listed[step].fn
+        assert re.search(r"Alg(orithm)?\.? ?\d+,? lines? \d+", inspect.getdoc(fn)), step  # the docstring cites it

@@ -29,7 +29,7 @@ def test_the_broken_twin_is_found_shrunk_and_replayed(entry):
         result = explore(entry.broken, policy, budget=1000)
         assert result.found and result.failure.preemptions <= 2
         assert replay(result.failure.replay_token).trace == result.failure.trace
-    assert entry.source.startswith("seed 003") and entry.wrong and entry.fix
+    assert entry.source.startswith("Naim et al. (IPDPS 2017)") and entry.wrong and entry.fix
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)

@@ -143,3 +143,18 @@ def test_every_algorithm_drawing_is_drawn_with_legible_labels(tmp_path, name):
         plt.close(figure)
     out = tmp_path / f"{name}.png"
     assert drawings.draw(name, str(out)) == str(out) and out.stat().st_size > 5000
+
+
+def test_no_edge_is_drawn_through_a_vertex_it_does_not_join():
+    """The karate graph's spring layout runs edge 24-27 through vertex 15; the pictures' layout does not."""
+    import networkx as nx
+
+    from gpusim.algorithms.louvain import karate
+    from gpusim.teaching.layout import clear_layout, edge_crossings
+
+    graph = karate().to_networkx()
+    spring = nx.spring_layout(graph, seed=1)
+    assert (15, (24, 27)) in edge_crossings(spring, graph.edges())
+    cleared = clear_layout(spring, graph.edges())
+    assert edge_crossings(cleared, graph.edges()) == []
+    assert max(abs(cleared[v][k] - spring[v][k]) for v in graph for k in (0, 1)) < 0.5  # the picture is kept

@@ -269,7 +269,7 @@ BAD_CALLS = [
     ("int32", lambda d: roma(d.array(np.zeros(4, np.int32)), device=d), InvalidArgument, "weights has dtype int32"),
     ("odd n without pad", lambda d: roma(flat(d, uniform(5, 0)), device=d), InvalidArgument,
      "weights is 5 x 5 with n odd: a complete graph has a perfect matching only for even n; pass pad=True to add "
-     "a dummy vertex whose edges all weigh 0 (seed 002 §5.1)"),
+     "a dummy vertex whose edges all weigh 0 (Hovland, MSc thesis 2020, §5.1)"),
     ("cpu backend", lambda d: roma(flat(d, uniform(4, 0)), backend="cpu"), InvalidArgument,
      "weights lives in sim memory, and backend='cpu' runs on the host: run roma on the device that holds the "
      "matrix (backend='auto'), or copy the matrix to the host first"),

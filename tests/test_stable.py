@@ -81,7 +81,7 @@ def test_mcvitie_wilson_equals_gale_shapley_and_is_stable(inst, data):
        policy=policies, data=st.data())
 def test_gpu_versions_equal_gale_shapley_under_any_schedule(algorithm, inst, policy, data):
     capacities = capacities_for(data, inst)
-    result = stable.stable_marriage(inst, algorithm, device=Device("sim", policy=policy, trace=False),
+    result = stable.stable_marriage(inst, algorithm, device=Device("sim", policy=policy, trace=False, races="off"),
                                     capacities=capacities)
     assert result.wife.tolist() == gale_shapley(inst, capacities).wife.tolist()
     assert blocking_pairs(inst, result.wife, capacities) == []
@@ -117,7 +117,7 @@ def test_lemma_3_1_greedy_is_the_unique_stable_solution(graph, policy):
     inst = smi_from_weighted_graph(graph)
     greedy = greedy_matching(graph).mate.tolist()
     assert gale_shapley(inst).wife.tolist() == greedy  # pairs (l_u, r_v) and (l_v, r_u) per greedy edge
-    gpu = stable.stable_marriage(inst, "mw-gpu", device=Device("sim", policy=policy, trace=False))
+    gpu = stable.stable_marriage(inst, "mw-gpu", device=Device("sim", policy=policy, trace=False, races="off"))
     assert gpu.wife.tolist() == greedy
     suitor = maximum_weight_matching(graph, "suitor", "sim")
     assert suitor.mate.tolist() == greedy

@@ -141,3 +141,95 @@ def test_a_browser_steps_to_the_collision_and_shows_its_values(tmp_path):
 def _artifact(name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS / name
+
+
+
+_GEOMETRY = """() => {
+  const r = (el) => el.getBoundingClientRect();
+  const head = r(document.querySelector("#events thead th")), box = r(document.getElementById("events-box"));
+  const lanes = r(document.getElementById("lanes-box")), controls = r(document.getElementById("controls"));
+  const rows = [...document.querySelectorAll("#events tbody tr")];
+  const span = (el) => [r(el).top, r(el).bottom];
+  return {head: [head.top, head.bottom], box: [box.top, box.bottom], lanes: [lanes.left, lanes.right, lanes.top,
+          lanes.bottom], controls: controls.bottom, height: window.innerHeight,
+          current: rows.filter((tr) => tr.classList.contains("current")).map(span),
+          marked: rows.filter((tr) => tr.classList.contains("marked")).map(span),
+          matter: [...document.querySelectorAll("#matter tbody tr")].map(span),
+          lanemarks: [...document.querySelectorAll(".ev.mark")].map((m) => [r(m).left, r(m).right, r(m).top,
+                                                                            r(m).bottom])};
+}"""
+
+
+def _in_view(box: dict, top: float, bottom: float) -> bool:
+    return top >= box["controls"] - 1 and bottom <= box["height"] + 1
+
+
+def _in_the_table(box: dict, top: float, bottom: float, window: bool = True) -> bool:
+    """Below the table's sticky header, inside its box (and in the window)."""
+    return (top >= box["head"][1] - 1 and bottom <= box["box"][1] + 1
+            and (not window or _in_view(box, top, bottom)))
+
+
+def _race_verdict(tmp_path):
+    from gpusim.exercises import check
+
+    kernel = tmp_path / "cas_max.py"
+    kernel.write_text("from gpusim import T, kernel\n\n\n@kernel(signature=\"int32[:], int32[:]\")\n"
+                      "def max_by_cas(values, best):\n    mine = values[T.gtid()]\n    if mine > best[0]:\n"
+                      "        T.atomic_cas(best, 0, best[0], mine)\n")
+    return check(6, kernel)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_the_table_header_never_covers_a_row_and_jump_to_bug_shows_both_events(tmp_path, size):
+    chromium = _chromium()
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra)")
+    found = find_lost_update(threads=64, block=32, seed=3)
+    lost = write_trace_html(found.run.trace, tmp_path / "lost.html", highlight=found.collision,
+                            title="lost update", message="x\n" * 6, token=found.token)
+    verdict = _race_verdict(tmp_path)
+    assert verdict.status == "race" and len(verdict.highlight) == 2
+    race = write_trace_html(verdict, tmp_path / "race.html")
+    errors: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(Path(lost).as_uri())
+            # the token is folded: one line with its length and a copy button, not 700 characters
+            assert len(found.token) > 300 and not page.is_visible("#token")
+            assert page.inner_text("#token-length") == str(len(found.token))
+            page.click("#copy")
+            assert page.inner_text("#copied") != ""
+            # stepping through: the current row always sits below the sticky header, inside the box
+            for _ in range(40):
+                page.keyboard.press("n")
+                box = page.evaluate(_GEOMETRY)
+                (top, bottom), = box["current"]
+                assert box["head"][0] >= box["box"][0] - 1 and _in_the_table(box, top, bottom, window=False), box
+            page.mouse.wheel(0, 400)
+            page.wait_for_timeout(300)  # the wheel scrolls smoothly: let it end before jumping
+            page.keyboard.press("b")  # jump to the bug: the last colliding event in the table, all of them listed
+            box = page.evaluate(_GEOMETRY)
+            (top, bottom), = box["current"]
+            assert _in_the_table(box, top, bottom)
+            assert len(box["matter"]) == len(found.collision) >= 2
+            assert all(_in_view(box, top, bottom) for top, bottom in box["matter"]), box
+            page.screenshot(path=str(_artifact(f"trace-page-lost-update-{size[0]}x{size[1]}.png")))
+            # a race: "jump to bug" puts both racing accesses in view, in the table and in the lanes
+            page.goto(Path(race).as_uri())
+            page.mouse.wheel(0, 400)
+            page.wait_for_timeout(300)  # the wheel scrolls smoothly: let it end before jumping
+            page.click("#bug")
+            box = page.evaluate(_GEOMETRY)
+            assert len(box["marked"]) == 2
+            assert all(_in_the_table(box, top, bottom) for top, bottom in box["marked"]), box
+            left, right, up, down = box["lanes"]
+            for mark_left, mark_right, mark_top, mark_bottom in box["lanemarks"]:
+                assert left <= mark_left and mark_right <= right and up <= mark_top and mark_bottom <= down
+                assert _in_view(box, mark_top, mark_bottom)
+            page.screenshot(path=str(_artifact(f"trace-page-race-{size[0]}x{size[1]}.png")))
+        finally:
+            browser.close()
+    assert errors == []

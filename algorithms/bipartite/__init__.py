@@ -1,6 +1,7 @@
-"""Maximum-cardinality bipartite matching on GPUs: augmenting paths (seed 000) and push-relabel (seed 001).
+"""Maximum-cardinality bipartite matching on GPUs: augmenting paths (Deveci et al., Euro-Par 2013) and push-relabel
+(Deveci et al., ICPP 2013).
 
-The kernels appear in the order of the papers' algorithms (seeds 000 and 001: Deveci, Kaya, Uçar,
+The kernels appear in the order of the papers' algorithms (Deveci et al., Euro-Par 2013, ICPP 2013: Deveci, Kaya, Uçar,
 Çatalyürek, Euro-Par 2013 and ICPP 2013), written once in ``T``
 (:mod:`~gpusim.algorithms.bipartite.kernels_bfs`, :mod:`~gpusim.algorithms.bipartite.kernels_push_relabel`);
 the host loops :func:`apfb`, :func:`apsb` (:mod:`~gpusim.algorithms.bipartite.augmenting`) and

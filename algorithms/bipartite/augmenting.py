@@ -1,4 +1,5 @@
-"""APFB and APsB (seed 000, Alg. 1): BFS from every free column, then ALTERNATE and FIXMATCHING, until no
+"""APFB and APsB (Deveci et al., Euro-Par 2013, Alg. 1): BFS from every free column, then ALTERNATE and FIXMATCHING,
+until no
 augmenting path is left — the host loop, written once against :class:`~gpusim.Device`.
 
 The kernels are in :mod:`gpusim.algorithms.bipartite.kernels_bfs`; ``kernels=`` launches a variant in
@@ -87,7 +88,8 @@ ONE_BLOCK_THREADS = {"sim": 64, "numba": 1024, "cupy": 1024}
 def levels_run(flags: np.ndarray, batch: int, shortest: bool, found: bool) -> tuple[int, bool, bool]:
     """What a batch of ``batch`` BFS levels did, from its flags read back (``flags[2 s]``: level ``s`` inserted a
     column, ``flags[2 s + 1]``: it found a path): how many levels ran, whether the phase found a path so far
-    (``found`` before the batch), and whether the search is over (seed 000, Alg. 1 line 6; lines 9–10 when
+    (``found`` before the batch), and whether the search is over (Deveci et al., Euro-Par 2013, Alg. 1 line 6; lines
+    9–10 when
     ``shortest``).  The levels after the one that ended it returned at once.
 
     >>> levels_run(np.array([1, 0, 1, 1, 0, 0, 0, 0]), 4, False, False)
@@ -254,14 +256,14 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
 
 @register("bipartite", "apfb", backends=("sim", "numba", "cupy"), on_cpu="hk",
           title="APFB: augmenting paths, full BFS (GPUBFS / GPUBFS-WR, ALTERNATE, FIXMATCHING)",
-          paper="seed 000 (Deveci et al., Euro-Par 2013), Alg. 1 without lines 9-10, Alg. 2-4",
+          paper="deveci2013apfb", where="Alg. 1 without lines 9-10, Alg. 2-4",
           guarantees="maximum", kernels=tuple(KERNELS.values()))
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
          levels_per_read: int = LEVELS_PER_READ, warp_degree: int | str | None = "auto",
          output: str = "host", direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
-    """APFB (seed 000, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
+    """APFB (Deveci et al., Euro-Par 2013, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
     ----------
@@ -352,14 +354,15 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
           title="APsB: shortest augmenting paths (GPUBFS / GPUBFS-WR, ALTERNATE, FIXMATCHING)",
-          paper="seed 000 (Deveci et al., Euro-Par 2013), Alg. 1-4", guarantees="maximum",
+          paper="deveci2013apfb", where="Alg. 1-4", guarantees="maximum",
           kernels=tuple(KERNELS.values()))
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
          levels_per_read: int = LEVELS_PER_READ, warp_degree: int | str | None = "auto",
          output: str = "host", direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
-    """APsB (seed 000, Alg. 1): like :func:`apfb`, but each phase stops at the shortest augmenting paths.
+    """APsB (Deveci et al., Euro-Par 2013, Alg. 1): like :func:`apfb`, but each phase stops at the shortest
+    augmenting paths.
 
     With GPUBFS-WR it uses the paper's improvement (L0 = 2, ``bfs_array[root] = -(row + 1)``), so
     ALTERNATE starts from one row per root.  Parameters as :func:`apfb`.

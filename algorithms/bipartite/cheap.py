@@ -1,7 +1,8 @@
-"""The cheap matching (seeds 000 and 001, §4 / §IV): the greedy start of every algorithm, and the start
+"""The cheap matching (Deveci et al., Euro-Par 2013 §4 and ICPP 2013 §IV): the greedy start of every algorithm, and
+the start
 matching the sequential references take (``initial=``), checked.
 
-Conventions, as in seed 000, Alg. 1 and SciPy: ``row_match[r] = c`` and ``col_match[c] = r`` when
+Conventions, as in Deveci et al. (Euro-Par 2013), Alg. 1 and SciPy: ``row_match[r] = c`` and ``col_match[c] = r`` when
 row ``r`` is matched to column ``c``; ``-1`` marks an unmatched vertex.
 
 Example
@@ -106,8 +107,9 @@ def start_matching(graph: BipartiteGraph, initial: Any) -> tuple[np.ndarray, np.
 def cheap_matching(graph: BipartiteGraph) -> MatchingResult:
     """The greedy *cheap matching*: every column, in id order, takes its first unmatched row.
 
-    This is the standard initialisation that seeds 000 and 001 run before every algorithm they
-    compare ("a standard heuristic called the cheap matching", seed 000 §4, seed 001 §IV).  The
+    This is the standard initialisation that Deveci et al. (Euro-Par 2013, ICPP 2013) run before every algorithm they
+    compare ("a standard heuristic called the cheap matching", Deveci et al. (Euro-Par 2013) §4, Deveci et al. (ICPP
+    2013) §IV).  The
     result is maximal (no edge joins two unmatched vertices), so at least half the maximum.
 
     Parameters
@@ -130,7 +132,7 @@ def cheap_matching(graph: BipartiteGraph) -> MatchingResult:
 
     References
     ----------
-    Seed 000 (Deveci et al., Euro-Par 2013) §4; seed 001 (Deveci et al., ICPP 2013) §IV, citing
+    Deveci et al. (Euro-Par 2013) §4; Deveci et al. (ICPP 2013) §IV, citing
     J. Magun, "Greedy matching algorithms, an experimental study", 1997.
 
     Examples

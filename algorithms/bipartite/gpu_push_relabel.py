@@ -1,4 +1,5 @@
-"""G-PR (seed 001, Alg. 3 and 7): push-relabel matching on the GPU — the host loop, written once against
+"""G-PR (Deveci et al., ICPP 2013, Alg. 3 and 7): push-relabel matching on the GPU — the host loop, written once
+against
 :class:`~gpusim.Device`.
 
 The kernels are in :mod:`gpusim.algorithms.bipartite.kernels_push_relabel`; ``kernels=`` launches a
@@ -60,14 +61,14 @@ KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_
 
 @register("bipartite", "gpr", backends=("sim", "numba", "cupy"), on_cpu="pr",
           title="G-PR: push-relabel with global relabelling, active lists and compaction",
-          paper="seed 001 (Deveci et al., ICPP 2013), Alg. 3-9", guarantees="maximum",
+          paper="deveci2013gpr", where="Alg. 3-9", guarantees="maximum",
           kernels=tuple(KERNELS.values()))
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
         check_invariants: bool = False, progress: bool = False, kernels: dict | None = None,
         shrink_at: int = SHRINK_THRESHOLD, levels_per_read: int = LEVELS_PER_READ,
         output: str = "host") -> BipartiteMatching:
-    """G-PR (seed 001, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
+    """G-PR (Deveci et al., ICPP 2013, Alg. 7; Alg. 3 with ``variant="first"``): push-relabel matching on the GPU.
 
     Parameters
     ----------
@@ -289,5 +290,5 @@ def _check_distinct(dev: Device, a_c, n_active: int, loop: int) -> None:
     if (counts > 1).any():
         twice = values[counts > 1][:5].tolist()
         raise violation(dev, f"InvariantViolation: in loop {loop} the active list holds column(s) {twice} twice: "
-                              f"two threads would push for one column (seed 001, Alg. 9 line 13)")
+                              f"two threads would push for one column (Deveci et al., ICPP 2013, Alg. 9 line 13)")
 

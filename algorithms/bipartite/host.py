@@ -18,7 +18,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolation
 from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.launcher import Launcher, own_device
 from gpusim.runtime.resident_graphs import is_device_graph
 from gpusim.types.check import check_bipartite_matching
 from gpusim.types.graphs import BipartiteGraph
@@ -36,7 +36,8 @@ MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
 CT_SHAPE = {"sim": (2, 32), "numba": (256, 256), "cupy": (256, 256)}
 #: Threads of the single block that compacts active lists (at most 1024, the shared counts' size).
 COMPACT_BLOCK = {"sim": 64, "numba": 1024, "cupy": 1024}
-#: G-PR shrinks its active lists only when at least this many columns are listed (seed 001, Alg. 7 line 11).
+#: G-PR shrinks its active lists only when at least this many columns are listed (Deveci et al., ICPP 2013, Alg. 7
+#: line 11).
 SHRINK_THRESHOLD = 512
 #: The most BFS levels (APFB, APsB, G-GR) launched before their flags are read back (``levels_per_read=``'s
 #: default): each search launches batches of 1, 2, 4, ... levels up to this, each read back once.
@@ -57,7 +58,7 @@ def prepare(graph: Any, backend: str, device: Any, initial: Any, progress: Any,
         raise InvalidArgumentType(f"graph must be a BipartiteGraph, got {type(graph).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
-    dev = device if device is not None else Device(backend)
+    dev = device if device is not None else own_device(backend)
     if is_device_graph(graph):  # no host copy of the graph: the cheap matching made on the device, or none
         if not (initial is None or (isinstance(initial, str) and initial in ("cheap", "empty"))):
             raise InvalidArgument(f"initial must be 'cheap' or 'empty' for a device-resident graph, got {initial!r}")

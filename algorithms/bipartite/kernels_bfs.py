@@ -1,4 +1,5 @@
-"""The kernels of APFB and APsB (seed 000 [000]_, Alg. 1–4): BFS levels from the free columns, then ALTERNATE.
+"""The kernels of APFB and APsB (Deveci et al., Euro-Par 2013 [000]_, Alg. 1–4): BFS levels from the free columns,
+then ALTERNATE.
 
 Written once in ``T``; the host loop is :mod:`gpusim.algorithms.bipartite.augmenting`.  Rows are one
 side and columns the other; ``rmatch[r]`` is the column matched to row ``r`` and ``cmatch[c]`` the row
@@ -8,7 +9,7 @@ matched to column ``c``, -1 when free.  Each thread strides over the vertices
 References
 ----------
 .. [000] M. Deveci, K. Kaya, B. Uçar, Ü. V. Çatalyürek, "GPU accelerated maximum cardinality
-   matching algorithms for bipartite graphs", Euro-Par 2013 (seed 000).
+   matching algorithms for bipartite graphs", Euro-Par 2013.
 
 Example
 -------
@@ -38,7 +39,7 @@ def _sig(*types: str) -> str:
     return ", ".join(types)
 
 
-#: The races the BFS kernels intend (seed 000, §3: "the race conditions are benign").
+#: The races the BFS kernels intend (Deveci et al., Euro-Par 2013, §3: "the race conditions are benign").
 _BFS_RACES = {
     "bfs_array": "several columns may visit one column in a level, all writing the same level",
     "predecessor": "several columns may reach one row; any of them is a valid predecessor",
@@ -47,7 +48,8 @@ _BFS_RACES = {
 }
 @kernel(signature=_sig(_A, _A, _A, _I, _I))
 def init_bfs_array(bfs_array, cmatch, root, nc, start_level):
-    """INITBFSARRAY (seed 000, Alg. 1 line 4 and §3): free columns start the BFS at level L0, matched
+    """INITBFSARRAY (Deveci et al., Euro-Par 2013, Alg. 1 line 4 and §3): free columns start the BFS at level L0,
+    matched
     ones wait at L0 - 1 (:func:`start_columns`)."""
     start_columns(bfs_array, cmatch, root, nc, start_level)
 
@@ -70,7 +72,8 @@ def start_columns(bfs_array, cmatch, root, nc, start_level):
 
 @device
 def search_over(flags, slot, stop_on_found):
-    """The host loop's test (seed 000, Alg. 1 lines 6 and 9–10), read on the device: 1 when the level of
+    """The host loop's test (Deveci et al., Euro-Par 2013, Alg. 1 lines 6 and 9–10), read on the device: 1 when the
+    level of
     the slot before ``slot`` inserted no column (line 6: the BFS is complete) or, with ``stop_on_found``
     (APsB), found an augmenting path (lines 9–10); 0 to go on, and always 0 for the first slot of a batch.
 
@@ -90,7 +93,8 @@ def search_over(flags, slot, stop_on_found):
 @kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _I, _I, _I), intended_races=_BFS_RACES)
 def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flags, start_level, slot,
            stop_on_found):
-    """GPUBFS (seed 000, Alg. 2 lines 1–17): expand one BFS level from every column at ``bfs_level``.
+    """GPUBFS (Deveci et al., Euro-Par 2013, Alg. 2 lines 1–17): expand one BFS level from every column at
+    ``bfs_level``.
 
     ``flags[2 slot]`` is *vertex_inserted* (line 10), ``flags[2 slot + 1]`` *augmenting_path_found* (line 17)
     of this level; it returns at once when the previous level ended the search (:func:`search_over`).
@@ -121,7 +125,8 @@ def gpubfs(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, flag
 @device
 def visit_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags, start_level, mark_end,
               slot):
-    """GPUBFS-WR's step for one row ``row`` of column ``c`` (seed 000, Alg. 4 lines 9–21): a matched row's
+    """GPUBFS-WR's step for one row ``row`` of column ``c`` (Deveci et al., Euro-Par 2013, Alg. 4 lines 9–21): a
+    matched row's
     unvisited column joins the next level in ``my_root``'s tree; a free row ends ``my_root``'s path."""
     col_match = rmatch[row]
     if col_match > -1:
@@ -145,7 +150,7 @@ def visit_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, 
     **_BFS_RACES, "root": "several columns may claim one column for their roots; any one is a valid root"})
 def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level,
               mark_end, slot, stop_on_found):
-    """GPUBFS-WR (seed 000, Alg. 4 lines 1–22): GPUBFS with the root array and early exit.
+    """GPUBFS-WR (Deveci et al., Euro-Par 2013, Alg. 4 lines 1–22): GPUBFS with the root array and early exit.
 
     A column stops expanding once its root has an augmenting path (lines 6–7: ``bfs_array[root] <
     L0 - 1``).  With ``mark_end`` (the APsB improvement after Alg. 4, L0 = 2) line 19 records
@@ -161,7 +166,8 @@ def gpubfs_wr(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, r
 @device
 def expand_level(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end,
                  slot):
-    """GPUBFS-WR's body (seed 000, Alg. 4 lines 3–21), each thread striding over the columns: every column at
+    """GPUBFS-WR's body (Deveci et al., Euro-Par 2013, Alg. 4 lines 3–21), each thread striding over the columns:
+    every column at
     ``bfs_level`` whose root has no path yet visits its rows (:func:`visit_row`), setting ``flags[2 slot]`` and
     ``flags[2 slot + 1]``."""
     c = T.gtid()
@@ -177,7 +183,8 @@ def expand_level(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor
 
 @device
 def taken_by_another_path(predecessor, matched_row, matched_col):
-    """The predecessor check (seed 000, Alg. 3 line 8): 1 when the row now matched to ``matched_col`` has
+    """The predecessor check (Deveci et al., Euro-Par 2013, Alg. 3 line 8): 1 when the row now matched to
+    ``matched_col`` has
     ``matched_col`` as its predecessor — another thread's path was alternated through this column — else 0.
 
     ``matched_row == -1`` is the path's root column, free before this phase: nothing to check there,
@@ -192,10 +199,11 @@ def taken_by_another_path(predecessor, matched_row, matched_col):
 
 @kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I), intended_races={
     "cmatch": "two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs the rest "
-              "(seed 000, Alg. 3 and §3)",
+              "(Deveci et al., Euro-Par 2013, Alg. 3 and §3)",
     "rmatch": "a row read as -2 (path end) while another path re-matches it; FIXMATCHING repairs it"})
 def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
-    """ALTERNATE (seed 000, Alg. 3 lines 1–12): flip the edges of the augmenting paths found, from their
+    """ALTERNATE (Deveci et al., Euro-Par 2013, Alg. 3 lines 1–12): flip the edges of the augmenting paths found,
+    from their
     free rows.
 
     The predecessor check (lines 8–9, :func:`taken_by_another_path`) stops a thread at a column
@@ -208,7 +216,8 @@ def alternate(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
 
 @device
 def alternate_paths(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks):
-    """ALTERNATE's body (seed 000, Alg. 3 lines 2–12), each thread striding over the rows: from every row marked
+    """ALTERNATE's body (Deveci et al., Euro-Par 2013, Alg. 3 lines 2–12), each thread striding over the rows: from
+    every row marked
     -2 (a path's free end; with ``use_marks``, only the row its root recorded), flip the path's edges back to
     its root column, stopping at a column another path has taken (:func:`taken_by_another_path`)."""
     r = T.gtid()
@@ -232,7 +241,7 @@ def alternate_paths(cmatch, rmatch, nr, predecessor, bfs_array, root, use_marks)
 
 @kernel(signature=_sig(_A, _A, _I))
 def fix_rows(cmatch, rmatch, nr):
-    """FIXMATCHING, row side (seed 000, Alg. 1 line 13 and §3): ``rmatch[r] = -1`` unless
+    """FIXMATCHING, row side (Deveci et al., Euro-Par 2013, Alg. 1 line 13 and §3): ``rmatch[r] = -1`` unless
     ``cmatch[rmatch[r]] == r``; -2 becomes -1 (:func:`fix_row_side`)."""
     fix_row_side(cmatch, rmatch, nr)
 
@@ -253,11 +262,12 @@ def fix_row_side(cmatch, rmatch, nr):
 
 @kernel(signature=_sig(_A, _A, _I))
 def fix_columns(cmatch, rmatch, nc):
-    """FIXMATCHING, column side (seed 000, Alg. 1 line 13): ``cmatch[c] = -1`` unless ``rmatch[cmatch[c]] == c``.
+    """FIXMATCHING, column side (Deveci et al., Euro-Par 2013, Alg. 1 line 13): ``cmatch[c] = -1`` unless
+    ``rmatch[cmatch[c]] == c``.
 
     The papers state the row side only; after racing alternations a column can also keep a row
     that moved on, and a column that believes itself matched would never start a BFS again.
-    For G-PR (seed 001, Alg. 3 line 11) this is the whole fix, -2 (unreachable) included.  The body is
+    For G-PR (Deveci et al., ICPP 2013, Alg. 3 line 11) this is the whole fix, -2 (unreachable) included.  The body is
     :func:`fix_column_side`.
     """
     fix_column_side(cmatch, rmatch, nc)

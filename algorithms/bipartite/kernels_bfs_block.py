@@ -1,4 +1,5 @@
-"""APFB and APsB in one launch of one block (seed 000, Alg. 1 whole): the host loop moved onto the GPU.
+"""APFB and APsB in one launch of one block (Deveci et al., Euro-Par 2013, Alg. 1 whole): the host loop moved onto
+the GPU.
 
 On a small graph a BFS level is a few microseconds of work and its launch ten or more: the host loop of
 :mod:`~gpusim.algorithms.bipartite.augmenting` spends its time launching.  :func:`augment_in_one_block`
@@ -73,12 +74,13 @@ def add_matched_rows(rmatch, nr, counts, at):
     "rmatch": "a free row is marked -2 by several columns (the same value) while others read it; ALTERNATE may "
               "re-match a row read as -2, and FIXMATCHING repairs it",
     "cmatch": "two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs the rest "
-              "(seed 000, Alg. 3 and §3)",
+              "(Deveci et al., Euro-Par 2013, Alg. 3 and §3)",
     "flags": "flags: every writer writes 1",
     "root": "several columns may claim one column for their roots; any one is a valid root"})
 def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, root, predecessor, flags, counts,
                          start_level, mark_end, stop_on_found):
-    """Seed 000, Alg. 1 (lines 3–14) by one block: phases of GPUBFS-WR levels, ALTERNATE and FIXMATCHING until no
+    """Deveci et al. (Euro-Par 2013), Alg. 1 (lines 3–14) by one block: phases of GPUBFS-WR levels, ALTERNATE and
+    FIXMATCHING until no
     augmenting path is found; ``counts`` (three ints, zero at launch) receives the phases run, the BFS levels run
     and the rows matched at the end (per-warp sums added atomically), so the host reads the result's size with
     the counts.

@@ -1,5 +1,5 @@
 """Bottom-up BFS levels for APFB and APsB: direction-optimising BFS (Beamer, Asanović, Patterson, SC 2012)
-on GPUBFS-WR (seed 000, Alg. 4), an option of both (``direction=``).
+on GPUBFS-WR (Deveci et al., Euro-Par 2013, Alg. 4), an option of both (``direction=``).
 
 A top-down level (:func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr`) has every frontier column
 scan all its rows.  When the frontier is a large share of the columns, most of those rows are already

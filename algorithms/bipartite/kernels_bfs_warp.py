@@ -1,4 +1,5 @@
-"""GPUBFS-WR with a warp per high-degree column (seed 000, Alg. 4; the thread/warp granularity by degree of
+"""GPUBFS-WR with a warp per high-degree column (Deveci et al., Euro-Par 2013, Alg. 4; the thread/warp granularity by
+degree of
 ECL-MM): an option of APFB and APsB (``warp_degree=``).
 
 In :func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr` a thread scans all the rows of its column, so
@@ -47,7 +48,8 @@ _A = "int32[:]"
     "root": "several columns may claim one column for their roots; any one is a valid root"})
 def gpubfs_wr_warp(bfs_level, bfs_array, col_ptr, col_adj, nc, rmatch, predecessor, root, flags, start_level,
                    mark_end, slot, stop_on_found, warp_degree):
-    """GPUBFS-WR (seed 000, Alg. 4 lines 1–22) with the warp scanning each column of degree ≥ ``warp_degree``
+    """GPUBFS-WR (Deveci et al., Euro-Par 2013, Alg. 4 lines 1–22) with the warp scanning each column of degree ≥
+    ``warp_degree``
     (lines 8–21 split among 32 lanes); arguments, flags and early return as
     :func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr`, plus ``warp_degree``."""
     if search_over(flags, slot, stop_on_found) == 1:

@@ -1,4 +1,5 @@
-"""The cheap matching as a kernel (seeds 000 §4 and 001 §IV): every free column claims its first free row.
+"""The cheap matching as a kernel (Deveci et al., Euro-Par 2013 §4 and ICPP 2013 §IV): every free column claims its
+first free row.
 
 The papers start every algorithm from the *cheap matching*, a sequential greedy pass (columns in id
 order, each takes its first unmatched row; :func:`~gpusim.algorithms.bipartite.cheap.cheap_matching`).
@@ -52,7 +53,8 @@ def claim_row(row_match, row, col):
     "row_match": "a column reads a row's mate plainly before its CAS: a stale -1 costs only a failed CAS, "
                  "and a row once claimed stays claimed"})
 def cheap_claim(col_ptr, col_adj, row_match, col_match, nc):
-    """The cheap matching (seed 000 §4, seed 001 §IV), one thread per column: each free column scans its
+    """The cheap matching (Deveci et al., Euro-Par 2013 §4, Deveci et al. (ICPP 2013) §IV), one thread per column:
+    each free column scans its
     rows in order and claims the first free one (:func:`claim_row`), then stops.
 
     The sequential pass's "take the first unmatched row" becomes a read and a CAS; the loser of a race

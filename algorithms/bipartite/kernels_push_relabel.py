@@ -1,4 +1,5 @@
-"""The kernels of G-PR (seed 001 [001]_, Alg. 3–9): global relabelling by BFS levels, pushes, active lists.
+"""The kernels of G-PR (Deveci et al., ICPP 2013 [001]_, Alg. 3–9): global relabelling by BFS levels, pushes, active
+lists.
 
 Written once in ``T``; the host loop is :mod:`gpusim.algorithms.bipartite.gpu_push_relabel`.  ``rmatch``
 and ``cmatch`` are the paper's μ on rows and columns (``cmatch[v] = -2``: column ``v`` cannot reach
@@ -7,7 +8,7 @@ a free row), ``psi_r`` and ``psi_c`` its labels ψ, ``infinity`` its m + n.
 References
 ----------
 .. [001] M. Deveci, K. Kaya, B. Uçar, Ü. V. Çatalyürek, "A push-relabel-based maximum
-   cardinality bipartite matching algorithm on GPUs", ICPP 2013 (seed 001).
+   cardinality bipartite matching algorithm on GPUs", ICPP 2013.
 
 Example
 -------
@@ -36,7 +37,7 @@ def _sig(*types: str) -> str:
     return ", ".join(types)
 
 
-#: The races the push-relabel kernels intend (seed 001, §III-B: concurrent pushes on one row leave one
+#: The races the push-relabel kernels intend (Deveci et al., ICPP 2013, §III-B: concurrent pushes on one row leave one
 #: winner; the losers stay active, or INITKRNL rolls them back).
 _PUSH_RACES = {
     "rmatch": "concurrent pushes on one row: the last write wins, the losers' columns stay active",
@@ -47,7 +48,8 @@ _PUSH_RACES = {
 
 @kernel(signature=_sig(_A, _A, _A, _I, _I, _I))
 def init_relabel(rmatch, psi_r, psi_c, nr, nc, infinity):
-    """INITRELABEL (seed 001, Alg. 4 line 1; Alg. 2 lines 1–3): ψ = 0 on free rows, m + n everywhere else."""
+    """INITRELABEL (Deveci et al., ICPP 2013, Alg. 4 line 1; Alg. 2 lines 1–3): ψ = 0 on free rows, m + n everywhere
+    else."""
     i = T.gtid()
     while i < nr:
         if rmatch[i] == -1:
@@ -62,11 +64,11 @@ def init_relabel(rmatch, psi_r, psi_c, nr, nc, infinity):
 
 
 @kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _I, _A, _I), intended_races={
-    "psi_c": "several rows label one column, always level + 1 (seed 001, Alg. 5)",
+    "psi_c": "several rows label one column, always level + 1 (Deveci et al., ICPP 2013, Alg. 5)",
     "psi_r": "several columns label one mate, always level + 2",
     "added": "a flag: every writer writes 1"})
 def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, level, infinity, added, slot):
-    """G-GR-KRNL (seed 001, Alg. 5 lines 1–8): one BFS level from the rows labelled ``level``.
+    """G-GR-KRNL (Deveci et al., ICPP 2013, Alg. 5 lines 1–8): one BFS level from the rows labelled ``level``.
 
     Unvisited columns get ``level + 1`` and their (consistent) mates ``level + 2``.  Several
     threads may write one label, always the same value: an intended, benign race.  ``added[slot]``
@@ -94,7 +96,7 @@ def global_relabel_level(row_ptr, row_adj, psi_r, psi_c, rmatch, cmatch, nr, lev
 @kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _I, _A, _I),
         intended_races={**_PUSH_RACES, "active": "a flag: every writer writes 1"})
 def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinity, active, slot):
-    """G-PR-KRNL (seed 001, Alg. 6 lines 1–19): a thread per column; each active column pushes once.
+    """G-PR-KRNL (Deveci et al., ICPP 2013, Alg. 6 lines 1–19): a thread per column; each active column pushes once.
 
     A column is active when free (-1) or when its row moved on (line 3: ``rmatch[cmatch[v]] != v``).
     It takes the row of minimum ψ (lines 5–12, stopping early at ψ(v) - 1), matches it (single or
@@ -136,7 +138,8 @@ def push_relabel_all(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, nc, infinit
 
 @device
 def loop_over(active, slot):
-    """The host's loop test (seed 001, Alg. 7 line 5, *actExists*), read on the device: 1 when the loop of
+    """The host's loop test (Deveci et al., ICPP 2013, Alg. 7 line 5, *actExists*), read on the device: 1 when the
+    loop of
     the slot before ``slot`` found no active column, else 0 (always 0 for a batch's first slot).
 
     ``active[s]`` is *actExists* of the batch's loop ``s``: the host launches several loops and reads
@@ -152,7 +155,8 @@ def loop_over(active, slot):
 @kernel(signature=_sig(_A, _A, _I, _A, _A, _A, _I, _A, _I),
         intended_races={"active": "a flag: every writer writes 1"})
 def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active, slot):
-    """G-PR-INITKRNL (seed 001, Alg. 8 lines 1–11): fix the active list, rolling back pushes that lost a race.
+    """G-PR-INITKRNL (Deveci et al., ICPP 2013, Alg. 8 lines 1–11): fix the active list, rolling back pushes that
+    lost a race.
 
     ``a_p[i]`` is the column processed at slot ``i`` last loop and ``a_c[i]`` the column its push
     freed.  If the processed column is still unmatched, its push lost: process it again (lines
@@ -184,7 +188,8 @@ def init_active(cmatch, rmatch, loop, a_c, a_p, i_a, n_active, active, slot):
 
 @device
 def mate_not_active(i_a, w, loop):
-    """The ``iA`` guard (seed 001, Alg. 9 line 13): 1 when the row's mate ``w`` is free (-1) or not active
+    """The ``iA`` guard (Deveci et al., ICPP 2013, Alg. 9 line 13): 1 when the row's mate ``w`` is free (-1) or not
+    active
     in this loop (``iA(w) ≠ loop``), so a push there lists no active column a second time; else 0."""
     allowed = 0
     if w == -1 or i_a[w] != loop:
@@ -195,7 +200,7 @@ def mate_not_active(i_a, w, loop):
 @kernel(signature=_sig(_A, _A, _A, _A, _A, _A, _I, _A, _A, _A, _I, _I, _A, _I), intended_races=_PUSH_RACES)
 def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, i_a, n_active, infinity, active,
                 slot):
-    """G-PR-PUSHKRNL (seed 001, Alg. 9 lines 1–24): push-relabel on the listed active columns only.
+    """G-PR-PUSHKRNL (Deveci et al., ICPP 2013, Alg. 9 lines 1–24): push-relabel on the listed active columns only.
 
     The ``i_a`` guard (line 13, :func:`mate_not_active`) refuses a row whose mate is itself active
     this loop: pushing there would put that column in the list a second time, and after a
@@ -236,7 +241,8 @@ def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, 
 
 @device
 def block_offset(counts, mine):
-    """The block's exclusive prefix sum at this thread (seed 001, §III-C2: "each thread has a private write
+    """The block's exclusive prefix sum at this thread (Deveci et al., ICPP 2013, §III-C2: "each thread has a private
+    write
     region"): ``counts[tid] = mine``, a Hillis-Steele scan in shared memory, then ``counts[tid]`` holds the
     inclusive sum (the last thread's is the total) and the return value the exclusive one."""
     tid = T.thread_id()
@@ -257,7 +263,7 @@ def block_offset(counts, mine):
 
 @kernel(signature=_sig(_A, _A, _I, _A))
 def compact_active(source, target, n, new_length):
-    """G-PR-SHRKRNL's compaction (seed 001, Alg. 7 lines 11–13, §III-C2): one block packs the active
+    """G-PR-SHRKRNL's compaction (Deveci et al., ICPP 2013, Alg. 7 lines 11–13, §III-C2): one block packs the active
     columns by prefix sum.
 
     Each thread counts the active entries of its own contiguous chunk, a block-wide
@@ -285,7 +291,7 @@ def compact_active(source, target, n, new_length):
 
 @kernel(signature=_sig(_A, _A, _A, _I, _A))
 def list_free_columns(cmatch, a_c, a_p, nc, length):
-    """The initial active lists (seed 001, §III-C: "Initially, both arrays contain the unmatched column
+    """The initial active lists (Deveci et al., ICPP 2013, §III-C: "Initially, both arrays contain the unmatched column
     indices"), built on the device from the starting matching: one block writes the free columns, in id
     order, to ``a_c`` and ``a_p`` by the prefix sum of :func:`compact_active`; ``length[0]`` gets their number.
     """

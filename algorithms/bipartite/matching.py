@@ -30,7 +30,8 @@ from . import gpu_push_relabel, augmenting, reference_hk, reference_pf, referenc
 
 __all__ = ["ALGORITHMS", "maximum_bipartite_matching"]
 
-#: Every maximum-matching algorithm by its CLI name (the registry's): the GPU ones (seeds 000, 001) and
+#: Every maximum-matching algorithm by its CLI name (the registry's): the GPU ones (Deveci et al., Euro-Par 2013, ICPP
+#: 2013) and
 #: the sequential references.
 ALGORITHMS = names("bipartite")
 

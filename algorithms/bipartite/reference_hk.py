@@ -1,4 +1,4 @@
-"""Hopcroft-Karp (HK), compiled with Numba: the sequential algorithm seed 000's APsB parallelises.
+"""Hopcroft-Karp (HK), compiled with Numba: the sequential algorithm Deveci et al. (Euro-Par 2013)'s APsB parallelises.
 
 The searches start from unmatched *columns* and look for unmatched *rows*, as the papers' kernels
 do (columns look up their rows in ``graph.col_ptr``/``graph.col_adj``).  ``initial=None`` starts
@@ -144,13 +144,13 @@ def hopcroft_karp(graph: BipartiteGraph, initial: Any = None) -> MatchingResult:
     Notes
     -----
     O(sqrt(n) m) time for n vertices and m edges: O(sqrt(n)) phases of O(m + n) each; O(n)
-    extra memory.  HK is what seed 000's APsB (Alg. 1) parallelises: the BFS kernels are its
+    extra memory.  HK is what Deveci et al. (Euro-Par 2013)'s APsB (Alg. 1) parallelises: the BFS kernels are its
     BFS, ALTERNATE its augmentations.
 
     References
     ----------
     J. E. Hopcroft and R. M. Karp, "An n^{5/2} algorithm for maximum matchings in bipartite
-    graphs", SIAM J. Comput. 2(4), 1973.  Seed 000 (Deveci et al., Euro-Par 2013), §2 and Alg. 1.
+    graphs", SIAM J. Comput. 2(4), 1973.  Deveci et al. (Euro-Par 2013), §2 and Alg. 1.
 
     Examples
     --------
@@ -174,7 +174,8 @@ def hopcroft_karp(graph: BipartiteGraph, initial: Any = None) -> MatchingResult:
 
 
 @register("bipartite", "hk", backends=("cpu",), title="Hopcroft-Karp (sequential reference)",
-          paper="Hopcroft and Karp 1973; seed 000 §2 (what APsB parallelises)", guarantees="maximum")
+          paper=("hopcroft1973", "deveci2013apfb"), where="",
+          guarantees="maximum")
 def hk(graph: BipartiteGraph, backend: str = "cpu", **options: Any) -> BipartiteMatching:
     """:func:`hopcroft_karp` as a registered algorithm: its matching as a checked :class:`BipartiteMatching`.
 

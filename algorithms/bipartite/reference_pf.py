@@ -1,4 +1,5 @@
-"""Pothen-Fan with lookahead and fairness (PFP), compiled with Numba: seed 000's sequential baseline.
+"""Pothen-Fan with lookahead and fairness (PFP), compiled with Numba: Deveci et al. (Euro-Par 2013)'s sequential
+baseline.
 
 Example
 -------
@@ -155,14 +156,14 @@ def pothen_fan(graph: BipartiteGraph, initial: Any = None, lookahead: bool = Tru
     Notes
     -----
     O(n m) time in the worst case (at most n phases of O(m + n)); fast in practice, and, with
-    HK, the sequential baseline of seed 000's experiments (PFP).  O(n) extra memory.
+    HK, the sequential baseline of Deveci et al. (Euro-Par 2013)'s experiments (PFP).  O(n) extra memory.
 
     References
     ----------
     A. Pothen and C.-J. Fan, "Computing the block triangular form of a sparse matrix", ACM TOMS
     16(4), 1990; I. S. Duff, K. Kaya and B. Uçar, "Design, implementation, and analysis of
-    maximum transversal algorithms", ACM TOMS 38(2), 2011 (fairness).  Seed 000 (Deveci et al.,
-    Euro-Par 2013), §4 (the PFP baseline).
+    maximum transversal algorithms", ACM TOMS 38(2), 2011 (fairness).  Deveci et al. (Euro-Par 2013), §4 (the PFP
+    baseline).
 
     Examples
     --------
@@ -189,7 +190,8 @@ def pothen_fan(graph: BipartiteGraph, initial: Any = None, lookahead: bool = Tru
 
 
 @register("bipartite", "pfp", backends=("cpu",), title="Pothen-Fan with lookahead and fairness (sequential reference)",
-          paper="Pothen and Fan 1990; Duff, Kaya and Uçar 2011; seed 000 §4 (the PFP baseline)", guarantees="maximum")
+          paper=("pothen1990", "duff2011", "deveci2013apfb"), where="",
+          guarantees="maximum")
 def pfp(graph: BipartiteGraph, backend: str = "cpu", **options: Any) -> BipartiteMatching:
     """:func:`pothen_fan` as a registered algorithm: its matching as a checked :class:`BipartiteMatching`.
 

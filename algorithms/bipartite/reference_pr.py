@@ -1,6 +1,6 @@
-"""Sequential push-relabel (PR) with global relabelling (seed 001, Alg. 1 and 2), compiled with Numba.
+"""Sequential push-relabel (PR) with global relabelling (Deveci et al., ICPP 2013, Alg. 1 and 2), compiled with Numba.
 
-The CPU baseline seed 001's G-PR is measured against.
+The CPU baseline Deveci et al. (ICPP 2013)'s G-PR is measured against.
 
 Example
 -------
@@ -31,7 +31,7 @@ __all__ = ["pr", "push_relabel"]
 
 @numba.njit(cache=True)
 def _global_relabel(row_ptr, row_adj, row_match, col_match, psi_r, psi_c, inf, queue):  # pragma: no cover
-    """Seed 001, Alg. 2: exact labels by a BFS from every free row; unreached vertices get ``inf``."""
+    """Deveci et al. (ICPP 2013), Alg. 2: exact labels by a BFS from every free row; unreached vertices get ``inf``."""
     n_rows = row_ptr.shape[0] - 1
     tail = 0
     for r in range(n_rows):
@@ -59,7 +59,7 @@ def _global_relabel(row_ptr, row_adj, row_match, col_match, psi_r, psi_c, inf, q
 
 @numba.njit(cache=True)
 def _push_relabel(row_ptr, row_adj, col_ptr, col_adj, row_match, col_match, threshold):  # pragma: no cover
-    """Seed 001, Alg. 1 with FIFO active columns and a global relabel every ``threshold`` pushes.
+    """Deveci et al. (ICPP 2013), Alg. 1 with FIFO active columns and a global relabel every ``threshold`` pushes.
 
     Returns ``(pushes, double_pushes, global_relabels, ok)``; ``ok`` is False only if the push
     count passed its proven bound (a bug).
@@ -67,7 +67,7 @@ def _push_relabel(row_ptr, row_adj, col_ptr, col_adj, row_match, col_match, thre
     n_rows = row_ptr.shape[0] - 1
     n_cols = col_ptr.shape[0] - 1
     inf = np.int64(n_rows + n_cols)  # the paper's m + n: no alternating path is this long
-    # psi_r[r], psi_c[c]: lower bounds on the alternating distance to a free row (seed 001's psi)
+    # psi_r[r], psi_c[c]: lower bounds on the alternating distance to a free row (Deveci et al., ICPP 2013's psi)
     psi_r = np.zeros(n_rows, np.int64)
     psi_c = np.ones(n_cols, np.int64)
     bfs_queue = np.empty(n_rows, np.int32)
@@ -132,13 +132,13 @@ def _push_relabel(row_ptr, row_adj, col_ptr, col_adj, row_match, col_match, thre
 def push_relabel(graph: BipartiteGraph, initial: Any = None, k: float = 0.5) -> MatchingResult:
     """A maximum-cardinality matching by sequential push-relabel (PR) with global relabelling.
 
-    Seed 001, Alg. 1: every row ``u`` and column ``v`` carries a label psi, a lower bound on the
+    Deveci et al. (ICPP 2013), Alg. 1: every row ``u`` and column ``v`` carries a label psi, a lower bound on the
     length of an alternating path to an unmatched row.  Unmatched columns are *active* and are
     processed first in, first out.  An active column ``v`` finds a neighbour ``u`` of minimum
     psi (stopping early at ``psi(v) - 1``); if ``psi(u) < n_rows + n_cols`` it takes ``u``
     (a *single push*, or a *double push* that unmatches ``u``'s column ``w`` and makes ``w``
     active), then relabels ``psi(v) = psi(u) + 1`` and ``psi(u) += 2``; otherwise ``v`` can
-    reach no unmatched row and is dropped.  Seed 001, Alg. 2 (global relabel): a BFS from all
+    reach no unmatched row and is dropped.  Deveci et al. (ICPP 2013), Alg. 2 (global relabel): a BFS from all
     unmatched rows sets every label to its exact distance, ``n_rows + n_cols`` for vertices it
     does not reach; it runs once at the start and again after every ``k * (n_rows + n_cols)``
     pushes.  When no column is active the matching is maximum.
@@ -150,7 +150,7 @@ def push_relabel(graph: BipartiteGraph, initial: Any = None, k: float = 0.5) -> 
         Starting matching, checked and copied; ``None`` (default) starts from :func:`cheap_matching`.
     k : float
         Global relabelling frequency: a relabel after every ``max(1, floor(k * (n_rows + n_cols)))``
-        pushes.  Positive and finite; seed 001 found 0.5 best for the sequential PR (default).
+        pushes.  Positive and finite; Deveci et al. (ICPP 2013) found 0.5 best for the sequential PR (default).
 
     Returns
     -------
@@ -175,15 +175,14 @@ def push_relabel(graph: BipartiteGraph, initial: Any = None, k: float = 0.5) -> 
     exact distances, which the labels bound from below, and distances to unmatched rows never
     shrink), and a row with label ``n_rows + n_cols`` or more takes no push; so there are at most
     ``n_rows * (n_rows + n_cols) / 2 + n_rows`` pushes, O(n m) time in the worst case.  Labels are
-    int64, the queue a ring of ``n_cols + 1`` entries.  Seed 001's G-PR (Alg. 3-8) is the GPU
+    int64, the queue a ring of ``n_cols + 1`` entries.  Deveci et al. (ICPP 2013)'s G-PR (Alg. 3-8) is the GPU
     version; this is the sequential PR it is compared with.
 
     References
     ----------
     A. V. Goldberg and R. E. Tarjan, "A new approach to the maximum-flow problem", J. ACM 35(4),
     1988; K. Kaya, J. Langguth, F. Manne and B. Uçar, "Push-relabel based algorithms for the
-    maximum transversal problem", Computers & OR 40(5), 2013.  Seed 001 (Deveci et al., ICPP
-    2013), Alg. 1 (PR) and Alg. 2 (GR).
+    maximum transversal problem", Computers & OR 40(5), 2013.  Deveci et al. (ICPP 2013), Alg. 1 (PR) and Alg. 2 (GR).
 
     Examples
     --------
@@ -217,7 +216,7 @@ def push_relabel(graph: BipartiteGraph, initial: Any = None, k: float = 0.5) -> 
 
 
 @register("bipartite", "pr", backends=("cpu",), title="Push-relabel with global relabelling (sequential reference)",
-          paper="seed 001 (Deveci et al., ICPP 2013), Alg. 1-2 (PR, GR)", guarantees="maximum")
+          paper="deveci2013gpr", where="Alg. 1-2 (PR, GR)", guarantees="maximum")
 def pr(graph: BipartiteGraph, backend: str = "cpu", **options: Any) -> BipartiteMatching:
     """:func:`push_relabel` as a registered algorithm: its matching as a checked :class:`BipartiteMatching`.
 

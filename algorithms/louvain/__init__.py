@@ -1,4 +1,4 @@
-"""Louvain community detection on the GPU (seed 003, Paper III), written once in ``T``.
+"""Louvain community detection on the GPU (Naim et al., IPDPS 2017), written once in ``T``.
 
 :func:`louvain` runs the paper's kernels (:mod:`.kernels_move`: Algorithms 1 and 2 with the degree buckets of
 §4.1; :mod:`.kernels_aggregate`: Algorithm 3) on the simulator, Numba CUDA or CuPy, from a

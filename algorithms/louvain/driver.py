@@ -1,4 +1,4 @@
-"""Louvain community detection on the GPU (seed 003, Paper III): the host's outer loop over the kernels.
+"""Louvain community detection on the GPU (Naim et al., IPDPS 2017): the host's outer loop over the kernels.
 
 Each level runs the modularity optimisation of Algorithm 1 (:mod:`.kernels_move`) and then the
 aggregation of Algorithm 3 (:mod:`.kernels_aggregate`), until a level gains less modularity than
@@ -20,10 +20,11 @@ phase in that neighbour's community; :func:`~.kernels_move.follow_leaves`), both
 
 References
 ----------
-.. [003] M. Naim, "GPU algorithms for matching and clustering", PhD thesis, Bergen 2017, Paper III:
-   M. Naim, F. Manne, M. Halappanavar, A. Tumeo, "Community detection on the GPU", IPDPS 2017 (seed 003).
+.. [003] M. Naim, "GPU algorithms for matching and clustering", PhD thesis, Bergen 2017, Naim et al. (IPDPS 2017):
+   M. Naim, F. Manne, M. Halappanavar, A. Tumeo, "Community detection on the GPU", IPDPS 2017 (reprinted in Naim's PhD
+   thesis, 2017).
 .. [16] H. Lu, M. Halappanavar, A. Kalyanaraman, "Parallel heuristics for scalable community detection",
-   Parallel Computing 47, 2015 (Paper III's reference [16]).
+   Parallel Computing 47, 2015 (Naim et al., IPDPS 2017's reference [16]).
 
 Example
 -------
@@ -78,7 +79,7 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
             **options) -> CommunityResult:
     """Communities of ``graph`` by ``algorithm`` on ``backend``: the registry's ``"communities"`` problem.
 
-    ``algorithm="louvain"`` (the default) is the GPU method of seed 003, Paper III
+    ``algorithm="louvain"`` (the default) is the GPU method of Naim et al. (IPDPS 2017)
     (:func:`gpu_louvain`, whose options it takes); ``"blondel"`` is the original sequential Louvain
     method (:func:`~gpusim.algorithms.louvain.reference.blondel_louvain`, on ``cpu``).  ``graph`` is a
     :class:`~gpusim.algorithms.louvain.graph.LouvainGraph` or anything
@@ -137,7 +138,7 @@ def _normal_scale(graph):
 
 @register("communities", "louvain", backends=("sim", "numba", "cupy", "cpu"),
           title="GPU Louvain: hash tables per vertex, threads per vertex by degree, contraction on the device",
-          paper="seed 003 (Naim 2017), Paper III, Algorithms 1-3",
+          paper="naim2017louvain", where="Algorithms 1-3",
           guarantees="a partition; modularity of the result at least that of every earlier level",
           kernels=tuple(PAPER))
 def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto", *, resolution: float = 1.0,
@@ -145,7 +146,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
                 follow_leaves: bool = True, refine: bool = True, progress: bool = False,
                 device: Device | None = None, kernels: LouvainKernels | None = None) -> CommunityResult:
-    """Communities of ``graph`` by the GPU Louvain method of seed 003, Paper III.
+    """Communities of ``graph`` by the GPU Louvain method of Naim et al. (IPDPS 2017).
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ the graph type must carry self-loops (the matching graphs of :mod:`gpusim.types.
 A[v, u] = w`` for an edge ``{u, v}`` of weight ``w`` and ``A[u, u] = 2 w`` for a self-loop, as
 NetworkX counts a self-loop twice in a degree.  Then the weighted degree is the row sum
 ``k_u = sum_v A[u, v]``, the total weight is ``m = sum(A) / 2``, and contracting communities is
-summing blocks of ``A`` (seed 003, Paper III, §2).
+summing blocks of ``A`` (Naim et al., IPDPS 2017, §2).
 
 Loaders (each bad input is one :class:`~gpusim.errors.InvalidArgument` line naming the value):
 

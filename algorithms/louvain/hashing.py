@@ -1,4 +1,4 @@
-"""The per-vertex hash tables of seed 003, Paper III (Alg. 2 lines 2–14), as ``@device`` helpers in ``T``.
+"""The per-vertex hash tables of Naim et al. (IPDPS 2017) (Alg. 2 lines 2–14), as ``@device`` helpers in ``T``.
 
 A table is ``size`` consecutive slots ``keys[base:base + size]`` (community ids, :data:`EMPTY` when
 free) and ``vals[base:base + size]`` (the weight summed for each), in shared or global memory: the
@@ -103,7 +103,7 @@ def clear_table(keys, vals, base, size, first, step):
 
 @device
 def insert(keys, vals, base, size, key, weight):
-    """Add ``weight`` to community ``key``'s slot, claiming a free one by CAS (seed 003, Paper III, Alg. 2 lines 3–13).
+    """Add ``weight`` to community ``key``'s slot, claiming a free one by CAS (IPDPS 2017, Alg. 2 lines 3–13).
 
     Line 9 claims the slot for ``key`` (the neighbour's ``C[j]``), where the paper's line writes ``C[i]``
     (see the module's docstring).  The key is read without an atomic (lines 6 and 8): a stale EMPTY

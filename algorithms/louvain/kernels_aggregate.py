@@ -1,4 +1,4 @@
-"""Aggregation on the GPU (seed 003, Paper III, Algorithm 3 and §4.1), written once in ``T``.
+"""Aggregation on the GPU (Naim et al., IPDPS 2017, Algorithm 3 and §4.1), written once in ``T``.
 
 Each community becomes one vertex of the next graph: its size and degree bound by atomics
 (:func:`community_sizes`, lines 4–6), new consecutive ids by a prefix sum over "non-empty"
@@ -42,7 +42,7 @@ MERGE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it sa
 
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int32")
 def community_sizes(C, ptr, com_size, com_degree, n):
-    """Alg. 3 lines 4–6 (seed 003, Paper III): each community's size and the sum of its vertices' degrees."""
+    """Alg. 3 lines 4–6 (Naim et al., IPDPS 2017): each community's size and the sum of its vertices' degrees."""
     i = T.gtid()
     while i < n:
         T.atomic_add(com_size, C[i], 1)
@@ -150,7 +150,7 @@ def emit_edges(keys, vals, base, size, first, step, c, fill, edge_pos, new_id, n
         intended_races=MERGE_RACES)
 def merge_warp(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
                edge_pos, fill, new_id, new_adj, new_w):
-    """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), §4.1 first community group (degree sum 1–127):
+    """mergeCommunity (Naim et al., IPDPS 2017, Alg. 3 line 23), §4.1 first community group (degree sum 1–127):
     a warp per community, its table in shared memory."""
     keys = T.shared_array(MERGE_SLOTS, T.i32)
     vals = T.shared_array(MERGE_SLOTS, T.f64)
@@ -194,7 +194,7 @@ def merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes,
         intended_races=MERGE_RACES)
 def merge_block_shared(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
                        edge_pos, fill, new_id, new_adj, new_w, member_start):
-    """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), degree sums 128–479: a block, shared table."""
+    """mergeCommunity (Naim et al., IPDPS 2017, Alg. 3 line 23), degree sums 128–479: a block, shared table."""
     keys = T.shared_array(MERGE_SLOTS, T.i32)
     vals = T.shared_array(MERGE_SLOTS, T.f64)
     q = T.block_id()
@@ -209,7 +209,7 @@ def merge_block_shared(ptr, adj, w, C, com, com_start, com_size, com_degree, cse
                   "float64[:], int32[:]", intended_races=MERGE_RACES)
 def merge_block_global(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
                        edge_pos, fill, new_id, new_adj, new_w, keys, vals, member_start):
-    """mergeCommunity (seed 003, Paper III, Alg. 3 line 23), degree sums above 479: a block, the table in global
+    """mergeCommunity (Naim et al., IPDPS 2017, Alg. 3 line 23), degree sums above 479: a block, the table in global
     memory at ``3 edgePos[c] + 2 c`` (a prime above 1.5 d is below 3 d + 2), so all blocks work at once."""
     q = T.block_id()
     while q < count:

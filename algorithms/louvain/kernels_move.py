@@ -1,4 +1,4 @@
-"""Modularity optimisation on the GPU (seed 003, Paper III, Algorithms 1 and 2, §4.1), written once in ``T``.
+"""Modularity optimisation on the GPU (Naim et al., IPDPS 2017, Algorithms 1 and 2, §4.1), written once in ``T``.
 
 Algorithm 1 computes ``m`` and every ``k_i`` (:func:`vertex_degrees`), then sweeps: the vertices are
 partitioned by degree into buckets (:func:`count_buckets`, :func:`fill_buckets`), each bucket's vertices
@@ -55,7 +55,7 @@ MOVE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it say
 
 @kernel(signature="int32[:], float64[:], float64[:], float64[:], int32")
 def vertex_degrees(ptr, w, k, total, n):
-    """Alg. 1 line 2 (seed 003, Paper III): ``k_i`` for each vertex in parallel, and ``2m = sum k_i`` in ``total``.
+    """Alg. 1 line 2 (Naim et al., IPDPS 2017): ``k_i`` for each vertex in parallel, and ``2m = sum k_i`` in ``total``.
 
     A warp per vertex, its lanes striding over the entries (a hub's edges shared by 32 lanes), and one
     ``atomicAdd`` per warp at the end."""
@@ -211,7 +211,7 @@ def decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm):
                   "int32, int32[:], int32[:], int32, float64, float64, int32, int32", intended_races=MOVE_RACES)
 def move_subwarp(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma, width,
                  stride):
-    """computeMove (seed 003, Paper III, Alg. 2) with ``width`` lanes per vertex and its table in shared memory.
+    """computeMove (Naim et al., IPDPS 2017, Alg. 2) with ``width`` lanes per vertex and its table in shared memory.
 
     §4.1, groups one to five: ``width`` = 4, 8, 16, 32 threads of one warp for degrees up to 32 (an edge a
     lane), a whole warp for degrees 33–84 (one to three edges a lane, interleaved).  Group ``g`` of the
@@ -278,7 +278,8 @@ def move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
                   "int32, int32[:], int32[:], int32, float64, float64", intended_races=MOVE_RACES)
 def move_block_shared(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma):
-    """computeMove (seed 003, Paper III, Alg. 2), §4.1 group six (degrees 85–319): a block per vertex, shared table."""
+    """computeMove (Naim et al., IPDPS 2017, Alg. 2), §4.1 group six (degrees 85–319): a block per vertex, shared
+    table."""
     keys = T.shared_array(SHARED_SLOTS, T.i32)
     vals = T.shared_array(SHARED_SLOTS, T.f64)
     winners = T.shared_array(4, T.i32)
@@ -294,7 +295,7 @@ def move_block_shared(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
         intended_races=MOVE_RACES)
 def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma,
                       keys, vals):
-    """computeMove (seed 003, Paper III, Alg. 2), §4.1 group seven (degree > 319): a block per vertex, the
+    """computeMove (Naim et al., IPDPS 2017, Alg. 2), §4.1 group seven (degree > 319): a block per vertex, the
     table in global memory at ``3 ptr[i] + 2 i``, as in :func:`move_thread`, so every block of the grid works
     at once whatever the largest degree."""
     winners = T.shared_array(4, T.i32)

@@ -1,4 +1,4 @@
-"""Exclusive prefix sums on the device, the ``prefixSum`` of seed 003, Paper III, Algorithm 3 (lines 12, 14, 16).
+"""Exclusive prefix sums on the device, the ``prefixSum`` of Naim et al. (IPDPS 2017), Algorithm 3 (lines 12, 14, 16).
 
 The paper calls Thrust; here it is written in ``T``: each 128-thread block scans tiles of :data:`TILE`
 values (eight a thread, then a warp scan by ``shfl_up`` and the warps' totals in shared memory),

@@ -3,7 +3,7 @@
 :func:`blondel_louvain` is the original method (Blondel, Guillaume, Lambiotte, Lefebvre 2008): vertices
 move one at a time, each seeing every move before it; the paper's baseline for quality and speed.
 
-:func:`bucket_louvain` emulates the GPU algorithm of seed 003, Paper III step for step, sequentially:
+:func:`bucket_louvain` emulates the GPU algorithm of Naim et al. (IPDPS 2017) step for step, sequentially:
 vertex following at each phase's start (a vertex with one neighbour starts in its community, [16]); the
 degree buckets of §4.1 in order, every vertex of a bucket choosing from the same state (Algorithm 2, with
 the move rules of §4: best score, ties to the lowest community id, and a singleton whose best community
@@ -290,7 +290,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
 
 @register("communities", "blondel", backends=("cpu",),
           title="Louvain (Blondel et al. 2008): one vertex moved at a time, then contraction",
-          paper="Blondel, Guillaume, Lambiotte, Lefebvre, J. Stat. Mech. 2008 (seed 003, Paper III's baseline)",
+          paper=("blondel2008", "naim2017louvain"), where="",
           guarantees="a partition; no single move of a vertex gains modularity at the last level")
 def blondel_louvain(graph: LouvainGraph, backend: str = "cpu", *, resolution: float = 1.0, threshold: float = 1e-6,
                     seed: int | None = None) -> CommunityResult:

@@ -38,7 +38,7 @@ RELATIVE_TOLERANCE = 1e-9
 
 
 def modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float = 1.0) -> float:
-    """Eq. (1) of seed 003, Paper III (Newman's modularity with resolution ``gamma``), from the input graph.
+    """Eq. (1) of Naim et al. (IPDPS 2017) (Newman's modularity with resolution ``gamma``), from the input graph.
 
     ``Q = sum_c [ W_c / 2m - gamma (a_c / 2m)^2 ]`` with ``W_c`` the sum of ``A[i, j]`` over ``i, j`` in ``c``
     (each inner edge twice, a self-loop ``2 w``) and ``a_c`` the sum of the degrees in ``c``.  A graph

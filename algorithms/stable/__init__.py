@@ -1,4 +1,4 @@
-"""Stable marriage on GPUs (seed 003, Paper IV): McVitie-Wilson with CAS, Gale-Shapley in rounds, and the
+"""Stable marriage on GPUs (Manne et al., CSC 2016): McVitie-Wilson with CAS, Gale-Shapley in rounds, and the
 sequential Gale-Shapley and McVitie-Wilson.
 
 Men propose down their mutual lists; woman ``w`` holds up to ``b(w)`` offers

@@ -10,7 +10,7 @@
   :class:`~gpusim.algorithms.stable.result.StableMatching` whose ``instance`` is copied back from the
   device only when a check asks for it.
 
-The drivers are in :mod:`gpusim.algorithms.stable.gpu` (seed 003, Paper IV §4).
+The drivers are in :mod:`gpusim.algorithms.stable.gpu` (Manne et al., CSC 2016 §4).
 
 Example
 -------

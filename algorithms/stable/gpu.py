@@ -1,4 +1,4 @@
-"""The host loops of stable marriage on GPUs (seed 003, Paper IV §4): McVitie-Wilson in one launch,
+"""The host loops of stable marriage on GPUs (Manne et al., CSC 2016 §4): McVitie-Wilson in one launch,
 Gale-Shapley in a launch per round — written once against :class:`~gpusim.Device`.
 
 The kernels are in :mod:`gpusim.algorithms.stable.kernels`; ``kernels=`` launches a variant in the
@@ -64,7 +64,7 @@ Result = StableMatching | DeviceStableMatching
 
 @register("stable", "gs-rounds", backends=("sim", "numba", "cupy"), on_cpu="gs",
           title="Gale-Shapley in rounds: a kernel per round, CAS proposals",
-          paper="seed 003 (Naim 2017), Paper IV §2 and §4", guarantees="man-optimal stable",
+          paper="manne2016stable", where="§2 and §4", guarantees="man-optimal stable",
           kernels=(gale_shapley_round,))
 def gs_rounds(instance: Instance, backend: str = "auto", *, capacities: Any = None, device: Device | None = None,
               progress: bool = False, kernels: dict | None = None, output: str = "host") -> Result:
@@ -88,7 +88,7 @@ def gs_rounds(instance: Instance, backend: str = "auto", *, capacities: Any = No
 
 @register("stable", "mw-gpu", backends=("sim", "numba", "cupy"), on_cpu="mw",
           title="McVitie-Wilson on the GPU: a thread per man, CAS on each woman's suitor",
-          paper="seed 003 (Naim 2017), Paper IV §4", guarantees="man-optimal stable",
+          paper="manne2016stable", where="§4", guarantees="man-optimal stable",
           kernels=(mcvitie_wilson_gpu,))
 def mw_gpu(instance: Instance, backend: str = "auto", *, capacities: Any = None, device: Device | None = None,
            progress: bool = False, kernels: dict | None = None, output: str = "host") -> Result:

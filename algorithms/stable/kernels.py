@@ -1,8 +1,8 @@
-"""The kernels of stable marriage on GPUs (seed 003, Paper IV §4): McVitie-Wilson with CAS, Gale-Shapley
+"""The kernels of stable marriage on GPUs (Manne et al., CSC 2016 §4): McVitie-Wilson with CAS, Gale-Shapley
 in rounds.
 
 Written once in ``T`` ([003]_).  Men propose down their mutual lists (the woman's rank of each man
-stored beside her in his list, Paper IV §2).  A proposal replaces the worst offer the woman holds
+stored beside her in his list, Manne et al. (CSC 2016) §2).  A proposal replaces the worst offer the woman holds
 (:mod:`gpusim.algorithms.stable.slots`) by compare-and-swap; offers held only ever get better, so
 a woman a man cannot beat now he can never beat (the doomed proposals of Alg. 1 are skipped).
 The host loops are in :mod:`gpusim.algorithms.stable.gpu`.
@@ -10,8 +10,8 @@ The host loops are in :mod:`gpusim.algorithms.stable.gpu`.
 References
 ----------
 .. [003] M. Naim, "GPU algorithms for matching and clustering", PhD thesis, Bergen 2017,
-   Paper IV: F. Manne, M. Naim, H. Lerring, M. Halappanavar, "On stable marriages and greedy
-   matchings", CSC 2016 (seed 003).
+   Manne et al. (CSC 2016): F. Manne, M. Naim, H. Lerring, M. Halappanavar, "On stable marriages and greedy
+   matchings", CSC 2016 (reprinted in Naim's PhD thesis, 2017).
 
 Example
 -------
@@ -27,7 +27,7 @@ __all__ = ["gale_shapley_round", "mcvitie_wilson_gpu", "next_candidate", "propos
 
 
 #: A man reads a woman's held proposal unlocked to skip hopeless proposals; the CAS that proposes
-#: fails if it changed, and he reads again (seed 003, Paper IV §4).
+#: fails if it changed, and he reads again (Manne et al., CSC 2016 §4).
 _PROPOSAL_RACES = {"held": "read unlocked to skip a hopeless proposal; the proposing CAS fails on a stale read"}
 
 
@@ -82,7 +82,7 @@ def propose_to(held, slot_ptr, w, offer, low, empty):
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int64[:], int32[:], int32, int64, int64",
         intended_races=_PROPOSAL_RACES)
 def mcvitie_wilson_gpu(men_ptr, men_list, men_rank, slot_ptr, held, man_next, n_men, low, empty):
-    """McVitie-Wilson, a thread per man, CAS on each woman's suitor (seed 003, Paper IV §4, the CUDA version
+    """McVitie-Wilson, a thread per man, CAS on each woman's suitor (Manne et al., CSC 2016 §4, the CUDA version
     of Alg. 1 lines 2–9 with a stack).
 
     The thread proposes for its man; when he displaces a suitor it carries on for the displaced
@@ -117,7 +117,7 @@ def mcvitie_wilson_gpu(men_ptr, men_list, men_rank, slot_ptr, held, man_next, n_
                   "int32[:], int64, int64", intended_races=_PROPOSAL_RACES)
 def gale_shapley_round(men_ptr, men_list, men_rank, slot_ptr, held, man_next, free, n_free, rejected, n_rejected,
                        low, empty):
-    """One round of Gale-Shapley (seed 003, Paper IV §2, Alg. 1 lines 3–9 for every free man at once):
+    """One round of Gale-Shapley (Manne et al., CSC 2016 §2, Alg. 1 lines 3–9 for every free man at once):
     every free man proposes until a woman holds him.
 
     A thread per free man.  A man displaced during the round is appended to ``rejected`` (an

@@ -1,4 +1,4 @@
-"""The result of stable marriage built on the device (seed 003, Paper IV §4): each man's wife from the women's
+"""The result of stable marriage built on the device (Manne et al., CSC 2016 §4): each man's wife from the women's
 slots, and the number of proposals made, so the host copies back one array of ``n_men`` and one number.
 
 :func:`wives_from_held` reads every slot of woman ``w`` (offers packed ``rank << 32 | man``,

@@ -1,9 +1,9 @@
-"""Sequential stable marriage (seed 003, Paper IV §2): Gale-Shapley with a queue, McVitie-Wilson with a stack.
+"""Sequential stable marriage (Manne et al., CSC 2016 §2): Gale-Shapley with a queue, McVitie-Wilson with a stack.
 
 Both run on the mutual lists of :class:`~gpusim.types.preferences.PreferenceInstance`, where the rank
 a woman gives a man is stored beside him in his list, and both skip proposals that are doomed:
 a man proposes only to a woman who would accept him now (Alg. 1 lines 4–6).  Woman ``w`` may
-hold up to ``b(w)`` men (the capacity generalisation of Paper IV §2.1; 1 for a marriage).  Each
+hold up to ``b(w)`` men (the capacity generalisation of Manne et al. (CSC 2016) §2.1; 1 for a marriage).  Each
 slot of a woman holds an offer packed ``rank << 32 | man`` (smaller is better) or ``EMPTY``.
 Compiled with ``numba.njit``.
 
@@ -43,7 +43,7 @@ def _worst_slot(held, slot_ptr, w):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _gale_shapley_type(men_ptr, men_list, men_rank, slot_ptr, held, man_next, lifo, empty, low):  # pragma: no cover
-    """Alg. 1 of seed 003 Paper IV with a queue (``lifo=False``) or a stack (McVitie-Wilson).
+    """Alg. 1 of Manne et al. (CSC 2016) with a queue (``lifo=False``) or a stack (McVitie-Wilson).
 
     ``empty`` and ``low`` are :data:`~.slots.EMPTY` and :data:`~.slots.LOW`, passed in: a compiled function cached
     on disk reads only its own module's globals (numba's cache is invalidated by its own file only)."""
@@ -97,7 +97,7 @@ def _run_sequential(instance: PreferenceInstance, capacities, lifo: bool, name: 
 
 
 def gale_shapley(instance: PreferenceInstance, capacities=None) -> StableMatching:
-    """The man-optimal stable matching by Gale-Shapley with a queue (seed 003, Paper IV, Alg. 1).
+    """The man-optimal stable matching by Gale-Shapley with a queue (Manne et al., CSC 2016, Alg. 1).
 
     Parameters
     ----------
@@ -131,7 +131,8 @@ def gale_shapley(instance: PreferenceInstance, capacities=None) -> StableMatchin
 
 
 def mcvitie_wilson(instance: PreferenceInstance, capacities=None) -> StableMatching:
-    """The man-optimal stable matching by McVitie-Wilson: Alg. 1 with a stack for the queue (seed 003, Paper IV §2).
+    """The man-optimal stable matching by McVitie-Wilson: Alg. 1 with a stack for the queue (Manne et al., CSC 2016
+    §2).
 
     A displaced man proposes again at once, as in McVitie and Wilson's recursion.  Same result
     as :func:`gale_shapley`; parameters likewise.
@@ -148,7 +149,7 @@ def mcvitie_wilson(instance: PreferenceInstance, capacities=None) -> StableMatch
 
 
 @register("stable", "gs", backends=("cpu",), title="Gale-Shapley with a queue (sequential)",
-          paper="seed 003 (Naim 2017), Paper IV, Alg. 1", guarantees="man-optimal stable")
+          paper="manne2016stable", where="Alg. 1", guarantees="man-optimal stable")
 def gs(instance: PreferenceInstance, backend: str = "cpu", *, capacities=None, device=None, progress: bool = False,
        kernels=None) -> StableMatching:
     """:func:`gale_shapley` as a registered algorithm.
@@ -164,7 +165,7 @@ def gs(instance: PreferenceInstance, backend: str = "cpu", *, capacities=None, d
 
 
 @register("stable", "mw", backends=("cpu",), title="McVitie-Wilson with a stack (sequential)",
-          paper="seed 003 (Naim 2017), Paper IV, Alg. 1 with a stack (§2)", guarantees="man-optimal stable")
+          paper="manne2016stable", where="Alg. 1 with a stack (§2)", guarantees="man-optimal stable")
 def mw(instance: PreferenceInstance, backend: str = "cpu", *, capacities=None, device=None, progress: bool = False,
        kernels=None) -> StableMatching:
     """:func:`mcvitie_wilson` as a registered algorithm; options as :func:`gs`.

@@ -39,7 +39,7 @@ class StableMatching(CheckedResult):
     proposals:
         Women considered by the men, summed: for each man the position of his final partner
         in his mutual list plus one, or his list's length if single — the same for every
-        Gale-Shapley-type order, and the count seed 003 Paper IV divides by time ("proposals
+        Gale-Shapley-type order, and the count Manne et al. (CSC 2016) divides by time ("proposals
         per second").
     blocking_pairs:
         ``(man, woman)`` pairs that block, found by :func:`gpusim.types.check.blocking_pairs` from the

@@ -1,7 +1,7 @@
 """How a woman holds her offers: ``b(w)`` slots of packed offers ``rank << 32 | man``, smaller is better.
 
 Woman ``w``'s slots are ``held[slot_ptr[w]:slot_ptr[w + 1]]`` (``b(w) = 1`` for a marriage; more for
-the hospitals/residents generalisation of seed 003, Paper IV §2.1), each an offer or :data:`EMPTY`.
+the hospitals/residents generalisation of Manne et al. (CSC 2016) §2.1), each an offer or :data:`EMPTY`.
 The sequential references and the GPU drivers share these helpers.
 
 Example

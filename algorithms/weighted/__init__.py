@@ -1,9 +1,11 @@
-"""Weighted matching (seeds 002 and 003): Suitor, Locally-Dominant, b-Suitor and ROMA on the GPU backends,
+"""Weighted matching (Hovland, MSc thesis 2020 and Naim's thesis (2017)): Suitor, Locally-Dominant, b-Suitor and ROMA
+on the GPU backends,
 their sequential references, and :func:`maximum_weight_matching`, which runs any of them.
 
-- kernels: ``kernels_suitor`` (GPU-Suitor, Paper I Alg. 4, its variants beside it; Suitor a thread per
-  vertex, Alg. 3), ``kernels_ld`` (Locally-Dominant, Alg. 1–2), ``kernels_b_suitor`` (Paper IV §3),
-  ``kernels_roma`` (ROMA's phases and atomicFlip, seed 002 Alg. 6–8) and ``swaps`` (the 4-cycle gain test);
+- kernels: ``kernels_suitor`` (GPU-Suitor, Naim et al. (HiPC 2015) Alg. 4, its variants beside it; Suitor a thread per
+  vertex, Alg. 3), ``kernels_ld`` (Locally-Dominant, Alg. 1–2), ``kernels_b_suitor`` (Manne et al., CSC 2016 §3),
+  ``kernels_roma`` (ROMA's phases and atomicFlip, Hovland (MSc thesis 2020) Alg. 6–8) and ``swaps`` (the 4-cycle gain
+  test);
 - host drivers, registered with :mod:`gpusim.runtime.registry`: ``driver_suitor``, ``driver_ld``,
   ``driver_b_suitor``, ``driver_roma``, and ``complete`` (ROMA and RAMA on a sparse graph);
 - sequential references (Numba): ``reference_greedy``, ``reference_suitor``, ``reference_ld``,
@@ -26,7 +28,8 @@ from gpusim.runtime.registry import names
 
 # isort: off
 # The order of these imports is the order the algorithms register in (WEIGHTED_ALGORITHMS, the CLI's
-# list): the GPU algorithms of seed 003, the sequential half-approximations, b-Suitor, then seed 002's.
+# list): the GPU algorithms of Naim (PhD thesis 2017), the sequential half-approximations, b-Suitor, then Hovland (MSc
+# thesis 2020)'s.
 from .driver_suitor import suitor
 from .driver_ld import locally_dominant
 from . import reference_greedy, reference_paths  # noqa: F401  (register greedy, pga, gpa)

@@ -1,6 +1,7 @@
 """ROMA and RAMA on a sparse graph: run on its complete graph's dense matrix, then keep only its edges.
 
-Seed 002's algorithms are defined on complete graphs: a sparse :class:`~gpusim.types.graphs.WeightedGraph`
+Hovland (MSc thesis 2020)'s algorithms are defined on complete graphs: a sparse
+:class:`~gpusim.types.graphs.WeightedGraph`
 becomes the complete graph of its dense weight matrix, where non-edges weigh 0; ROMA (on a GPU backend,
 :func:`~gpusim.algorithms.weighted.driver_roma.roma`, or sequentially) or RAMA improves a perfect
 matching of it, and the pairs that are not edges of the graph are dropped (``stats["dropped"]``).  They
@@ -35,7 +36,7 @@ __all__ = ["run_rama", "run_roma"]
 
 
 @register("weighted", "roma", backends=("sim", "numba", "cupy", "cpu"), title="ROMA (4-cycle augmentation)",
-          paper="seed 002, Alg. 6-9 (parallel), Alg. 3-5 (sequential)",
+          paper="hovland2020", where="Alg. 6-9 (parallel), Alg. 3-5 (sequential)",
           guarantees="a perfect matching of the complete graph with no 4-cycle of gain above the threshold",
           kernels=(roma_block_phase, roma_thread_phase))
 def run_roma(graph: WeightedGraph, backend: str, max_memory: int | None = None, **options) -> WeightedMatching:
@@ -45,7 +46,8 @@ def run_roma(graph: WeightedGraph, backend: str, max_memory: int | None = None, 
 
 
 @register("weighted", "rama", backends=("cpu",), title="RAMA (random 4-cycle augmentation)",
-          paper="seed 002, Alg. 2, 4 and 5", guarantees="a perfect matching of the complete graph, weight never "
+          paper="hovland2020", where="Alg. 2, 4 and 5",
+          guarantees="a perfect matching of the complete graph, weight never "
           "decreasing")
 def run_rama(graph: WeightedGraph, backend: str = "cpu", max_memory: int | None = None, **options
              ) -> WeightedMatching:

@@ -1,6 +1,6 @@
-"""b-Suitor on a GPU: each vertex keeps its ``b(v)`` best offers (seed 003, Paper IV §3).
+"""b-Suitor on a GPU: each vertex keeps its ``b(v)`` best offers (Manne et al., CSC 2016 §3).
 
-The b-matching form of Suitor (Khan et al. 2016), which Paper IV §3.1 relates to many-to-many
+The b-matching form of Suitor (Khan et al. 2016), which Manne et al. (CSC 2016) §3.1 relates to many-to-many
 stable assignment: "a vertex v will accept the b(v) best offers at any given time".  A vertex
 ``u`` proposes to its best neighbours until ``b(u)`` of its offers are held; a full vertex ``v``
 replaces its weakest suitor by a better offer, and the displaced vertex proposes again.  The
@@ -25,7 +25,7 @@ References
 ----------
 A. Khan, A. Pothen, M. M. A. Patwary, N. Satish, N. Sundaram, F. Manne, M. Halappanavar,
 P. Dubey, "Efficient approximation algorithms for weighted b-matching", SIAM J. Sci. Comput.
-38(5), 2016.  Seed 003 (Naim, PhD thesis 2017), Paper IV §3.
+38(5), 2016.  Manne et al. (CSC 2016) §3.
 
 Example
 -------
@@ -73,7 +73,7 @@ def b_suitor(graph: WeightedGraph | DeviceWeightedGraph, b: Any, *, backend: str
              device: Device | None = None, max_memory: int | None = None, kernels: Mapping[str, Any] | None = None,
              output: str = "host", devices: Any = None, client: Any = None
              ) -> BMatchingResult | DeviceWeightedMatching:
-    """b-Suitor on a GPU backend: the greedy b-matching (seed 003, Paper IV §3; Khan et al. 2016).
+    """b-Suitor on a GPU backend: the greedy b-matching (Manne et al., CSC 2016 §3; Khan et al. 2016).
 
     Parameters
     ----------
@@ -205,7 +205,8 @@ def _slots_on_device(launch: Launcher, n: int, ptr: Any, b: int | np.ndarray, ma
 
 
 @register("weighted", "bsuitor", backends=("sim", "numba", "cupy", "cpu"), title="b-Suitor",
-          paper="seed 003, Paper IV §3 (Khan et al. 2016, Alg. 2)",
+          paper=("khan2016bsuitor", "manne2016stable"),
+          where="Alg. 2, as Manne et al. §3 relate it to stable marriage",
           guarantees="the greedy b-matching (a 1/2-approximation)", kernels=(b_suitor_round,))
 def run_b_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, b: Any = 1,
                  max_memory: int | None = None, **options) -> WeightedMatching | DeviceWeightedMatching:

@@ -1,4 +1,4 @@
-"""Locally-Dominant matching on a GPU backend (seed 003, Paper I, Alg. 1–2): exactly the greedy matching.
+"""Locally-Dominant matching on a GPU backend (Naim et al., HiPC 2015, Alg. 1–2): exactly the greedy matching.
 
 The kernels are in :mod:`gpusim.algorithms.weighted.kernels_ld`; rounds repeat until one matches
 nothing, which the device notes (:func:`~gpusim.algorithms.weighted.kernels_rounds.ld_close_round`): the
@@ -38,7 +38,7 @@ __all__ = ["locally_dominant", "run_locally_dominant"]
 
 def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
                      device: Device | None = None, output: str = "host") -> WeightedMatching | DeviceWeightedMatching:
-    """Locally-Dominant matching on a GPU backend (seed 003, Paper I, Alg. 1–2): equal to the greedy matching.
+    """Locally-Dominant matching on a GPU backend (Naim et al., HiPC 2015, Alg. 1–2): equal to the greedy matching.
 
     Each round, every free vertex points at its heaviest free neighbour, and mutual pointers
     match; rounds repeat until none matches.  A thread per vertex; the host reads one flag per
@@ -89,7 +89,7 @@ def locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str
 
 
 @register("weighted", "ld", backends=("sim", "numba", "cupy", "cpu"), title="Locally-Dominant",
-          paper="seed 003, Paper I, Alg. 1-2", guarantees="the greedy matching (a 1/2-approximation)",
+          paper="naim2015suitor", where="Alg. 1-2", guarantees="the greedy matching (a 1/2-approximation)",
           kernels=(ld_candidates, ld_match))
 def run_locally_dominant(graph: WeightedGraph | DeviceWeightedGraph, backend: str, max_memory: int | None = None,
                          **options) -> WeightedMatching | DeviceWeightedMatching:

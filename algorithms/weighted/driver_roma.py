@@ -1,4 +1,5 @@
-"""Parallel ROMA on complete graphs: 4-cycle augmentation with lock-protected flips (seed 002, Alg. 6–8).
+"""Parallel ROMA on complete graphs: 4-cycle augmentation with lock-protected flips (Hovland, MSc thesis 2020, Alg.
+6–8).
 
 A perfect matching of a complete graph (weights a dense ``n × n`` matrix, stored flat) is
 improved in phases ([002]_).  In a phase every matching edge ``(u, M[u])`` with ``u < M[u]`` looks for
@@ -16,7 +17,7 @@ array, ``__cuda_array_interface__``, a flat simulator array): it is checked and 
 References
 ----------
 .. [002] S. Hovland, "Maximum weighted matching on a GPU", MSc thesis, University of Bergen,
-   2020 (seed 002), §4.1: Alg. 6 (a thread per matching edge), Alg. 7 (atomicFlip), Alg. 8 (a
+   2020, §4.1: Alg. 6 (a thread per matching edge), Alg. 7 (atomicFlip), Alg. 8 (a
    block per matching edge with a block reduction of (a, b, gain)).
 
 Example
@@ -40,7 +41,7 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType, InvariantViolati
 from gpusim.language.kernels import DeviceFunction
 from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import Launcher, fill
+from gpusim.runtime.launcher import Launcher, fill, own_device
 from gpusim.runtime.resident_graphs import adopt, check_output
 from gpusim.types.complete_graphs import check_memory, dense_bytes
 from gpusim.types.numeric import weight_sum
@@ -78,12 +79,12 @@ def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: s
          device: Device | None = None, check_invariants: bool = False, max_memory: int | None = None,
          kernels: Mapping[str, DeviceFunction] | None = None, output: str = "host"
          ) -> WeightedMatching | DeviceRomaMatching:
-    """Parallel ROMA (seed 002, Alg. 9 with the phase of Alg. 6 or Alg. 8) on a GPU backend.
+    """Parallel ROMA (Hovland, MSc thesis 2020, Alg. 9 with the phase of Alg. 6 or Alg. 8) on a GPU backend.
 
     Parameters
     ----------
     weights:
-        A symmetric non-negative ``n × n`` matrix: the complete graph (seed 002's setting: every
+        A symmetric non-negative ``n × n`` matrix: the complete graph (Hovland, MSc thesis 2020's setting: every
         pair of distinct vertices is an edge, those of weight 0 included, and the result is a
         perfect matching of it).  A host array is copied to the device; a float64 array already
         on one (CuPy, numba, ``__cuda_array_interface__``: ``(n, n)`` C-contiguous or its ``n * n``
@@ -157,7 +158,7 @@ def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: s
     phase = with_devices(roma_block_phase if variant == "block" else roma_thread_phase, kernels or {})
     options = (mate, threshold, max_phases, pad, seed, max_memory)
     if is_device_matrix(weights):
-        run = _device_input(weights, options, device or Device(matrix_backend(weights, backend)), check_invariants)
+        run = _device_input(weights, options, device or own_device(matrix_backend(weights, backend)), check_invariants)
     else:
         run = _host_input(weights, options, device, backend)
     return _phases(run, phase, variant, check_invariants, output, weights)
@@ -184,7 +185,7 @@ def _host_input(weights: Any, options: tuple, device: Device | None, backend: st
     and copied to the device."""
     w, start, n, padded, threshold, max_phases, _ = prepare_augmentation(weights, *options, on_device=True)
     size = w.shape[0]
-    dev = device if device is not None else Device(backend)
+    dev = device if device is not None else own_device(backend)
     dev.check_fits(8 * size * size + 16 * size, "roma", _ALTERNATIVE)
     flat = dev.array(np.ascontiguousarray(w, np.float64).ravel() if size else np.zeros(1))
     # CuPy copies host arrays asynchronously: without this wait the first phase's time would include the

@@ -1,4 +1,4 @@
-"""Suitor on a GPU backend (seed 003, Paper I, Alg. 3–4): exactly the greedy matching.
+"""Suitor on a GPU backend (Naim et al., HiPC 2015, Alg. 3–4): exactly the greedy matching.
 
 Suitor ([003]_) computes exactly the greedy matching: edges by decreasing weight, ties to the larger
 ``(max(u, v), min(u, v))`` (see :func:`gpusim.algorithms.weighted.reference_greedy.greedy`).  An offer is
@@ -11,8 +11,8 @@ offer ``v`` has received (-1: none) and only ``atomic_cas`` changes it.  The ker
 References
 ----------
 .. [003] M. Naim, "GPU algorithms for matching and clustering", PhD thesis, Bergen 2017,
-   Paper I: M. Naim, F. Manne, M. Halappanavar, A. Tumeo, J. Langguth, "Optimizing approximate
-   weighted matching on Nvidia Kepler K40", HiPC 2015 (seed 003).
+   Naim et al. (HiPC 2015): M. Naim, F. Manne, M. Halappanavar, A. Tumeo, J. Langguth, "Optimizing approximate
+   weighted matching on Nvidia Kepler K40", HiPC 2015 (reprinted in Naim's PhD thesis, 2017).
 
 With ``output="device"`` the mate array stays on the device and the result is a
 :class:`~gpusim.algorithms.weighted.device_result.DeviceWeightedMatching` (weight and size added there).
@@ -64,7 +64,7 @@ def suitor(graph: WeightedGraph | DeviceWeightedGraph, *, backend: str = "auto",
            device: Device | None = None, kernels: Mapping[str, DeviceFunction] | None = None,
            output: str = "host", devices: Any = None, client: Any = None
            ) -> WeightedMatching | DeviceWeightedMatching:
-    """The Suitor matching on a GPU backend: equal to the greedy matching (seed 003, Paper I, Alg. 3–4).
+    """The Suitor matching on a GPU backend: equal to the greedy matching (Naim et al., HiPC 2015, Alg. 3–4).
 
     Parameters
     ----------
@@ -185,7 +185,7 @@ def _plan(graph: WeightedGraph | DeviceWeightedGraph, backend: str, layout: str,
 
 @register("weighted", "suitor", backends=("sim", "numba", "cupy", "cpu"),
           title="Suitor (GPU-Suitor, or a thread per vertex)",
-          paper="seed 003, Paper I, Alg. 3-4", guarantees="the greedy matching (a 1/2-approximation)",
+          paper="naim2015suitor", where="Alg. 3-4", guarantees="the greedy matching (a 1/2-approximation)",
           kernels=(gpu_suitor, suitor_thread_per_vertex))
 def run_suitor(graph: WeightedGraph | DeviceWeightedGraph, backend: str, max_memory: int | None = None, **options
                ) -> WeightedMatching | DeviceWeightedMatching:

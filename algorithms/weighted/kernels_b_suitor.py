@@ -1,4 +1,4 @@
-"""The kernel of b-Suitor on a GPU (seed 003, Paper IV §3; Khan et al. 2016, Alg. 2): a thread per queued vertex.
+"""The kernel of b-Suitor on a GPU (Manne et al., CSC 2016 §3; Khan et al. 2016, Alg. 2): a thread per queued vertex.
 
 Each vertex ``v`` keeps its ``b(v)`` best offers in its slots ``slot_ptr[v] .. slot_ptr[v + 1] - 1``
 (offers are CSR entries, as in :mod:`gpusim.algorithms.weighted.offers`).  Replacing the weakest of
@@ -109,10 +109,11 @@ def best_neighbour(ptr, adj, weights, src, slot_ptr, slots, u):
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
                   "int32[:], int32, int32[:], int32[:], int32[:]",
         intended_races={"slots": "the weakest-offer prescan reads slots unlocked; the proposer re-checks "
-                                 "under the vertex lock (seed 003, Paper IV §3)"})
+                                 "under the vertex lock (Manne et al., CSC 2016 §3)"})
 def b_suitor_round(ptr, adj, weights, src, b, slot_ptr, slots, locks, made, queue, queued, next_queue, next_len,
                    in_next):
-    """One round of parallel b-Suitor (seed 003, Paper IV §3; Khan et al. 2016, Alg. 2), a thread per queued vertex.
+    """One round of parallel b-Suitor (Manne et al., CSC 2016 §3; Khan et al. 2016, Alg. 2), a thread per queued
+    vertex.
 
     Vertex ``u`` proposes while fewer than ``b[u]`` of its offers are held (``made[u]``): to its best
     neighbour ``v`` (:func:`best_neighbour`), whose lock it takes to check again and put the offer in

@@ -1,4 +1,4 @@
-"""The kernels of Locally-Dominant matching on a GPU (seed 003, Paper I, Alg. 1–2): a thread per vertex.
+"""The kernels of Locally-Dominant matching on a GPU (Naim et al., HiPC 2015, Alg. 1–2): a thread per vertex.
 
 Each round, every free vertex points at its heaviest free neighbour (:func:`ld_candidates`), and two
 vertices pointing at each other match (:func:`ld_match`); rounds repeat until none matches.  Both do
@@ -20,7 +20,7 @@ __all__ = ["ld_candidates", "ld_match"]
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32, int32[:]")
 def ld_candidates(ptr, adj, weights, mate, candidate, n, live):
-    """ProcessVertex, first half (seed 003, Paper I, Alg. 2 lines 2–8): each free vertex points at its
+    """ProcessVertex, first half (Naim et al., HiPC 2015, Alg. 2 lines 2–8): each free vertex points at its
     heaviest free neighbour (ties to the larger id); -1 when it has none."""
     s = T.gtid()
     while s < n and live[0] == 1:

@@ -1,4 +1,4 @@
-"""Result assembly on the device for Suitor, Locally-Dominant and b-Suitor (seed 003, Paper I and IV).
+"""Result assembly on the device for Suitor, Locally-Dominant and b-Suitor (Naim et al., HiPC 2015 and IV).
 
 The kernels of :mod:`~gpusim.algorithms.weighted.kernels_suitor`, :mod:`~gpusim.algorithms.weighted.kernels_ld`
 and :mod:`~gpusim.algorithms.weighted.kernels_b_suitor` leave their answer as offers (CSR entries) or
@@ -8,7 +8,7 @@ O(n) answer and two O(1) totals:
 * :func:`entry_owners` — the owner ``src[j]`` of every CSR entry (the proposer of an offer along ``j``);
 * :func:`mate_from_offers` — Suitor's ``mate[v] = src[ws[v]]``; :func:`pair_weights` — LD's pairs;
   :func:`b_partners` — b-Suitor's partners table (rows sorted), checking that every suitor set is
-  mirrored (Paper IV §3: an edge of the b-matching is held from both sides);
+  mirrored (Manne et al., CSC 2016 §3: an edge of the b-matching is held from both sides);
 * each adds, per warp, the weight and the number of its pairs (:func:`store_warp_sums`), and
   :func:`sum_partials` adds the warps' sums in a fixed order — the same total on every run.
 
@@ -70,7 +70,7 @@ def store_warp_sums(partial_w, partial_c, w, c):
 
 @kernel(signature="int32[:], int32[:], float64[:], int32, int32[:], float64[:], int32[:]")
 def mate_from_offers(ws, src, weights, n, mate, partial_w, partial_c):
-    """Suitor's matching from the offers held (seed 003, Paper I, Alg. 3): ``v`` is matched to its suitor
+    """Suitor's matching from the offers held (Naim et al., HiPC 2015, Alg. 3): ``v`` is matched to its suitor
     ``src[ws[v]]`` (-1: none); each pair ``v < mate[v]`` adds the weight of the offer ``v`` holds."""
     v = T.gtid()
     w = 0.0
@@ -90,7 +90,7 @@ def mate_from_offers(ws, src, weights, n, mate, partial_w, partial_c):
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32, float64[:], int32[:]")
 def pair_weights(ptr, adj, weights, mate, n, partial_w, partial_c):
-    """Locally-Dominant's pairs (seed 003, Paper I, Alg. 2): each ``v < mate[v]`` finds the entry of its
+    """Locally-Dominant's pairs (Naim et al., HiPC 2015, Alg. 2): each ``v < mate[v]`` finds the entry of its
     mate in its list and adds that weight."""
     v = T.gtid()
     w = 0.0
@@ -125,7 +125,7 @@ def insert_sorted(partners, first, count, x):
 
 @kernel(signature="int32[:], float64[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], int32[:]")
 def b_partners(src, weights, slot_ptr, slots, n, width, partners, faults, partial_w, partial_c):
-    """b-Suitor's partners table (seed 003, Paper IV §3): row ``v`` (``width`` entries, -1 padded beforehand)
+    """b-Suitor's partners table (Manne et al., CSC 2016 §3): row ``v`` (``width`` entries, -1 padded beforehand)
     gets the suitors in ``v``'s slots in increasing order; each pair ``x < v`` adds the weight of its offer.
     A suitor ``x`` of ``v`` that ``v`` does not hold an offer from is an asymmetric set: ``faults[0]`` counts them."""
     v = T.gtid()

@@ -1,4 +1,5 @@
-"""The kernels of parallel ROMA on complete graphs (seed 002, §4.1): atomicFlip (Alg. 7) and the two phases.
+"""The kernels of parallel ROMA on complete graphs (Hovland, MSc thesis 2020, §4.1): atomicFlip (Alg. 7) and the two
+phases.
 
 A phase improves a perfect matching ``mate`` of the complete graph whose dense weight matrix ``w`` is
 stored flat: every matching edge ``(u, M[u])``, ``u < M[u]``, finds its best 4-cycle swap
@@ -27,7 +28,7 @@ __all__ = [
     "roma_thread_phase", "smallest_above",
 ]
 
-#: ROMA's scans read the matching while other threads flip it (seed 002, Alg. 6 and 8); atomicFlip
+#: ROMA's scans read the matching while other threads flip it (Hovland, MSc thesis 2020, Alg. 6 and 8); atomicFlip
 #: re-reads both edges under all four locks before it flips, so a stale read only costs a failed flip.
 _SCAN_RACES = {"mate": "the gain scan reads mates unlocked; atomicFlip re-checks them under the locks"}
 
@@ -72,7 +73,7 @@ def mates_unchanged(mate, u, mate_u, x, y):
 
 @device
 def flip(mate, a, b, u, mate_u):
-    """The flip (seed 002, Alg. 4): ``(u, mate_u), (a, b)`` become ``(u, a), (mate_u, b)``."""
+    """The flip (Hovland, MSc thesis 2020, Alg. 4): ``(u, mate_u), (a, b)`` become ``(u, a), (mate_u, b)``."""
     mate[u] = a
     mate[a] = u
     mate[mate_u] = b
@@ -87,7 +88,8 @@ def make_flip_visible():
 
 @device
 def atomic_flip(mate, locks, a, b, u, mate_u, flips):
-    """atomicFlip (seed 002, Alg. 7): swap ``(u, mate_u), (x, M[x])`` to ``(u, a), (mate_u, b)`` safely.
+    """atomicFlip (Hovland, MSc thesis 2020, Alg. 7): swap ``(u, mate_u), (x, M[x])`` to ``(u, a), (mate_u, b)``
+    safely.
 
     Lines 2–4: lock, one CAS each, in :func:`lock_order`, giving up at the first lock already taken (never
     waiting, so lockstep warps cannot deadlock); line 5: check both edges; line 6: flip; line 7: fence;
@@ -119,7 +121,8 @@ def atomic_flip(mate, locks, a, b, u, mate_u, flips):
 
 @kernel(signature="float64[:], int32[:], int32[:], int32, float64, int32[:]", intended_races=_SCAN_RACES)
 def roma_thread_phase(w, mate, locks, n, threshold, flips):
-    """A parallel ROMA phase, a thread per matching edge (seed 002, Alg. 6 with augLocks = Alg. 5 + Alg. 7).
+    """A parallel ROMA phase, a thread per matching edge (Hovland, MSc thesis 2020, Alg. 6 with augLocks = Alg. 5 +
+    Alg. 7).
 
     Thread ``u`` (for ``u < M[u]``, line 2) scans every other matching edge for the swap of largest
     gain above ``threshold`` (Alg. 5) and tries it with :func:`atomic_flip` (line 3).
@@ -151,7 +154,7 @@ def block_best_swap(gains, swaps):
 
 @kernel(signature="float64[:], int32[:], int32[:], int32, float64, int32[:]", intended_races=_SCAN_RACES)
 def roma_block_phase(w, mate, locks, n, threshold, flips):
-    """A parallel ROMA phase, a block per matching edge (seed 002, Alg. 8).
+    """A parallel ROMA phase, a block per matching edge (Hovland, MSc thesis 2020, Alg. 8).
 
     Block ``u`` (for ``u < M[u]``): its threads stride over the other matching edges (lines 4–21), a block
     reduction finds the best swap (line 23) and thread 0 tries :func:`atomic_flip` (lines 25–26).  Thread 0

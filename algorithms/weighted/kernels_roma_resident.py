@@ -1,4 +1,5 @@
-"""The kernels around parallel ROMA's phases when its input and output stay on the device (seed 002, Alg. 9).
+"""The kernels around parallel ROMA's phases when its input and output stay on the device (Hovland, MSc thesis 2020,
+Alg. 9).
 
 Alg. 9 runs phases (:mod:`gpusim.algorithms.weighted.kernels_roma`) until one flips nothing, and the thesis reports
 the weight after each.  These kernels do the rest of that loop where the matrix lives, so the host copies back two
@@ -6,7 +7,7 @@ numbers a phase, never the matrix nor the matching:
 
 * :func:`weight_matrix_check` — the rules of ``gpusim.types.complete_graphs.check_weight_matrix`` (finite,
   non-negative, exactly symmetric) on a matrix already on the device, recording the first offence of each kind;
-* :func:`pad_matrix` — the dummy vertex of seed 002 §5.1 for odd ``n``: the matrix copied into a zeroed
+* :func:`pad_matrix` — the dummy vertex of Hovland (MSc thesis 2020) §5.1 for odd ``n``: the matrix copied into a zeroed
   ``(n + 1) x (n + 1)`` one;
 * :func:`phase_weight` — after each phase, the matching's weight, the sum of ``w[u, M[u]]`` over ``u < M[u]``
   (per warp, then one warp adds the warps' sums in a fixed order: the same total on every run), and the
@@ -57,7 +58,8 @@ def weight_matrix_check(w, n, bad):
 
 @kernel(signature="float64[:], int32, float64[:]")
 def pad_matrix(w, n, padded):
-    """Seed 002 §5.1's dummy vertex for odd ``n``: ``padded`` (``(n + 1) x (n + 1)``, zeroed beforehand) takes
+    """Hovland (MSc thesis 2020) §5.1's dummy vertex for odd ``n``: ``padded`` (``(n + 1) x (n + 1)``, zeroed
+    beforehand) takes
     ``w`` in its first ``n`` rows and columns, so every edge of the dummy vertex ``n`` weighs 0."""
     i = T.block_id()
     while i < n:
@@ -70,7 +72,8 @@ def pad_matrix(w, n, padded):
 
 @kernel(signature="float64[:], int32[:], int32, int32[:], float64[:]")
 def phase_weight(w, mate, n, flips, totals):
-    """After a phase (seed 002, Alg. 9), one block: ``totals = [weight, flips]``, the weight of the perfect
+    """After a phase (Hovland, MSc thesis 2020, Alg. 9), one block: ``totals = [weight, flips]``, the weight of the
+    perfect
     matching (the sum of ``w[u, M[u]]`` over ``u < M[u]``) and the phase's flips, which it resets for the next
     phase.  Each thread adds its share, each warp its lanes (``T.reduce_add``), warp 0 the warps' sums: a fixed
     order, the same total on every run.  Block size: a multiple of 32, at most 1024."""

@@ -1,7 +1,7 @@
-"""Round bookkeeping on the device for Locally-Dominant and b-Suitor (seed 003, Paper I and IV): the host
+"""Round bookkeeping on the device for Locally-Dominant and b-Suitor (Naim et al., HiPC 2015 and IV): the host
 launches rounds in batches and reads back only whether they are over.
 
-Locally-Dominant stops after a round that matches nothing (Paper I, Alg. 1): :func:`ld_close_round`
+Locally-Dominant stops after a round that matches nothing (Naim et al., HiPC 2015, Alg. 1): :func:`ld_close_round`
 counts the round and clears ``live`` then, and the round's kernels do nothing once ``live`` is clear.
 b-Suitor's rounds take a queue of vertices whose length only the device knows: :func:`open_queue` counts
 the round when the queue is not empty, empties the next queue and pads this one up to ``n`` with the

@@ -1,4 +1,4 @@
-"""The kernels of Suitor on a GPU (seed 003, Paper I): a thread per vertex (Alg. 3) and GPU-Suitor (Alg. 4).
+"""The kernels of Suitor on a GPU (Naim et al., HiPC 2015): a thread per vertex (Alg. 3) and GPU-Suitor (Alg. 4).
 
 An offer is the CSR entry ``j`` it travels along (:mod:`gpusim.algorithms.weighted.offers`); ``ws[v]``
 holds the best offer ``v`` has received (-1: none) and only ``atomic_cas`` changes it (:func:`propose`).
@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 #: Suitor reads a neighbour's best offer without a lock and proposes with a CAS that fails if it
-#: changed (Paper I, Alg. 4): a stale read costs a retry.
+#: changed (Naim et al., HiPC 2015, Alg. 4): a stale read costs a retry.
 _SUITOR_RACES = {"ws": "offers are read unlocked; the CAS that proposes fails on a stale read and the thread retries"}
 
 
@@ -101,7 +101,8 @@ def propose(ws, weights, src, partner, entry, current):
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32", intended_races=_SUITOR_RACES)
 def suitor_thread_per_vertex(ptr, adj, weights, src, ws, n):
-    """Suitor with a thread per vertex (seed 003, Paper I, Alg. 3): propose, and carry on for whoever was displaced."""
+    """Suitor with a thread per vertex (Naim et al., HiPC 2015, Alg. 3): propose, and carry on for whoever was
+    displaced."""
     u = T.gtid()
     while u < n:
         current = u
@@ -240,7 +241,7 @@ synchronise_warps = no_sync
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32, int32, int32",
         intended_races=_SUITOR_RACES)
 def gpu_suitor(ptr, adj, weights, src, ws, n, per_warp, balance_rounds):
-    """GPU-Suitor (seed 003, Paper I, Alg. 4): a warp per chunk of ``per_warp`` vertices (at most 32).
+    """GPU-Suitor (Naim et al., HiPC 2015, Alg. 4): a warp per chunk of ``per_warp`` vertices (at most 32).
 
     Line 2 loads the warp's chunk into its shared queue; each round (line 3) the warp finds the best
     candidate of each queued vertex in turn (lines 5–7), lane ``k`` proposes for the ``k``-th by CAS
@@ -272,7 +273,7 @@ def gpu_suitor(ptr, adj, weights, src, ws, n, per_warp, balance_rounds):
         chunk += T.grid_size() * warps * per_warp
 
 
-#: GPU-Suitor's variants (seed 003, Paper I, §4.3): the step each puts at line 10 of :func:`gpu_suitor`.
+#: GPU-Suitor's variants (Naim et al., HiPC 2015, §4.3): the step each puts at line 10 of :func:`gpu_suitor`.
 SUITOR_VARIANTS = {"nosync": no_sync, "syncnolb": sync_no_lb, "synclb": sync_lb, "hybrid": hybrid}
 #: :func:`gpu_suitor` with each variant's line 10 (``"nosync"``: the kernel itself).
 GPU_SUITOR = {name: with_devices(gpu_suitor, {"synchronise_warps": step}) for name, step in SUITOR_VARIANTS.items()}

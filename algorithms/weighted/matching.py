@@ -25,7 +25,8 @@ from .result import WeightedMatching
 
 __all__ = ["DEVICE_RESIDENT", "maximum_weight_matching"]
 
-#: The algorithms that take a graph in device memory (and ``output="device"``): the sparse GPU ones of seed 003.
+#: The algorithms that take a graph in device memory (and ``output="device"``): the sparse GPU ones of Naim (PhD
+#: thesis 2017).
 DEVICE_RESIDENT = ("suitor", "ld", "bsuitor")
 
 
@@ -53,7 +54,7 @@ def maximum_weight_matching(graph: WeightedGraph | DeviceWeightedGraph, algorith
     dense matrix already on the device and leaves its matching there).  Other options go to the algorithm
     (``layout``, ``variant``, ``b``, ...).
 
-    ``roma`` and ``rama`` are defined on complete graphs (seed 002): they run on the complete
+    ``roma`` and ``rama`` are defined on complete graphs (Hovland, MSc thesis 2020): they run on the complete
     graph of ``graph``'s dense weight matrix, where non-edges weigh 0, start from
     ``mate="i,i+1"`` unless told, and need an even ``n`` (or ``pad=True``).  The pairs of that
     perfect matching that are not edges of ``graph`` are then dropped (``stats["dropped"]``

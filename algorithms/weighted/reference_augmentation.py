@@ -1,4 +1,4 @@
-"""RAMA and ROMA with 4-cycle augmentation on complete graphs, run sequentially (seed 002, Alg. 2–5).
+"""RAMA and ROMA with 4-cycle augmentation on complete graphs, run sequentially (Hovland, MSc thesis 2020, Alg. 2–5).
 
 The dense ``n x n`` weights, a perfect start matching
 (:func:`~gpusim.algorithms.weighted.start_matchings.start_matching`), and phases of augmentations:
@@ -65,7 +65,7 @@ def _augmentation(name: str, weights: Any, mate: Any, threshold: Any, max_phases
 
 def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | None = None, *,
          pad: bool = False, seed: int = 0, max_memory: int | None = None) -> WeightedMatchingResult:
-    """RAMA with 4-cycle augmentation on a complete graph (seed 002, Alg. 2, 4 and 5).
+    """RAMA with 4-cycle augmentation on a complete graph (Hovland, MSc thesis 2020, Alg. 2, 4 and 5).
 
     Each step augments a vertex ``u`` drawn uniformly at random (with replacement): among all
     other matched edges ``(x, y)``, find the flip of ``{(u, v), (x, y)}`` to ``{(u, x), (v, y)}``
@@ -120,7 +120,7 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
     weight (``fl(a + b) > fl(c + d)`` implies ``a + b > c + d``), so the phase weights, summed
     with ``math.fsum``, never decrease and the loop ends.
 
-    The input is a complete graph (seed 002's setting): every pair of distinct vertices is an
+    The input is a complete graph (Hovland, MSc thesis 2020's setting): every pair of distinct vertices is an
     edge, those of weight 0 included, and the result is a perfect matching of it.  For a sparse
     graph, :func:`gpusim.algorithms.weighted.maximum_weight_matching` runs RAMA on its dense
     matrix (non-edges weigh 0) and then drops the pairs that are not edges of the graph.
@@ -136,7 +136,7 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
     References
     ----------
     S. Pettie and P. Sanders, "A simpler linear time 2/3 - epsilon approximation for maximum
-    weight matching", IPL 91, 2004.  Seed 002 (Hovland, MSc thesis 2020), §3.3.4, §3.5, Alg. 2,
+    weight matching", IPL 91, 2004.  Hovland (MSc thesis 2020), §3.3.4, §3.5, Alg. 2,
     4 and 5.
 
     Examples
@@ -154,7 +154,7 @@ def rama(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
 def roma(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | None = None, *,
          pad: bool = False, seed: int = 0, order: str = "random", max_memory: int | None = None
          ) -> WeightedMatchingResult:
-    """ROMA with 4-cycle augmentation on a complete graph (seed 002, Alg. 3, 4 and 5).
+    """ROMA with 4-cycle augmentation on a complete graph (Hovland, MSc thesis 2020, Alg. 3, 4 and 5).
 
     Each phase augments every vertex once (see :func:`rama` for one augmentation), in a fresh
     random order (``order="random"``, Alg. 3) or in id order (``order="fixed"``, the order in
@@ -198,7 +198,7 @@ def roma(weights: Any, mate: Any, threshold: float = 1e-5, max_phases: int | Non
     References
     ----------
     J. Maue and P. Sanders, "Engineering algorithms for approximate weighted matching",
-    WEA 2007.  Seed 002 (Hovland, MSc thesis 2020), §3.3.5, §3.5, Alg. 3, 4 and 5, §5.4.
+    WEA 2007.  Hovland (MSc thesis 2020), §3.3.5, §3.5, Alg. 3, 4 and 5, §5.4.
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""b-matching, run sequentially: the greedy b-matching and b-Suitor (Khan et al. 2016; seed 003, Paper IV §3).
+"""b-matching, run sequentially: the greedy b-matching and b-Suitor (Khan et al. 2016; Manne et al. (CSC 2016) §3).
 
 Examples
 --------
@@ -41,7 +41,7 @@ def _greedy_b(eu, ev, order, b, deg, chosen):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _b_suitor(ptr, sadj, sw, b, slot_ptr, s_id, s_w, count):  # pragma: no cover - compiled
-    """b-Suitor, sequential (Khan et al. 2016; seed 003, Paper IV §3).
+    """b-Suitor, sequential (Khan et al. 2016; Manne et al. (CSC 2016) §3).
 
     ``sadj``/``sw``: each adjacency list sorted by decreasing ``(w, id)``.  ``s_id``/``s_w`` hold,
     in slots ``slot_ptr[v]..slot_ptr[v + 1]``, the suitors of ``v`` (at most ``b[v]``), ``count[v]``
@@ -141,8 +141,8 @@ def greedy_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None = 
 
     References
     ----------
-    J. Mestre, "Greedy in approximation algorithms", ESA 2006.  Seed 003 (Naim, PhD thesis
-    2017), Paper IV §3 (greedy b-matching as a many-to-many stable assignment).
+    J. Mestre, "Greedy in approximation algorithms", ESA 2006.  Manne et al. (CSC 2016) §3 (greedy b-matching as a
+    many-to-many stable assignment).
 
     Examples
     --------
@@ -206,14 +206,14 @@ def b_suitor(graph: WeightedGraph, b: Any, *, max_memory: int | None = None) -> 
     that never moves back: a full suitor set only ever gets better offers, so a refusal, or a
     displacement, is final.  Finding a full vertex's worst suitor scans its ``b[v]`` slots:
     O(m log m + m b_max) time in all.  This is the Gale-Shapley style *b*-matching algorithm
-    that Paper IV §3.1 relates to many-to-many stable assignment ("a vertex v will accept the
+    that Manne et al. (CSC 2016) §3.1 relates to many-to-many stable assignment ("a vertex v will accept the
     b(v) best offers at any given time"), in its eager (McVitie-Wilson) form.
 
     References
     ----------
     A. Khan, A. Pothen, M. M. A. Patwary, N. Satish, N. Sundaram, F. Manne, M. Halappanavar and
     P. Dubey, "Efficient approximation algorithms for weighted b-matching", SIAM J. Sci. Comput.
-    38(5), 2016.  Seed 003 (Naim, PhD thesis 2017), Paper IV §3 and §3.1.
+    38(5), 2016.  Manne et al. (CSC 2016) §3 and §3.1.
 
     Examples
     --------

@@ -1,11 +1,11 @@
 """What the sequential weighted-matching references share: the input check and the greedy order of the edges.
 
 The references (``reference_*`` modules of :mod:`gpusim.algorithms.weighted`) are the CPU baselines and
-the oracles' partners of the GPU algorithms of seeds 003 (Naim, Paper I: Locally-Dominant and Suitor;
-Paper IV: b-Suitor) and 002 (Hovland: ROMA on complete graphs).  Each public function checks its input
+the oracles' partners of the GPU algorithms of Naim et al. (HiPC 2015: Locally-Dominant and Suitor;
+Manne et al. (CSC 2016): b-Suitor) and 002 (Hovland: ROMA on complete graphs).  Each public function checks its input
 and calls a private ``numba.njit`` function on plain arrays; the private functions never validate.  A
-matching is an int32 array ``mate`` with ``mate[v]`` the partner of ``v`` or ``-1``, as in seed 003,
-Paper I.
+matching is an int32 array ``mate`` with ``mate[v]`` the partner of ``v`` or ``-1``, as in Naim (PhD thesis 2017),
+Naim et al. (HiPC 2015).
 
 The tie rule
 ------------
@@ -15,11 +15,11 @@ this order ranks its neighbours by ``(w(x, y), y)``: *the heavier neighbour firs
 weights the larger vertex id*.  That local rule is what Suitor, Locally-Dominant and b-Suitor use, both
 to choose whom to propose to and to decide which of two suitors wins (a suitor ``u`` beats ``s`` at
 ``v`` when ``(w(u, v), u) > (w(s, v), s)``).  Because the local rules are induced by one global
-order, the greedy matching is the unique stable matching of the derived instance (seed 003,
-Paper IV, Lemma 3.1) and all three algorithms return it exactly.
+order, the greedy matching is the unique stable matching of the derived instance (Naim, PhD thesis 2017,
+Manne et al. (CSC 2016), Lemma 3.1) and all three algorithms return it exactly.
 
 Zero-weight edges are never matched by any algorithm here (as if absent, like a zero entry of
-a Matrix Market file): Suitor's "no offer yet" is weight 0 (Paper I, Alg. 3, ``ws[u] <- 0``),
+a Matrix Market file): Suitor's "no offer yet" is weight 0 (Naim et al., HiPC 2015, Alg. 3, ``ws[u] <- 0``),
 and a GPU packing ``(weight key, id)`` into a uint64 may keep 0 as its "no offer" sentinel.
 They add nothing to the weight, so every approximation guarantee holds unchanged.
 

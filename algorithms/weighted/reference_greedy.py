@@ -1,4 +1,5 @@
-"""The greedy matching, run sequentially (seed 002, Alg. 1): the matching Suitor and Locally-Dominant equal.
+"""The greedy matching, run sequentially (Hovland, MSc thesis 2020, Alg. 1): the matching Suitor and Locally-Dominant
+equal.
 
 Examples
 --------
@@ -24,7 +25,7 @@ __all__ = ["greedy", "run_greedy"]
 
 @numba.njit(cache=True)
 def _greedy(eu, ev, order, mate):  # pragma: no cover - compiled
-    """Seed 002, Alg. 1: take edges in ``order`` (decreasing key) whose ends are both free."""
+    """Hovland (MSc thesis 2020), Alg. 1: take edges in ``order`` (decreasing key) whose ends are both free."""
     size = 0
     for k in range(order.shape[0]):
         e = order[k]
@@ -68,8 +69,8 @@ def greedy(graph: WeightedGraph) -> WeightedMatchingResult:
 
     References
     ----------
-    Seed 002 (Hovland, MSc thesis 2020), §3.3.1 and Alg. 1; seed 003 (Naim, PhD thesis 2017),
-    Paper IV §3 (the greedy matching, unique under a consistent tie rule).
+    Hovland (MSc thesis 2020), §3.3.1 and Alg. 1; Naim (PhD thesis 2017),
+    Manne et al. (CSC 2016) §3 (the greedy matching, unique under a consistent tie rule).
 
     Examples
     --------
@@ -87,7 +88,7 @@ def greedy(graph: WeightedGraph) -> WeightedMatchingResult:
     return matching_result(graph, mate, {"algorithm": "greedy"})
 
 
-@register("weighted", "greedy", backends=("cpu",), title="Greedy", paper="seed 002, §3.3.1 and Alg. 1",
+@register("weighted", "greedy", backends=("cpu",), title="Greedy", paper="hovland2020", where="§3.3.1 and Alg. 1",
           guarantees="a 1/2-approximation")
 def run_greedy(graph: WeightedGraph, backend: str = "cpu", max_memory: int | None = None, **options
                ) -> WeightedMatching:

@@ -1,4 +1,4 @@
-"""The Locally-Dominant algorithm, run sequentially (seed 003, Paper I, Alg. 1–2): equal to the greedy matching.
+"""The Locally-Dominant algorithm, run sequentially (Naim et al., HiPC 2015, Alg. 1–2): equal to the greedy matching.
 
 Examples
 --------
@@ -23,7 +23,7 @@ __all__ = ["locally_dominant"]
 
 @numba.njit(cache=True)
 def _ld_process(s, ptr, adj, w, mate, candidate, queue, tail):  # pragma: no cover - compiled
-    """Seed 003, Paper I, Alg. 2 (ProcessVertex): point ``s`` at its heaviest free neighbour.
+    """Naim et al. (HiPC 2015), Alg. 2 (ProcessVertex): point ``s`` at its heaviest free neighbour.
 
     Appends ``s`` and its candidate to ``queue`` when they point at each other; returns the new tail.
     """
@@ -47,7 +47,7 @@ def _ld_process(s, ptr, adj, w, mate, candidate, queue, tail):  # pragma: no cov
 
 @numba.njit(cache=True)
 def _locally_dominant(ptr, adj, w, mate):  # pragma: no cover - compiled
-    """Seed 003, Paper I, Alg. 1 run sequentially.  Returns ``(rounds, processed)``."""
+    """Naim et al. (HiPC 2015), Alg. 1 run sequentially.  Returns ``(rounds, processed)``."""
     n = ptr.shape[0] - 1
     # candidate[v]: v's heaviest free neighbour when v was last processed, -1 if none
     candidate = np.full(n, -1, np.int32)
@@ -108,7 +108,7 @@ def locally_dominant(graph: WeightedGraph) -> WeightedMatchingResult:
     References
     ----------
     M. Halappanavar et al., "Approximate weighted matching on emerging manycore and multithreaded
-    architectures", IJHPCA 2012.  Seed 003 (Naim, PhD thesis 2017), Paper I, §2.1, Alg. 1 and 2.
+    architectures", IJHPCA 2012.  Naim et al. (HiPC 2015), §2.1, Alg. 1 and 2.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Path-based half-approximations, run sequentially: PGA' (Drake & Hougardy) and GPA (Maue & Sanders).
 
 Both grow vertex-disjoint paths (and, for GPA, even cycles) and match each one optimally by dynamic
-programming (seed 002, §3.3.2–3.3.3).
+programming (Hovland, MSc thesis 2020, §3.3.2–3.3.3).
 
 Examples
 --------
@@ -68,7 +68,7 @@ def _path_commit(path, n_vertices, take, mate):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _path_growing(ptr, adj, w, mate):  # pragma: no cover - compiled
-    """PGA' (Drake & Hougardy; seed 002 §3.3.2): grow paths, then match each one optimally.
+    """PGA' (Drake & Hougardy; Hovland (MSc thesis 2020) §3.3.2): grow paths, then match each one optimally.
 
     Returns ``(paths, size)``: the number of paths with at least one edge and of matched pairs.
     """
@@ -125,7 +125,7 @@ def _find(parent, x):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _gpa(n, eu, ev, ew, order, mate):  # pragma: no cover - compiled
-    """GPA (Maue & Sanders; seed 002 §3.3.3).  Returns ``(paths, cycles, size)``."""
+    """GPA (Maue & Sanders; Hovland (MSc thesis 2020) §3.3.3).  Returns ``(paths, cycles, size)``."""
     # nb[2v], nb[2v + 1]: v's (at most two) neighbours in the path/cycle set; nbw their weights
     nb = np.full(2 * n, -1, np.int32)
     nbw = np.zeros(2 * n, np.float64)
@@ -256,7 +256,7 @@ def path_growing(graph: WeightedGraph) -> WeightedMatchingResult:
     ----------
     D. E. Drake and S. Hougardy, "A simple approximation algorithm for the weighted matching
     problem", IPL 85, 2003; J. Maue and P. Sanders, "Engineering algorithms for approximate
-    weighted matching", WEA 2007 (PGA').  Seed 002 (Hovland, MSc thesis 2020), §3.3.2.
+    weighted matching", WEA 2007 (PGA').  Hovland (MSc thesis 2020), §3.3.2.
 
     Examples
     --------
@@ -307,7 +307,7 @@ def gpa(graph: WeightedGraph) -> WeightedMatchingResult:
     References
     ----------
     J. Maue and P. Sanders, "Engineering algorithms for approximate weighted matching",
-    WEA 2007.  Seed 002 (Hovland, MSc thesis 2020), §3.3.3.
+    WEA 2007.  Hovland (MSc thesis 2020), §3.3.3.
 
     Examples
     --------
@@ -330,7 +330,8 @@ def gpa(graph: WeightedGraph) -> WeightedMatchingResult:
 
 
 @register("weighted", "pga", backends=("cpu",), title="PGA' (Path Growing, paths matched optimally)",
-          paper="seed 002, §3.3.2 (Drake & Hougardy; Maue & Sanders)", guarantees="a 1/2-approximation")
+          paper=("drake2003", "maue2007", "hovland2020"), where="as Hovland §3.3.2 presents it",
+          guarantees="a 1/2-approximation")
 def run_path_growing(graph: WeightedGraph, backend: str = "cpu", max_memory: int | None = None, **options
                      ) -> WeightedMatching:
     """:func:`path_growing` for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`."""
@@ -338,7 +339,7 @@ def run_path_growing(graph: WeightedGraph, backend: str = "cpu", max_memory: int
 
 
 @register("weighted", "gpa", backends=("cpu",), title="GPA (Global Paths Algorithm)",
-          paper="seed 002, §3.3.3 (Maue & Sanders)", guarantees="a 1/2-approximation")
+          paper=("maue2007", "hovland2020"), where="as Hovland §3.3.3 presents it", guarantees="a 1/2-approximation")
 def run_gpa(graph: WeightedGraph, backend: str = "cpu", max_memory: int | None = None, **options) -> WeightedMatching:
     """:func:`gpa` for :func:`~gpusim.algorithms.weighted.maximum_weight_matching`."""
     return from_reference(gpa(graph, **options), "gpa", graph)

@@ -1,4 +1,4 @@
-"""The Suitor algorithm, run sequentially (seed 003, Paper I, Alg. 3): equal to the greedy matching.
+"""The Suitor algorithm, run sequentially (Naim et al., HiPC 2015, Alg. 3): equal to the greedy matching.
 
 Examples
 --------
@@ -23,7 +23,7 @@ __all__ = ["suitor"]
 
 @numba.njit(cache=True)
 def _suitor(ptr, adj, w, suitor, ws):  # pragma: no cover - compiled
-    """Seed 003, Paper I, Alg. 3 run sequentially: ``suitor[v]`` is the best offer ``v`` holds.
+    """Naim et al. (HiPC 2015), Alg. 3 run sequentially: ``suitor[v]`` is the best offer ``v`` holds.
 
     Returns the number of proposals made.
     """
@@ -82,12 +82,12 @@ def suitor(graph: WeightedGraph) -> WeightedMatchingResult:
     rescans its whole list each time it is displaced.  The loop starts each search from weight 0,
     as the sequential Suitor of Manne and Halappanavar; Alg. 3's ``heaviest <- ws[current]``
     shortcut and the locks of OMP-Suitor are not needed sequentially.  Suitor is McVitie-Wilson's
-    stable marriage algorithm on a general graph (Paper IV §3.1).
+    stable marriage algorithm on a general graph (Manne et al., CSC 2016 §3.1).
 
     References
     ----------
     F. Manne and M. Halappanavar, "New effective multithreaded matching algorithms", IPDPS 2014.
-    Seed 003 (Naim, PhD thesis 2017), Paper I, §2.2 and Alg. 3; Paper IV §3.1.
+    Naim et al. (HiPC 2015), §2.2 and Alg. 3; Manne et al. (CSC 2016) §3.1.
 
     Examples
     --------

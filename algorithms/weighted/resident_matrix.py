@@ -1,4 +1,5 @@
-"""ROMA's dense weight matrix in device memory (seed 002, Alg. 9): taken without a copy, checked there.
+"""ROMA's dense weight matrix in device memory (Hovland, MSc thesis 2020, Alg. 9): taken without a copy, checked
+there.
 
 :func:`~gpusim.algorithms.weighted.driver_roma.roma` takes its ``n x n`` matrix as a host array (copied in) or
 as an array already on a device: a CuPy array, a numba device array or any object with
@@ -11,7 +12,8 @@ kernels' type; a float32 matrix is refused rather than widened into a second cop
 :func:`~gpusim.algorithms.weighted.kernels_roma_resident.weight_matrix_check`, with the rules and the one-line
 messages of the host path (``gpusim.types.complete_graphs.check_weight_matrix``): the first entry that is not
 finite, else the first negative one, else the first asymmetric pair, in row-major order.
-:func:`padded_on_device` adds seed 002 §5.1's dummy vertex for odd ``n`` (a zeroed ``(n + 1) x (n + 1)`` copy, on
+:func:`padded_on_device` adds Hovland (MSc thesis 2020) §5.1's dummy vertex for odd ``n`` (a zeroed ``(n + 1) x (n +
+1)`` copy, on
 the device).  The results, :class:`ResidentRomaMatching` and :class:`DeviceRomaMatching`, copy the matrix back
 only when a check asks (``valid``, ``problem``, ``certificate()``).
 
@@ -144,7 +146,8 @@ def matrix_problem(dev: Device, flat: Any, n: int, launch: Any = None) -> str | 
 
 
 def padded_on_device(launch: Any, flat: Any, n: int) -> Any:
-    """The ``(n + 1) x (n + 1)`` matrix of seed 002 §5.1 (a dummy vertex whose edges weigh 0), built on the device
+    """The ``(n + 1) x (n + 1)`` matrix of Hovland (MSc thesis 2020) §5.1 (a dummy vertex whose edges weigh 0), built
+    on the device
     by :func:`~gpusim.algorithms.weighted.kernels_roma_resident.pad_matrix` from the ``n x n`` one."""
     dev = launch.device
     padded = dev.zeros((n + 1) * (n + 1), np.float64)

@@ -1,4 +1,5 @@
-"""The inputs of a 4-cycle augmentation (RAMA, ROMA; seed 002 §3.5): checked weights and a perfect start matching.
+"""The inputs of a 4-cycle augmentation (RAMA, ROMA; Hovland (MSc thesis 2020) §3.5): checked weights and a perfect
+start matching.
 
 Shared by the sequential RAMA and ROMA (:mod:`gpusim.algorithms.weighted.reference_augmentation`) and
 the GPU ROMA (:mod:`gpusim.algorithms.weighted.driver_roma`).
@@ -44,7 +45,7 @@ def _complete_graph(w: np.ndarray) -> WeightedGraph:
 
 
 def _complete(mate: np.ndarray) -> np.ndarray:
-    """Pair the unmatched vertices in increasing id order (seed 002 §3.5: any pairing will do)."""
+    """Pair the unmatched vertices in increasing id order (Hovland, MSc thesis 2020 §3.5: any pairing will do)."""
     free = np.flatnonzero(mate == -1)
     mate[free[0::2]] = free[1::2]
     mate[free[1::2]] = free[0::2]
@@ -54,7 +55,7 @@ def _complete(mate: np.ndarray) -> np.ndarray:
 def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0, *, max_memory: int | None = None
                    ) -> np.ndarray:
     """A perfect start matching for :func:`~gpusim.algorithms.weighted.reference_augmentation.rama` and
-    :func:`~gpusim.algorithms.weighted.reference_augmentation.roma`, as seed 002 builds them.
+    :func:`~gpusim.algorithms.weighted.reference_augmentation.roma`, as Hovland (MSc thesis 2020) builds them.
 
     ==============  ======================================================================
     ``kind``        matching
@@ -102,7 +103,7 @@ def start_matching(n: int, kind: str, weights: Any = None, seed: int = 0, *, max
 
     References
     ----------
-    Seed 002 (Hovland, MSc thesis 2020), §3.5, §5.5.5 and §5.5.7 (start matchings), §3.3.3
+    Hovland (MSc thesis 2020), §3.5, §5.5.5 and §5.5.7 (start matchings), §3.3.3
     and §5.6.2 (GPA or Greedy before ROMA).
 
     Examples
@@ -199,10 +200,11 @@ def augmentation_options(threshold: Any, max_phases: Any, pad: Any, seed: Any) -
 
 def needs_padding(n: int, pad: bool) -> bool:
     """Whether ``n`` vertices take a dummy vertex (``n`` odd); refused unless ``pad``: a complete graph has a
-    perfect matching only for even ``n`` (seed 002 §5.1)."""
+    perfect matching only for even ``n`` (Hovland, MSc thesis 2020 §5.1)."""
     if n % 2 and not pad:
         raise InvalidArgument(f"weights is {n} x {n} with n odd: a complete graph has a perfect matching only for "
-                              "even n; pass pad=True to add a dummy vertex whose edges all weigh 0 (seed 002 §5.1)")
+                              "even n; pass pad=True to add a dummy vertex whose edges all weigh 0 "
+                              "(Hovland, MSc thesis 2020, §5.1)")
     return n % 2 == 1
 
 

@@ -1,4 +1,4 @@
-"""ROMA's gain test, written once: the best 4-cycle swap of a matching edge (seed 002, Alg. 5).
+"""ROMA's gain test, written once: the best 4-cycle swap of a matching edge (Hovland, MSc thesis 2020, Alg. 5).
 
 :func:`best_swap` is a ``@device`` function that the GPU phases call (a thread's whole scan in Alg. 6,
 one thread's share in Alg. 8), and plain enough for Numba to compile for the CPU too:

@@ -53,9 +53,11 @@ class SimBackend:
         path at a time and reconverge at the end of each ``if``/``while``/``for``, as before Volta
         (:mod:`~gpusim.backends.sim.lockstep`).
     races:
-        ``"off"`` (default), ``"report"`` (collect races on ``Run.races``) or ``"raise"`` (raise
-        :class:`~gpusim.errors.DataRace` at the first): the happens-before race detector
-        (:mod:`~gpusim.backends.sim.races`).
+        ``"report"`` (collect races on ``Run.races``), ``"raise"`` (raise :class:`~gpusim.errors.DataRace` at
+        the first) or ``"off"``: the happens-before race detector (:mod:`~gpusim.backends.sim.races`).  The
+        default (``None``) is ``"report"`` on the reference engine, so a learner's racy kernel shows its race
+        on ``Run.races`` without asking, and ``"off"`` on the compiled engine (``engine="compiled"`` or
+        ``"auto"``, which are for speed; ask for ``races`` there).  ``gpusim bench sim`` measures the cost.
     engine:
         ``"reference"`` (default): every launch on the simulator described here.  ``"compiled"``:
         numba-compiled code (:mod:`~gpusim.backends.sim.compiled`), replayable on the reference, for
@@ -80,13 +82,15 @@ class SimBackend:
                  trace: bool = True, max_steps: int = Limits.max_steps,
                  livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
                  resident_threads: int = Limits.resident_threads, memory: str = "sc",
-                 warps: str = "independent", races: str = "off", engine: str = "reference",
+                 warps: str = "independent", races: str | None = None, engine: str = "reference",
                  progress: Callable[[int, bool], None] | None = None):
         if not isinstance(trace, bool):
             raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
-        check_modes(memory, warps, races)
         if not isinstance(engine, str) or engine not in ENGINES:
             raise InvalidArgument(f"engine={engine!r} is not one of {ENGINES}")
+        if races is None:
+            races = "report" if engine == "reference" else "off"
+        check_modes(memory, warps, races)
         self.memory, self.warps, self.races, self.engine = memory, warps, races, engine
         self.seed = seed
         self.limits = Limits(max_steps, livelock_steps, spin_steps, resident_threads)
@@ -254,7 +258,9 @@ class SimBackend:
         """This launch's memory, warp and race modes and weak-memory seed (from the token when replaying)."""
         if isinstance(policy, Replay):
             entry = policy.launches[launch_index]
-            return (entry.get("memory", "sc"), entry.get("warps", "independent"), entry.get("races", "off"),
+            # a token records races="raise" only (reporting changes no schedule): a replay reports as this device does
+            races = entry.get("races", "report" if self.races == "report" else "off")
+            return (entry.get("memory", "sc"), entry.get("warps", "independent"), races,
                     entry.get("memory_seed", "0"))
         policy_seed = getattr(self.policy, "seed", None)
         return self.memory, self.warps, self.races, f"{self.seed}:{policy_seed}:{launch_index}"

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["RACE_MODES", "RaceDetector", "RaceReport"]
+__all__ = ["RACE_MODES", "RaceDetector", "RaceReport", "explain_race"]
 
 #: The values of ``races=``.
 RACE_MODES = ("off", "report", "raise")
@@ -60,6 +60,56 @@ class RaceReport(NamedTuple):
         (b2, t2), op2, at2 = self.second
         return (f"{self.kind} hazard on {self.memory} {self.array}[{self.index}]: {op2} by thread (block {b2}, "
                 f"thread {t2}) at {at2} after unordered {op1} by thread (block {b1}, thread {t1}) at {at1}")
+
+    def explain(self) -> str:
+        """What each side is and the fix that applies, in plain words (:func:`explain_race`)."""
+        return explain_race(self)
+
+
+def _side(op: str) -> str:
+    """An access as the explanation names it: ``a plain load``, ``an atomic_cas``, ..."""
+    return f"an {op}" if op.startswith("atomic") else f"a plain {op}"
+
+
+def explain_race(report: RaceReport) -> str:
+    """The race in plain words: what each of the two accesses is (a plain load, an ``atomic_cas``, ...), why
+    nothing orders them, and the fix that applies to that pair.
+
+    >>> mixed = RaceReport("RAW", "global", "best", 0, ((0, 0), "atomic_cas", "k.py:7"), ((0, 1), "load", "k.py:6"))
+    >>> print(explain_race(mixed))                 # doctest: +NORMALIZE_WHITESPACE
+    The two sides: a plain load of best[0] by thread (0,1) at k.py:6, and an atomic_cas of it by thread (0,0)
+    at k.py:7. An atomic orders only the atomics on its cell; the plain load is not one, so it may read the
+    cell before, during or after the atomic_cas. Fix: read it with T.atomic_load(best, 0) (and retry the
+    atomic_cas with the value it returns).
+    """
+    (b1, t1), op1, at1 = report.first
+    (b2, t2), op2, at2 = report.second
+    cell = f"{report.array}[{report.index}]"
+    text = (f"The two sides: {_side(op2)} of {cell} by thread ({b2},{t2}) at {at2}, and {_side(op1)} of it by "
+            f"thread ({b1},{t1}) at {at1}.")
+    atomic = [op for op in (op1, op2) if op.startswith("atomic")]
+    plain = [op for op in (op1, op2) if not op.startswith("atomic")]
+    if atomic:
+        other = plain[0]
+        text += (f" An atomic orders only the atomics on its cell; the plain {other} is not one, so it may "
+                 f"{'read' if other == 'load' else 'write'} the cell before, during or after the {atomic[0]}.")
+        if other == "load":
+            return text + (f" Fix: read it with T.atomic_load({report.array}, {report.index}) (and retry the "
+                           f"{atomic[0]} with the value it returns).")
+        return text + (f" Fix: make the store atomic too (T.atomic_exch({report.array}, {report.index}, value), "
+                       f"or T.atomic_cas when it depends on what was there).")
+    same_block = b1 == b2
+    text += " Neither is atomic, and no barrier or fence orders them: on a GPU they can happen in either order."
+    if "load" in (op1, op2):
+        if same_block:
+            return text + (" Fix: a barrier (T.syncthreads()) between them when one thread must see the other's "
+                           "value; when many threads update the cell (a load, then a store), one atomic instead "
+                           f"(T.atomic_add({report.array}, {report.index}, 1)).")
+        return text + (" Fix: threads of different blocks meet at no barrier: make the update one atomic "
+                       f"(T.atomic_add({report.array}, {report.index}, 1), T.atomic_cas), or publish the value "
+                       "with T.threadfence() and an atomic flag that the reader reads with T.atomic_load.")
+    return text + (" Fix: let one thread write the cell, or make the writes atomic "
+                   f"(T.atomic_exch, T.atomic_max, ...){', or order them with T.syncthreads()' if same_block else ''}.")
 
 
 class RaceDetector:

@@ -424,7 +424,7 @@ class Simulator:
     def race(self, proxy: ArrayProxy, index: int, op: str, is_write: bool, frame) -> None:
         report = self.races.access(self.current, proxy, index, op, is_write, frame)
         if report is not None and self.race_mode == "raise":
-            raise DataRace(f"DataRace: {report}\n(mark a race the kernel intends with "
+            raise DataRace(f"DataRace: {report}\n{report.explain()}\n(mark a race the kernel intends with "
                            f"@kernel(..., intended_races={{{proxy.name!r}: 'why'}}))", report=report)
 
     def race_atomic(self, proxy: ArrayProxy, index: int, op: str, is_write: bool, frame) -> None:

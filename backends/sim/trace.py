@@ -133,7 +133,7 @@ class Run:
             entry["memory_seed"] = self.memory_seed
         if self.warps != "independent":
             entry["warps"] = self.warps
-        if self.races_mode != "off":
+        if self.races_mode == "raise":  # reporting changes no schedule: a token replays alike with it or without
             entry["races"] = self.races_mode
         return entry
 

@@ -28,7 +28,7 @@ load may see an old value.  This module models that, GPU-like (not x86-TSO):
 
 What it can show: stale reads, message passing without fences failing, store buffering
 (both threads reading the old value), a lock released before the protected stores are visible
-(seed 002, atomicFlip without ``__threadfence``), spins on plain loads that never end.
+(Hovland, MSc thesis 2020, atomicFlip without ``__threadfence``), spins on plain loads that never end.
 
 What it cannot show: load buffering (a load never reads a store that comes later in another
 thread's program order that has not been issued yet — loads are performed in program order, so

@@ -30,7 +30,7 @@ def index_rows(problem: str | None = None) -> list[dict]:
     import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
     from gpusim.runtime.registry import algorithms
 
-    return [{"problem": entry.problem, "algorithm": entry.name, "title": entry.title, "paper": entry.paper,
+    return [{"problem": entry.problem, "algorithm": entry.name, "title": entry.title, "paper": entry.citation,
              "backends": _backends(entry), "guarantees": entry.guarantees or "-",
              "target": f"{entry.run.__module__}.{entry.run.__qualname__}",
              "source": inspect.getsourcefile(entry.run)} for entry in algorithms(problem)]

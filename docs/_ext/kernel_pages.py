@@ -15,7 +15,9 @@ rereads only what changed), and a page of an algorithm no longer registered is r
 from __future__ import annotations
 
 import difflib
+import html
 import inspect
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,6 +142,65 @@ def explore_command(entry) -> str:
     return f"gpusim explore {entry.name}{policy}"
 
 
+#: A citation of the paper's lines in a kernel's docstring: ``Alg. 2 lines 1–17``, ``Alg. 1 line 13``,
+#: ``Algorithm 3 lines 2-12`` (with the venue before it when it names one: ``Euro-Par 2013, Alg. 2 ...``).
+CITED_LINES = re.compile(r"(?:(?P<venue>[\w-]+ (?:thesis )?\d{4}), )?Alg(?:orithm)?\.? ?(?P<alg>\d+),? lines? "
+                         r"(?P<first>\d+)(?:\s*[–-]\s*(?P<last>\d+))?(?P<more>(?:,? (?:and )?\d+(?:\s*[–-]\s*\d+)?)*)")
+#: A heading of the pseudo-code: ``Deveci et al., Euro-Par 2013, Algorithm 2: ...``.
+HEADING = re.compile(r"^[A-Z][^\d(].*?, Algorithm (\d+)")
+NUMBERED = re.compile(r"^(\s*)(\d+)(\s\s.*)$")
+
+
+def _ranges(found: re.Match) -> list[tuple[int, int]]:
+    spans = [(int(found["first"]), int(found["last"] or found["first"]))]
+    for first, last in re.findall(r"(\d+)(?:\s*[–-]\s*(\d+))?", found["more"] or ""):
+        spans.append((int(first), int(last or first)))
+    return spans
+
+
+def line_links(entry, listed: dict) -> dict[tuple[int, int], str]:
+    """``(algorithm, line) -> name`` of the kernel or step (of ``listed``, name -> decorated function) whose
+    docstring cites that line of the paper (``Alg. 2 lines 1–17``): the pseudo-code's line numbers link there.
+    A citation naming another paper's venue is skipped; a narrower range wins over a wider one."""
+    venue = entry.references[0].short.split(", ")[-1] if entry.references else ""
+    found: dict[tuple[int, int], tuple[int, str]] = {}
+    for name, compiled in listed.items():
+        doc = inspect.getdoc(getattr(compiled, "fn", compiled)) or ""
+        for cited in CITED_LINES.finditer(doc):
+            if cited["venue"] and venue and cited["venue"] != venue:
+                continue
+            for first, last in _ranges(cited):
+                for line in range(first, last + 1):
+                    key = (int(cited["alg"]), line)
+                    if key not in found or last - first < found[key][0]:
+                        found[key] = (last - first, name)
+    return {key: name for key, (_, name) in found.items()}
+
+
+def anchor(entry, name: str) -> str:
+    """The HTML id of the listing of kernel or step ``name`` on ``entry``'s page."""
+    return f"impl-{entry.problem}-{entry.name}-{name}".replace("_", "-").lower()
+
+
+def linked_pseudocode(entry, links: dict[tuple[int, int], str]) -> str:
+    """The pseudo-code as an HTML ``<pre>``: each line number the kernels cite is a link to the listing that
+    implements it (its title says which)."""
+    algorithm, out = None, []
+    for line in entry.pseudocode.rstrip("\n").splitlines():
+        heading = HEADING.match(line)
+        if heading:
+            algorithm = int(heading.group(1))
+        numbered = NUMBERED.match(line)
+        target = links.get((algorithm, int(numbered.group(2)))) if numbered and algorithm is not None else None
+        if target is None:
+            out.append(html.escape(line))
+            continue
+        lead, number, rest = numbered.groups()
+        out.append(f'{lead}<a class="pseudo-line" href="#{anchor(entry, target)}" title="implemented in {target}">'
+                   f"{number}</a>{html.escape(rest)}")
+    return "\n".join(out)
+
+
 def _block(language: str, text: str, indent: str = "") -> list[str]:
     body = [f"{indent}   {line}" if line.strip() else "" for line in text.rstrip("\n").splitlines()]
     return [f"{indent}.. code-block:: {language}", "", *body, ""]
@@ -155,6 +216,14 @@ def _backends(entry) -> str:
                     else "")
 
 
+def paper_field(entry) -> str:
+    """The ``:Paper:`` field: each paper's short citation linked to the bibliography, ``where`` after the first."""
+    first, *others = entry.references
+    cited = [f":ref:`{first.short} <ref-{first.key}>`" + (f", {entry.where}" if entry.where else ""),
+             *(f":ref:`{other.short} <ref-{other.key}>`" for other in others)]
+    return ":Paper: " + "; ".join(cited)
+
+
 def page_text(entry, twins: list[Twin]) -> str:
     """The reStructuredText of ``entry``'s page."""
     from gpusim.zoo import ZOO
@@ -162,11 +231,15 @@ def page_text(entry, twins: list[Twin]) -> str:
     target = f"{entry.run.__module__}.{entry.run.__qualname__}"
     lines = [GENERATED, "", f".. _kernel-page-{entry.problem}-{entry.name}:", "",
              *_heading(f"{entry.problem}: ``{entry.name}``, {entry.title}", "="),
-             f":Paper: {entry.paper}", f":Backends: {_backends(entry)}",
+             paper_field(entry), f":Backends: {_backends(entry)}",
              f":Guarantees: {entry.guarantees or '-'}", f":Runs as: :func:`{target}`"]
     tutorials = TUTORIALS.get((entry.problem, entry.name), [])
     if tutorials:
         lines += [":Tutorials: " + ", ".join(f":doc:`../tutorials/{name}`" for name in tutorials)]
+    lines += [""]
+    for reference in entry.references:
+        lines += [f"| {', '.join(reference.authors)}. *{reference.title}*. {reference.venue}, {reference.year}. "
+                  f"`{reference.link} <{reference.link}>`__"]
     lines += [""]
     lines += _heading("The paper's pseudo-code and the kernels" if entry.kernels else
                       "The paper's pseudo-code and the source", "-")
@@ -177,14 +250,31 @@ def page_text(entry, twins: list[Twin]) -> str:
     else:
         lines += ["The seed papers print no pseudo-code for this algorithm (they describe it in prose, or cite "
                   "it, where the paper field above points); its source is below.", ""]
+    kernels = list(entry.kernels) or [entry.run, *callees(entry.run)]
+    listed = {getattr(k, "name", None) or k.__name__: k for k in kernels}
+    listed.update(steps_of(entry.kernels) if entry.kernels else {})
+    links = line_links(entry, listed) if entry.pseudocode else {}
+    if links:
+        lines += ["A line number in the pseudo-code is a link to the kernel or step whose docstring cites that line.",
+                  ""]
     lines += [".. container:: side-by-side", ""]
     if entry.pseudocode:
-        lines += ["   .. container:: pseudocode", "", *_block("text", entry.pseudocode, "      ")]
+        lines += ["   .. container:: pseudocode", ""]
+        if links:
+            body = linked_pseudocode(entry, links)
+            lines += ["      .. raw:: html", "",
+                      '         <div class="highlight-text notranslate"><div class="highlight"><pre>',
+                      *[f"         {line}" if line.strip() else "" for line in body.splitlines()],
+                      "         </pre></div></div>", "",
+                      "      .. only:: not html", "", *_block("text", entry.pseudocode, "         ")]
+        else:
+            lines += _block("text", entry.pseudocode, "      ")
     lines += ["   .. container:: listing", ""]
-    kernels = list(entry.kernels) or [entry.run, *callees(entry.run)]
     for compiled in kernels:
         label = f"``@kernel`` ``{compiled.name}``" if entry.kernels else f"``{compiled.__name__}``"
-        lines += [f"      {label}: ``{where(compiled)}``", "", *_block("python", source_of(compiled), "      ")]
+        name = getattr(compiled, "name", None) or compiled.__name__
+        lines += ['      .. raw:: html', "", f'         <span id="{anchor(entry, name)}"></span>', "",
+                  f"      {label}: ``{where(compiled)}``", "", *_block("python", source_of(compiled), "      ")]
     races = [(k.name, array, why) for k in entry.kernels for array, why in k.intended_races.items()]
     if entry.kernels:
         lines += _heading("Declared races", "-")
@@ -203,7 +293,8 @@ def page_text(entry, twins: list[Twin]) -> str:
             lines += _heading("The steps the kernels call", "-")
             lines += ["Every ``@device`` function the kernels call, directly or through another step.", ""]
             for name, step in steps.items():
-                lines += [f"``{name}``: ``{where(step)}``", "", *_block("python", source_of(step))]
+                lines += [".. raw:: html", "", f'   <span id="{anchor(entry, name)}"></span>', "",
+                          f"``{name}``: ``{where(step)}``", "", *_block("python", source_of(step))]
     if twins:
         lines += _heading("Broken twins from the zoo", "-")
         lines += ["Each twin is the real kernel with one ``@device`` step replaced "
@@ -234,9 +325,15 @@ def index_text(entries) -> str:
 
 
 def write_pages(srcdir: Path) -> list[Path]:
-    """Write every page (only those whose text changed) and remove stale ones; return the pages."""
+    """Write every page (only those whose text changed) and remove stale ones, and ``references.rst`` (the
+    bibliography, from :func:`gpusim.runtime.references.references_rst`); return the pages."""
     import gpusim.algorithms  # noqa: F401  (the families register their algorithms)
+    from gpusim.runtime.references import references_rst
     from gpusim.runtime.registry import algorithms
+
+    bibliography = srcdir / "references.rst"
+    if not bibliography.exists() or bibliography.read_text(encoding="utf-8") != references_rst():
+        bibliography.write_text(references_rst(), encoding="utf-8")
 
     folder = srcdir / "kernels"
     folder.mkdir(exist_ok=True)

@@ -1,5 +1,8 @@
 """``gpusim algorithms``: the registry's algorithms — problem, name, title, paper, backends, guarantees.
 
+Each paper is cited in full from the bibliography (:mod:`gpusim.runtime.references`): authors, title, venue,
+year and a DOI or URL.
+
 Every algorithm registers itself where it is defined (:mod:`gpusim.runtime.registry`); this lists them,
 all or one problem's (``--problem bipartite``), as text or ``--json``.  "cpu runs" is what
 ``backend="cpu"`` runs: the algorithm itself (a sequential reference, or a GPU algorithm with a cpu
@@ -29,7 +32,8 @@ def register_algorithms(commands, common: argparse.ArgumentParser) -> None:
 
 def _row(entry) -> dict:
     """One algorithm as the JSON row (and the text block) shows it."""
-    return {"problem": entry.problem, "name": entry.name, "title": entry.title, "paper": entry.paper,
+    return {"problem": entry.problem, "name": entry.name, "title": entry.title, "paper": entry.citation,
+            "references": [{"key": ref.key, "citation": ref.full, "link": ref.link} for ref in entry.references],
             "backends": list(entry.backends), "gpu": entry.gpu, "guarantees": entry.guarantees,
             "on_cpu": entry.name if "cpu" in entry.backends else entry.on_cpu,
             "kernels": [kernel.name for kernel in entry.kernels]}
@@ -52,6 +56,7 @@ def _algorithms(options: argparse.Namespace) -> int:
             for row in (row for row in rows if row["problem"] == problem):
                 on_cpu = "itself" if row["on_cpu"] == row["name"] else row["on_cpu"]
                 lines = [row["title"], f"paper: {row['paper']}",
+                         *(f"  {ref['citation']}" for ref in row["references"]),
                          f"backends: {', '.join(row['backends'])}; cpu runs {on_cpu}",
                          f"guarantees: {row['guarantees'] or '-'}"]
                 for number, line in enumerate(lines):

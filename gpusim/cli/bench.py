@@ -29,21 +29,27 @@ def _bench(options: argparse.Namespace) -> int:
 
     for workload in ("memory", "barrier"):
         check_workload(options.threads, options.ops, options.block, workload)
-    plan = [("memory", [(engine, policy, trace) for policy in POLICIES for trace in (False, True)
+    # every row without the race detector, and the reference engine's random schedules again with it
+    # (races="report", Device("sim")'s default there): what finding races costs, side by side
+    plan = [("memory", [(engine, policy, trace, "off") for policy in POLICIES for trace in (False, True)
                         for engine in ("reference", "compiled")
-                        if engine == "reference" or (not trace and policy != "round_robin")]),
-            ("barrier", [("reference", "sequential", False), ("reference", "random", False),
-                         ("compiled", "sequential", False), ("compiled", "random", False)])]
+                        if engine == "reference" or (not trace and policy != "round_robin")]
+             + [("reference", "random", False, "report"), ("compiled", "random", False, "report")]),
+            ("barrier", [("reference", "sequential", False, "off"), ("reference", "random", False, "off"),
+                         ("reference", "random", False, "report"),
+                         ("compiled", "sequential", False, "off"), ("compiled", "random", False, "off")])]
     measurements = sum(len(runs) + (not options.no_cudasim) for _, runs in plan)
     rows = []
     with tqdm(total=measurements, desc="gpusim bench sim", unit="measurement",
               disable=progress_disabled(options), leave=False) as bar:
         for workload, runs in plan:
             mine = []
-            for engine, policy, trace in runs:
-                bar.set_postfix(workload=workload, engine=engine, policy=policy, trace=trace, refresh=True)
+            for engine, policy, trace, races in runs:
+                bar.set_postfix(workload=workload, engine=engine, policy=policy, trace=trace, races=races,
+                                refresh=True)
                 mine += sim_throughput(threads=options.threads, ops=options.ops, block=options.block,
-                                       policies=(policy,), traces=(trace,), workload=workload, engine=engine)
+                                       policies=(policy,), traces=(trace,), workload=workload, engine=engine,
+                                       races=races)
                 bar.update(1)
             reference = None
             if not options.no_cudasim:
@@ -58,14 +64,23 @@ def _bench(options: argparse.Namespace) -> int:
     if options.json:
         print(json.dumps(rows))
         return 0
-    print(f"{'workload':<8} {'simulator':<16} {'policy':<12} {'trace':<6} {'points':>8} {'seconds':>8} "
-          f"{'points/s':>12} {'× cudasim':>10}")
+    print(f"{'workload':<8} {'simulator':<16} {'policy':<12} {'trace':<6} {'races':<7} {'points':>8} "
+          f"{'seconds':>8} {'points/s':>12} {'× cudasim':>10}")
     for row in rows:
         ratio = f"{row['vs_numba_cudasim']:.1f}" if row["vs_numba_cudasim"] else "-"
         print(f"{row['workload']:<8} {row['simulator']:<16} {row['policy']:<12} {row['trace']!s:<6} "
-              f"{row['points']:>8} {row['seconds']:>8.3f} {row['points_per_second']:>12,.0f} {ratio:>10}")
+              f"{row.get('races', '-'):<7} {row['points']:>8} {row['seconds']:>8.3f} "
+              f"{row['points_per_second']:>12,.0f} {ratio:>10}")
     for row in rows:
-        if row["simulator"] == "gpusim compiled" and row["policy"] == "random" and row["vs_numba_cudasim"]:
+        if (row["simulator"] == "gpusim compiled" and row["policy"] == "random" and row["vs_numba_cudasim"]
+                and row.get("races") == "off"):
             print(f"compiled engine / numba's simulator, {row['workload']}, {row['threads']} threads, random "
                   f"schedules: {row['vs_numba_cudasim']:.1f}x")
+    for workload in ("memory", "barrier"):
+        pair = {row["races"]: row for row in rows if row["workload"] == workload and row["simulator"] == "gpusim"
+                and row["policy"] == "random" and not row["trace"]}
+        if {"off", "report"} <= set(pair):
+            cost = pair["off"]["points_per_second"] / pair["report"]["points_per_second"]
+            print(f"race detector (races='report', the default of Device('sim')) on the reference engine, "
+                  f"{workload}, random schedules: {cost:.1f}x the time without it (races='off')")
     return 0

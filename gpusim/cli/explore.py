@@ -230,7 +230,7 @@ def _page_line(options: argparse.Namespace) -> None:
 
 
 def _explore(options: argparse.Namespace) -> int:
-    from gpusim.explore import explore, replay, scenario_names
+    from gpusim.explore import explore, get_scenario, replay, scenario_names
 
     _check_page(options)
     if options.devices is not None and options.algorithm is None:
@@ -248,11 +248,16 @@ def _explore(options: argparse.Namespace) -> int:
         from gpusim.zoo import ZOO
 
         names = scenario_names()
+        described = [{"name": name, "description": _one_line(get_scenario(name).description)} for name in names]
         if options.json:
-            print(json.dumps({"scenarios": names, "zoo": [entry.to_dict() for entry in ZOO.values()],
-                              "algorithms": algorithm_names()}))
+            print(json.dumps({"scenarios": names, "described": described,
+                              "zoo": [entry.to_dict() for entry in ZOO.values()], "algorithms": algorithm_names()}))
         else:
-            print("\n".join(names))
+            width = max(len(name) for name in names) + 2
+            for row in described:
+                text = row["description"]
+                room = max(30, 118 - width)
+                print(f"{row['name']:<{width}}{text if len(text) <= room else text[:room - 3] + '...'}")
             print(f"\nalgorithms (--algorithm NAME): {', '.join(algorithm_names())}")
         return 0
     if options.zoo:
@@ -500,3 +505,8 @@ def _campaign(options: argparse.Namespace) -> int:
 
     draw = (lambda: failure.picture(options.png)) if failure is not None and options.png else None
     return emit(options, 1 if failure else 0, show_text, draw)
+
+
+def _one_line(text: str) -> str:
+    """A scenario's description on one line (its whitespace folded)."""
+    return " ".join(text.split()) or "-"

@@ -1,4 +1,4 @@
-"""``gpusim louvain FILE``: communities of an undirected graph by the GPU Louvain method (seed 003, Paper III).
+"""``gpusim louvain FILE``: communities of an undirected graph by the GPU Louvain method (Naim et al., IPDPS 2017).
 
 ``--algorithm blondel`` runs the original sequential method instead (on ``cpu``).
 ``--example NAME`` takes a bundled graph (``karate``).  A Matrix Market file that is not symmetric is
@@ -30,7 +30,7 @@ __all__ = ["register_louvain"]
 def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     """Add the ``louvain`` subcommand to the ``gpusim`` parser's ``commands`` (``common``: the shared options)."""
     louvain = commands.add_parser("louvain", parents=[common],
-                                  help="community detection by GPU Louvain (seed 003, Paper III)")
+                                  help="community detection by GPU Louvain (Naim et al., IPDPS 2017)")
     louvain.add_argument("file", nargs="?", help="a Matrix Market file (symmetric: an undirected graph)")
     louvain.add_argument("--example", metavar="NAME", help="a bundled graph instead: karate")
     louvain.add_argument("--algorithm", default="louvain", action=AlgorithmOption, problems={"communities": ""})

@@ -3,7 +3,7 @@
 ``--example NAME`` takes a bundled instance (``marriage``, ``marriage-hard``) instead of a file.
 The result is checked independently: no blocking pair (:func:`gpusim.types.check.blocking_pairs`, read
 from the lists as given) and, for every algorithm but ``gs`` itself, equal to sequential
-Gale-Shapley's (the man-optimal stable matching, seed 003 Paper IV §2).
+Gale-Shapley's (the man-optimal stable matching, Manne et al. (CSC 2016) §2).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ __all__ = ["register_stable"]
 def register_stable(commands, common: argparse.ArgumentParser) -> None:
     """Add the ``stable`` subcommand to the ``gpusim`` parser's ``commands`` (``common``: the shared options)."""
     stable = commands.add_parser("stable", parents=[common],
-                                 help="stable marriage of a JSON preference file (seed 003, Paper IV)")
+                                 help="stable marriage of a JSON preference file (Manne et al., CSC 2016)")
     stable.add_argument("file", nargs="?", help='JSON {"men": [[woman ids, best first], ...], "women": [...]}')
     stable.add_argument("--example", metavar="NAME", help="a bundled instance instead: marriage, marriage-hard")
     stable.add_argument("--algorithm", default="mw-gpu", action=AlgorithmOption, problems={"stable": ""})

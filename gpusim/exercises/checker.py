@@ -33,6 +33,7 @@ from pathlib import Path
 from gpusim.backends.sim import TraceEvent, format_events
 from gpusim.errors import DataRace, GpusimError, InvalidArgument, KernelBug
 from gpusim.explore import Scenario, explore, interleaving, trace_of
+from gpusim.explore.fault import fault_events, fault_note
 from gpusim.language.kernels import Kernel
 
 from .catalogue import get_exercise
@@ -65,7 +66,9 @@ class Verdict:
     trace:
         The events of the failing run, replayed (for a race, ending with the racing access).
     highlight:
-        The events that matter: the racing pair, or the accesses to the cells two threads shared.
+        The events of the fault (:func:`gpusim.explore.fault.fault_events`): the two racing accesses, the
+        barrier and the thread that left it, the stale load and the store it missed; otherwise the accesses
+        to the cells two threads shared.
     """
 
     exercise: int
@@ -201,11 +204,13 @@ def _replayed(exercise: Exercise, kernel: Kernel, scenario: Scenario, token: str
         return Verdict(exercise.number, "correct", "the replayed schedule gives the right result, with no race",
                        tried, token=replay_token, trace=trace)
     if report is not None:
-        trace, highlight = _race_events(trace, report)
-        message = (f"race found: {report}\nNothing orders these two accesses (no barrier, no atomic on this cell, "
-                   f"no fence between them): on a GPU they can happen in either order, or at once.")
+        highlight = fault_events(trace, kind, str(report)) or []
+        trace = [*trace, highlight[-1]] if highlight and highlight[-1] not in trace else trace
+        message = f"race found: {report}\n{report.explain()}"
     else:
-        highlight = interleaving(trace, 24)
+        highlight = fault_events(trace, kind, message) or interleaving(trace, 24)
+        note = fault_note(trace, kind, message)
+        message += f"\n{note}" if note else ""
     if kind not in _STATUS and not message.startswith(kind):
         message = f"{kind}: {message}"
     elif kind == "invariant" and preemptions:
@@ -213,13 +218,3 @@ def _replayed(exercise: Exercise, kernel: Kernel, scenario: Scenario, token: str
     return Verdict(exercise.number, _STATUS.get(kind, "bug"), message, tried, kind, replay_token, preemptions,
                    trace, highlight)
 
-
-def _race_events(trace: list[TraceEvent], report) -> tuple[list[TraceEvent], list[TraceEvent]]:
-    """The trace with the racing access appended (the simulator stops before recording it), and the pair."""
-    (b1, t1), op1, _ = report.first
-    (b2, t2), op2, at2 = report.second
-    step = trace[-1].step + 1 if trace else 0
-    second = TraceEvent(step, b2, t2, op2, report.array, report.index, None, at2)
-    on_cell = [e for e in trace if e.array == report.array and e.index == report.index]
-    first = [e for e in on_cell if (e.block, e.thread) == (b1, t1)][-1:]
-    return [*trace, second], [*on_cell[-6:], second] if first else [second]

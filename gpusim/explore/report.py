@@ -101,8 +101,12 @@ class Failure:
         return f"{self.scenario}@{self.token}"
 
     def interleaving(self, limit: int = 24) -> list[TraceEvent]:
-        """The events that matter (see :func:`interleaving`)."""
-        return interleaving(self.trace, limit)
+        """The events that matter: those of the fault the failure names (:func:`gpusim.explore.fault.fault_events`:
+        the racing pair, the barrier and the thread that left, the stale load and the store it missed), else
+        :func:`interleaving`'s."""
+        from gpusim.explore.fault import fault_events
+
+        return fault_events(self.trace, self.kind, self.message) or interleaving(self.trace, limit)
 
     def table(self, limit: int = 24) -> str:
         """The interleaving that matters as a table: step, thread, operation, array[index], value, line."""
@@ -128,6 +132,10 @@ class Failure:
         if self.probability_bound is not None:
             lines.append(f"PCT guarantee: one run finds a bug of this depth with probability >= "
                          f"{self.probability_bound:.3g}")
+        from gpusim.explore.fault import fault_note
+
+        note = fault_note(self.trace, self.kind, self.message)
+        lines += [note] if note else []
         lines += ["", "the interleaving that matters:", self.table(),
                   "", f"replay: gpusim explore --replay {self.replay_token}"]
         return "\n".join(lines)

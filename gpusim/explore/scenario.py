@@ -99,7 +99,7 @@ class Scenario:
 
     def device(self, **sim_options: Any) -> Device:
         """A fresh simulator device with this scenario's options (``sim_options`` override them)."""
-        return Device("sim", **{**self.options, **sim_options})
+        return Device("sim", **{"races": "off", **self.options, **sim_options})  # explore asks for races itself
 
     def attempt(self, **sim_options: Any) -> Outcome | None:
         """Run once on ``self.device(**sim_options)``; the failure, or ``None`` when the invariant held."""

@@ -7,9 +7,9 @@ object :data:`backend_interface`; and ``networkx.backend_info``, :func:`get_info
 is the same problem's answer are implemented, returning NetworkX's own types; every other call, and a directed
 graph, goes to NetworkX (``can_run`` says why):
 
-- ``louvain_communities`` and ``louvain_partitions``: :func:`gpusim.algorithms.louvain.louvain` (seed 003,
-  Paper III) on the fastest engine there is (a GPU, else the compiled CPU engine: never the simulator).  A list
-  of sets of nodes, one partition per level for ``louvain_partitions``; ``louvain_communities(max_level=k)`` is
+- ``louvain_communities`` and ``louvain_partitions``: :func:`gpusim.algorithms.louvain.louvain` (Naim et
+  al., IPDPS 2017) on the fastest engine there is (a GPU, else the compiled CPU engine: never the simulator).  A
+  list of sets of nodes, one partition per level for ``louvain_partitions``; ``louvain_communities(max_level=k)`` is
   the ``k``-th of them, as in NetworkX.  ``threshold`` is ``t_final``.  The partition does not depend on ``seed``
   (NetworkX's does: it shuffles the nodes).
 - ``hopcroft_karp_matching`` (also reached as ``networkx.bipartite.maximum_matching``): a maximum bipartite

@@ -6,7 +6,7 @@ the simulator raises :class:`~gpusim.errors.CollectiveDivergence` otherwise, as 
 would hang or return garbage.
 
 The butterfly (``shfl_xor``) pattern leaves the result in *every* lane, as in the GPU-Suitor
-reduction of seed 003 (Naim, Paper I, Alg. 4).
+reduction of Naim et al. (HiPC 2015) (Alg. 4).
 
 ``warp_reduce_sum``, ``warp_reduce_max`` and ``warp_reduce_min`` are written out to be read: the language has
 each as one member, ``T.reduce_add``, ``T.reduce_max`` and ``T.reduce_min``, which every backend computes as
@@ -72,7 +72,7 @@ def warp_reduce_min(value):
 def warp_scan_sum(value):
     """The inclusive prefix sum of ``value`` over the lanes: lane ``k`` gets the sum of lanes ``0..k``
     (Hillis-Steele with ``shfl_up``); lane 31 holds the warp's total.  Compacting a warp's items into
-    consecutive slots is ``slot = warp_scan_sum(keep) - 1`` (seed 003, Paper I, Alg. 4 line 9)."""
+    consecutive slots is ``slot = warp_scan_sum(keep) - 1`` (Naim et al., HiPC 2015, Alg. 4 line 9)."""
     offset = 1
     while offset < 32:
         below = T.shfl_up(value, offset)

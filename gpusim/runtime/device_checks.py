@@ -40,7 +40,7 @@ MAX_GRID = {"sim": 4, "numba": 1024, "cupy": 1024}
 @kernel(signature="int32[:], int32, int32, int32[:]")
 def csr_offsets_check(ptr, n, m, bad):
     """``bad[0]``: the smallest ``i`` where CSR offsets break (``ptr[0] != 0``, ``ptr[i] > ptr[i + 1]``,
-    ``ptr[n] != m``), the shape every CSR kernel of seeds 000-003 reads its lists through."""
+    ``ptr[n] != m``), the shape every CSR kernel of the source papers reads its lists through."""
     i = T.gtid()
     while i <= n:
         wrong = (i == 0 and ptr[0] != 0) or (i == n and ptr[n] != m) or (i < n and ptr[i] > ptr[i + 1])
@@ -80,7 +80,7 @@ def position_in_list(adj, lo, hi, u):
 def transpose_check(ptr, adj, t_ptr, t_adj, n, bad):
     """``bad[0]``: the smallest position ``k`` of an entry ``(u, adj[k])`` missing from the other side's
     CSR (a binary search in the sorted list ``t_adj[t_ptr[v]:t_ptr[v + 1]]``, ``v = adj[k]``): the row
-    and column CSR of seeds 000-001 must hold the same edges."""
+    and column CSR of Deveci et al. (Euro-Par 2013, ICPP 2013) must hold the same edges."""
     u = T.gtid()
     while u < n:
         for k in range(ptr[u], ptr[u + 1]):
@@ -95,7 +95,8 @@ def transpose_check(ptr, adj, t_ptr, t_adj, n, bad):
 def matching_check(ptr, adj, mate_a, mate_b, n_a, n_b, bad):
     """A matching against one side's CSR (side ``a``): ``bad[0]`` the smallest ``a`` whose mate is out of
     range or does not point back, ``bad[1]`` the smallest ``a`` matched along a non-edge, ``bad[2]`` the
-    smallest ``b`` whose mate is out of range or does not point back (seed 000 §2: ``rmatch``/``cmatch``)."""
+    smallest ``b`` whose mate is out of range or does not point back (Deveci et al., Euro-Par 2013 §2:
+    ``rmatch``/``cmatch``)."""
     i = T.gtid()
     while i < n_a or i < n_b:
         if i < n_a and mate_a[i] != -1:
@@ -122,7 +123,7 @@ def matching_check(ptr, adj, mate_a, mate_b, n_a, n_b, bad):
 
 @kernel(signature="int32[:], int32[:], float64[:], int32, int32[:]")
 def symmetry_check(ptr, adj, weights, n, bad):
-    """A weighted CSR with sorted lists (seed 003, Paper I's input): ``bad[0]`` the smallest position of a
+    """A weighted CSR with sorted lists (Naim et al., HiPC 2015's input): ``bad[0]`` the smallest position of a
     self loop, ``bad[1]`` of a weight that is negative, NaN or infinite, ``bad[2]`` of an entry ``(u, v)``
     whose mirror ``(v, u)`` is missing or weighs differently (binary search in ``v``'s list)."""
     u = T.gtid()

@@ -1,8 +1,8 @@
 """Checks of device-resident preference lists, by kernels: no list is copied to the host.
 
 A :class:`~gpusim.types.device_preferences.DevicePreferenceInstance` holds what the stable marriage
-kernels of seed 003, Paper IV §4 read: the mutual men's lists as CSR and, beside each entry, the rank the
-woman gives the man (Paper IV §2).  :func:`preference_problem` checks, in this order,
+kernels of Manne et al. (CSC 2016) §4 read: the mutual men's lists as CSR and, beside each entry, the rank the
+woman gives the man (Manne et al., CSC 2016 §2).  :func:`preference_problem` checks, in this order,
 
 1. ``men_ptr`` runs from 0 to ``len(men_list)`` without decreasing;
 2. every woman id is in ``[0, n_women)`` (counting, for each woman, the men who list her);

@@ -22,7 +22,19 @@ from gpusim.language import interface as T
 from gpusim.language.kernels import kernel
 from gpusim.runtime.device import Device
 
-__all__ = ["Launcher", "count_up", "fill"]
+__all__ = ["Launcher", "count_up", "fill", "own_device"]
+
+
+def own_device(backend: str) -> Device:
+    """The device a call makes for itself when it is given none: ``Device(backend)``, with the simulator's race
+    detector off (nobody reads the runs of a device the call keeps to itself; a caller who wants the races
+    passes ``device=Device("sim")``, which reports them).
+
+    >>> own_device("sim").runs, own_device("sim")._impl.races
+    ([], 'off')
+    """
+    dev = Device(backend)
+    return Device("sim", races="off") if dev.backend == "sim" else dev
 
 
 

@@ -10,6 +10,12 @@ algorithm lists, the documentation's algorithm index and the cross-backend tests
 >>> gpr = lookup("bipartite", "gpr")
 >>> gpr.backends, gpr.on_cpu, gpr.gpu
 (('sim', 'numba', 'cupy'), 'pr', True)
+>>> gpr.citation
+'Deveci et al., ICPP 2013, Alg. 3-9'
+>>> print(gpr.references[0].full)              # doctest: +NORMALIZE_WHITESPACE
+M. Deveci, K. Kaya, B. Uçar, Ü. V. Çatalyürek. A push-relabel-based maximum cardinality bipartite matching
+algorithm on GPUs. ICPP, 42nd International Conference on Parallel Processing, pp. 21-29, IEEE, 2013.
+https://doi.org/10.1109/ICPP.2013.11
 >>> lookup("communities", "triple")
 Traceback (most recent call last):
 gpusim.errors.InvalidArgument: algorithm='triple' is not one of ('blondel', 'louvain') for communities
@@ -25,6 +31,7 @@ from importlib import resources
 from typing import Any
 
 from gpusim.errors import InvalidArgument
+from gpusim.runtime.references import Reference, citations
 
 __all__ = ["DEVICE_BACKENDS", "Algorithm", "algorithms", "lookup", "names", "problems", "register"]
 
@@ -38,7 +45,9 @@ class Algorithm:
 
     ``run(data, backend=..., **options)`` returns the result; ``backends`` are those it runs on
     (``"cpu"`` for a sequential reference); ``on_cpu`` names the registered algorithm that
-    ``backend="cpu"`` runs instead of a GPU algorithm that has no ``"cpu"`` of its own.
+    ``backend="cpu"`` runs instead of a GPU algorithm that has no ``"cpu"`` of its own.  ``paper`` holds the
+    keys of its papers in the bibliography (:mod:`gpusim.runtime.references`), ``where`` the algorithms or
+    sections of the first that it follows.
     """
 
     problem: str
@@ -46,22 +55,35 @@ class Algorithm:
     run: Callable[..., Any]
     backends: tuple[str, ...]
     title: str
-    paper: str
+    paper: tuple[str, ...]
     guarantees: str = ""
     on_cpu: str | None = None
     kernels: tuple = ()
+    where: str = ""
+
+    @property
+    def references(self) -> list[Reference]:
+        """Its papers, from the bibliography (:data:`gpusim.runtime.references.REFERENCES`)."""
+        return citations(self.paper)
+
+    @property
+    def citation(self) -> str:
+        """One line: the first paper's short citation and ``where`` in it, then the others', separated by semicolons."""
+        first, *others = self.references
+        return "; ".join([f"{first.short}, {self.where}" if self.where else first.short,
+                          *(other.short for other in others)])
 
     @property
     def pseudocode(self) -> str:
-        """The paper's pseudo-code of the algorithm, as text: each algorithm of the paper headed by its seed,
-        algorithm number and the lines of the seed file it was taken from ("" when there is none).
+        """The paper's pseudo-code of the algorithm, as text: each algorithm of the paper headed by its citation
+        and algorithm number ("" when there is none).
 
         The text sits in ``gpusim/runtime/pseudocode/PROBLEM-NAME.txt``; the kernel pages of the
         documentation show it beside the kernels' source.
 
         >>> import gpusim.algorithms
         >>> print(lookup("bipartite", "apsb").pseudocode.splitlines()[0])
-        seed 000 (Deveci, Kaya, Uçar, Çatalyürek, Euro-Par 2013), Algorithm 1: SHORTEST AUGMENTING PATHS (APsB)
+        Deveci et al., Euro-Par 2013, Algorithm 1: SHORTEST AUGMENTING PATHS (APsB)
         """
         text = resources.files(__package__).joinpath("pseudocode", f"{self.problem}-{self.name}.txt")
         return text.read_text(encoding="utf-8") if text.is_file() else ""
@@ -75,16 +97,22 @@ class Algorithm:
 _REGISTRY: dict[str, dict[str, Algorithm]] = {}
 
 
-def register(problem: str, name: str, *, backends: tuple[str, ...], title: str, paper: str,
-             guarantees: str = "", on_cpu: str | None = None, kernels: tuple = ()) -> Callable:
-    """Decorator: register the function as algorithm ``name`` of ``problem`` (the function is unchanged)."""
+def register(problem: str, name: str, *, backends: tuple[str, ...], title: str, paper: str | tuple[str, ...],
+             where: str = "", guarantees: str = "", on_cpu: str | None = None, kernels: tuple = ()) -> Callable:
+    """Decorator: register the function as algorithm ``name`` of ``problem`` (the function is unchanged).
+
+    ``paper`` is a key of the bibliography or several (:mod:`gpusim.runtime.references`; an unknown key is
+    refused), ``where`` the algorithms or sections of the first paper that it follows.
+    """
+    paper = (paper,) if isinstance(paper, str) else tuple(paper)
+    citations(paper)
 
     def decorate(run: Callable) -> Callable:
         family = _REGISTRY.setdefault(problem, {})
         if name in family and family[name].run.__wrapped__ is not run:
             raise ValueError(f"algorithm {name!r} of {problem} is registered twice")
         family[name] = Algorithm(problem, name, _seam(run, tuple(kernels)), tuple(backends), title, paper,
-                                 guarantees, on_cpu, tuple(kernels))
+                                 guarantees, on_cpu, tuple(kernels), where)
         return run
 
     return decorate

@@ -1,6 +1,6 @@
 """Device-resident preference lists taken by a stable marriage driver: adopted without a copy, checked once.
 
-:func:`resident_instance` is what the GPU drivers of seed 003, Paper IV §4 call on their input (as
+:func:`resident_instance` is what the GPU drivers of Manne et al. (CSC 2016) §4 call on their input (as
 :func:`gpusim.runtime.resident_graphs.resident` for graphs): a host
 :class:`~gpusim.types.preferences.PreferenceInstance` passes through unchanged (the driver copies its
 lists as before); a :class:`~gpusim.types.device_preferences.DevicePreferenceInstance` comes back with its

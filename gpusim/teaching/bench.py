@@ -86,13 +86,15 @@ def check_workload(threads: int, ops: int, block: int, workload: str) -> None:
 def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                    policies: Iterable[str] = POLICIES,
                    traces: Iterable[bool] = (False, True), repeats: int = 3, workload: str = "memory",
-                   engine: str = "reference") -> list[dict]:
+                   engine: str = "reference", races: str = "off") -> list[dict]:
     """Scheduling points per second of the gpusim simulator, per policy and tracing mode (best of ``repeats``).
 
     Points are counted as loads and stores only (``2 × ops/2`` per thread), as for numba's simulator,
     although gpusim also counts each ``syncthreads`` as a scheduling point.  Sizes are checked by
     :func:`check_workload`.  ``engine="compiled"`` times the compiled engine (``trace`` must then be
     ``False``), after one untimed launch that compiles the kernel (or loads it from the disk cache).
+    ``races`` is the race detector's mode (``"report"``, ``Device("sim")``'s default on the reference engine,
+    against ``"off"``: what the detector costs).
     """
     check_workload(threads, ops, block, workload)
     if engine not in ("reference", "compiled"):
@@ -103,11 +105,11 @@ def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
         for trace in traces:
             best = float("inf")
             if engine == "compiled":  # compile (or load from the cache) before timing
-                warm = Device("sim", policy=policy, seed=1, trace=trace, engine=engine)
+                warm = Device("sim", policy=policy, seed=1, trace=trace, engine=engine, races=races)
                 warm.launch(WORKLOADS[workload], grid=grid, block=block,
                             args=(warm.zeros(threads, np.int32), threads, 1))
             for _ in range(repeats):
-                dev = Device("sim", policy=policy, seed=1, trace=trace, engine=engine)
+                dev = Device("sim", policy=policy, seed=1, trace=trace, engine=engine, races=races)
                 a = dev.zeros(threads, np.int32)
                 start = time.perf_counter()
                 dev.launch(WORKLOADS[workload], grid=grid, block=block, args=(a, threads, ops // 2))
@@ -116,8 +118,8 @@ def sim_throughput(threads: int = 1024, ops: int = 100, block: int = 256,
                     raise GpusimInternalError(f"the {workload} workload counted wrong: {dev.to_host(a)[:8]} ...")
             points = threads * 2 * (ops // 2)
             rows.append({"simulator": "gpusim" if engine == "reference" else "gpusim compiled", "workload": workload,
-                         "policy": policy, "trace": trace, "threads": threads, "points": points, "seconds": best,
-                         "points_per_second": points / best})
+                         "policy": policy, "trace": trace, "races": races, "threads": threads, "points": points,
+                         "seconds": best, "points_per_second": points / best})
     return rows
 
 

@@ -37,6 +37,10 @@ def community_picture(result, path: str, title: str = "") -> str:
         G.remove_edges_from(list(nx.selfloop_edges(G)))
         figure, axes = plt.subplots(figsize=(7, 6))
         position = nx.spring_layout(G, seed=1, weight="weight")
+        if graph.n <= 100:  # no edge through a vertex it does not join (a few sweeps over every vertex and edge)
+            from gpusim.teaching.layout import clear_layout
+
+            position = clear_layout(position, G.edges())
         nx.draw_networkx_edges(G, position, ax=axes, alpha=0.3, width=0.8)
         nx.draw_networkx_nodes(G, position, ax=axes, node_size=max(12, 3000 // max(graph.n, 1)),
                                node_color=result.labels.tolist(), cmap="tab20")

@@ -2,9 +2,10 @@
 
 Each function returns a matplotlib figure of two panels, *before* and *after* one step of an
 algorithm of the seeds, with every vertex named and every number written beside its vertex or
-edge: seed 000's Figure 1 (:func:`figure1`), a BFS level and the alternation (:func:`bfs_level`),
-a push and a relabel of seed 001 (:func:`push_relabel`), ROMA's 4-cycle flip of seed 002
-(:func:`roma_flip`) and a Suitor proposal of seed 003 (:func:`suitor_proposal`).  :func:`draw`
+edge: Deveci et al. (Euro-Par 2013)'s Figure 1 (:func:`figure1`), a BFS level and the alternation (:func:`bfs_level`),
+a push and a relabel of Deveci et al. (ICPP 2013) (:func:`push_relabel`), ROMA's 4-cycle flip of Hovland (MSc thesis
+2020)
+(:func:`roma_flip`) and a Suitor proposal of Naim (PhD thesis 2017) (:func:`suitor_proposal`).  :func:`draw`
 writes one to a file.
 
 >>> import os, tempfile
@@ -80,7 +81,7 @@ def _limits(axes, x: tuple[float, float], y: tuple[float, float]) -> None:
         panel.set_ylim(*y)
 
 
-# Seed 000's Figure 1 in tutorial 2's numbering: rows r0, r1, r2; columns c0, c1; r1-c1 matched.
+# Deveci et al. (Euro-Par 2013)'s Figure 1 in tutorial 2's numbering: rows r0, r1, r2; columns c0, c1; r1-c1 matched.
 _ROWS = {"r0": (0.0, 2.0), "r1": (0.0, 1.0), "r2": (0.0, 0.0)}
 _COLS = {"c0": (2.0, 1.5), "c1": (2.0, 0.5)}
 _EDGES = (("r0", "c0"), ("r1", "c0"), ("r1", "c1"), ("r2", "c1"))
@@ -101,9 +102,10 @@ def _figure1_graph(axes, matched: set, notes: dict | None = None) -> None:
 
 
 def figure1() -> matplotlib.figure.Figure:
-    """Seed 000, Fig. 1: ``r1-c1`` matched; the free column ``c0`` reaches two augmenting paths,
+    """Deveci et al. (Euro-Par 2013), Fig. 1: ``r1-c1`` matched; the free column ``c0`` reaches two augmenting paths,
     ``c0-r0`` and ``c0-r1-c1-r2``, which share ``c0`` (tutorial 2's race)."""
-    figure, (graph, paths) = _panels("seed 000, Fig. 1: two augmenting paths start at the free column c0",
+    figure, (graph, paths) = _panels("Deveci et al. (Euro-Par 2013), Fig. 1: two augmenting paths start at "
+                                     "the free column c0",
                                      "the graph: r1-c1 matched (red), free vertices light orange",
                                      "the paths GPUBFS finds from c0")
     _figure1_graph(graph, {("r1", "c1")})
@@ -118,10 +120,11 @@ def figure1() -> matplotlib.figure.Figure:
 
 
 def bfs_level() -> matplotlib.figure.Figure:
-    """One BFS level of GPUBFS (seed 000, Alg. 2) from ``c0`` at level L0 = 2, and ALTERNATE (Alg. 3) of the
+    """One BFS level of GPUBFS (Deveci et al., Euro-Par 2013, Alg. 2) from ``c0`` at level L0 = 2, and ALTERNATE
+    (Alg. 3) of the
     path ``c0-r1-c1-r2``: every edge of the path changes side, and the matching grows by one."""
     figure, (level, flipped) = _panels(
-        "GPUBFS, one level, then ALTERNATE (seed 000, Alg. 2 and 3)",
+        "GPUBFS, one level, then ALTERNATE (Deveci et al., Euro-Par 2013, Alg. 2 and 3)",
         "level 2: c0 scans r0 (free: a path ends, rmatch = -2)\nand r1 (matched: its column c1 gets level 3)",
         "ALTERNATE from r2, through the predecessors:\nc1 -> r2 and c0 -> r1 matched; size 1 -> 2")
     _figure1_graph(level, {("r1", "c1")}, {"c0": "level 2", "c1": "level 3", "r0": "-2", "r1": "pred c0"})
@@ -135,10 +138,11 @@ def bfs_level() -> matplotlib.figure.Figure:
 
 
 def push_relabel() -> matplotlib.figure.Figure:
-    """A push and a relabel of G-PR (seed 001, Alg. 6 lines 5–17): the active column ``v`` takes ``u``, its
+    """A push and a relabel of G-PR (Deveci et al., ICPP 2013, Alg. 6 lines 5–17): the active column ``v`` takes
+    ``u``, its
     row of smallest ψ; ``u``'s old column ``w`` becomes active (a double push); ψ(v) = ψ(u) + 1 and
     ψ(u) = ψ(u) + 2."""
-    figure, (before, after) = _panels("G-PR: a double push and a relabel (seed 001, Alg. 6)",
+    figure, (before, after) = _panels("G-PR: a double push and a relabel (Deveci et al., ICPP 2013, Alg. 6)",
                                       "before: v is active (free); its rows have\nψ(u) = 1 and ψ(x) = 3",
                                       "after: v-u matched, w active;\nψ(v) = 1 + 1, ψ(u) = 1 + 2")
     v, w, u, x = (0.0, 1.6), (0.0, 0.0), (2.0, 1.6), (2.0, 0.0)
@@ -159,9 +163,10 @@ def push_relabel() -> matplotlib.figure.Figure:
 
 
 def roma_flip() -> matplotlib.figure.Figure:
-    """ROMA's 4-cycle flip (seed 002, Alg. 4–5 and 7): matching edges ``(u, v)``, ``(x, y)`` become
+    """ROMA's 4-cycle flip (Hovland, MSc thesis 2020, Alg. 4–5 and 7): matching edges ``(u, v)``, ``(x, y)`` become
     ``(u, x)``, ``(v, y)`` when that weighs more; the gain here is 5 + 4 - 3 - 2 = 4."""
-    figure, (before, after) = _panels("ROMA: swap two matching edges along a 4-cycle (seed 002, Alg. 5, 7)",
+    figure, (before, after) = _panels("ROMA: swap two matching edges along a 4-cycle "
+                                      "(Hovland, MSc thesis 2020, Alg. 5, 7)",
                                       "before: M = {(u, v), (x, y)}, weight 3 + 2 = 5",
                                       "after atomicFlip: M = {(u, x), (v, y)}, weight 9, gain 4")
     u, v, x, y = (0.0, 1.6), (0.0, 0.0), (2.0, 1.6), (2.0, 0.0)
@@ -180,9 +185,9 @@ def roma_flip() -> matplotlib.figure.Figure:
 
 
 def suitor_proposal() -> matplotlib.figure.Figure:
-    """A Suitor proposal (seed 003, Paper I, Alg. 3): ``u`` proposes to ``v`` with weight 5, beating the
+    """A Suitor proposal (Naim et al., HiPC 2015, Alg. 3): ``u`` proposes to ``v`` with weight 5, beating the
     offer ``v`` holds from ``w`` (weight 3); ``w`` is displaced and proposes to its next best, ``z``."""
-    figure, (before, after) = _panels("Suitor: a better offer displaces a suitor (seed 003, Paper I, Alg. 3)",
+    figure, (before, after) = _panels("Suitor: a better offer displaces a suitor (Naim et al., HiPC 2015, Alg. 3)",
                                       "u proposes to v (5); v holds w's offer (3)",
                                       "v keeps u (a CAS on suitor[v]);\nw is displaced and proposes to z (2)")
     u, v, w, z = (0.0, 1.6), (2.0, 1.6), (2.0, 0.0), (0.0, 0.0)

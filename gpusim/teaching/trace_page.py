@@ -4,8 +4,9 @@
 nothing fetched from a server or the network — in which a learner steps through a run: one lane per
 thread (grouped by warp), the memory cells with their values at the current step, the events that
 matter (the racing pair, the colliding updates) marked, barriers and warp collectives drawn apart.
-Buttons and keys move through it: ``→``/``n`` next, ``←``/``p`` previous, ``b`` jump to the bug,
-``Home``/``End`` first and last.
+Buttons and keys move through it: ``→``/``n`` next, ``←``/``p`` previous, ``b`` jump to the bug (every
+event that matters in view: both sides of a collision), ``Home``/``End`` first and last.  The events table's
+header stays above its rows as they scroll; the replay token is folded, with a button that copies it.
 
 What it takes: a list of :class:`~gpusim.backends.sim.trace.TraceEvent`, or anything that carries a
 ``trace`` — an explorer's ``Failure`` (``gpusim.explore.explore(...).failure``), a ``Replayed``
@@ -146,7 +147,9 @@ def _source_fields(source: Any) -> tuple[list[TraceEvent], list[TraceEvent], str
         if token is None and getattr(source, "token", None):
             scenario = getattr(source, "scenario", None)
             token = source.token if scenario is None or "@" in source.token else f"{scenario}@{source.token}"
-        return events, marked or racing_pair(events), text, token
+        # the racing access the simulator stopped before is no event of the trace: shown after the last one
+        late = [e for e in marked if e not in events and (not events or e.step > events[-1].step)]
+        return [*events, *late], marked or racing_pair(events), text, token
     try:
         events = list(source)
     except TypeError:
@@ -188,14 +191,15 @@ _PAGE = r"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>__TITLE__</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
-body{font:14px/1.4 system-ui,sans-serif;margin:12px;color:#222}
+body{font:14px/1.4 system-ui,sans-serif;margin:12px;color:#222;padding-bottom:60vh}
 h1{font-size:18px;margin:0 0 4px} pre{margin:4px 0;white-space:pre-wrap}
-#token{font:12px monospace;word-break:break-all}
-thead th{position:sticky;top:0;background:#eee}
+#token-box{margin:2px 0 4px;font-size:13px} #token-box summary{cursor:pointer}
+#token{display:block;font:12px monospace;word-break:break-all;max-height:6em;overflow-y:auto}
+#side thead th,#events-box thead th{position:sticky;top:0;background:#eee;z-index:1}
 #controls{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #ccc;z-index:2}
 button{font:inherit;margin-right:4px} #position{margin-left:8px;font-weight:600}
 #layout{display:flex;gap:16px;align-items:flex-start;margin-top:8px}
-#lanes-box{overflow-x:auto;flex:1;border:1px solid #ddd;max-height:70vh;overflow-y:auto}
+#lanes-box{overflow-x:auto;flex:1;border:1px solid #ddd;max-height:40vh;overflow-y:auto}
 #lanes{position:relative}
 .row{position:relative;height:16px;border-bottom:1px solid #f0f0f0;white-space:nowrap}
 .row.warp-start{border-top:2px solid #888}
@@ -207,14 +211,19 @@ button{font:inherit;margin-right:4px} #position{margin-left:8px;font-weight:600}
 .ev.mark{outline:2px solid #d00;outline-offset:1px}.ev.future{opacity:.25}
 .ev.current{box-shadow:0 0 0 3px #000}
 #cursor{position:absolute;top:0;bottom:0;width:12px;background:rgba(255,220,0,.35);pointer-events:none}
-#side{width:330px} table{border-collapse:collapse;width:100%} td,th{border:1px solid #ddd;padding:2px 6px;
+#side{width:420px;max-height:40vh;overflow-y:auto} #side h3{margin:4px 0;font-size:14px}
+table{border-collapse:collapse;width:100%}
+td,th{border:1px solid #ddd;padding:2px 6px;
  font:12px monospace;text-align:left} tr.changed td{background:#fff3b0} tr.marked td:first-child{color:#d00;
  font-weight:700} tr.current td{background:#ffe680}
-#events-box{max-height:30vh;overflow-y:auto;margin-top:10px;position:relative}
+#events-box{max-height:30vh;overflow-y:auto;margin-top:10px;position:relative;border:1px solid #ddd}
 .legend span{display:inline-block;margin-right:10px}.legend i{display:inline-block;width:10px;height:10px;
  margin-right:3px;vertical-align:middle}
 </style></head><body>
-<h1 id="title"></h1><pre id="message"></pre><div id="token"></div>
+<h1 id="title"></h1><pre id="message"></pre>
+<details id="token-box" hidden><summary>replay token (<span id="token-length"></span> characters): it replays this
+run exactly <button id="copy" type="button">copy</button> <span id="copied"></span></summary>
+<code id="token"></code></details>
 <div id="controls">
 <button id="first" title="Home">&laquo; first</button><button id="prev" title="&#x2190; or p">&#x25C0; previous</button>
 <button id="next" title="&#x2192; or n">next &#x25B6;</button><button id="last" title="End">last &raquo;</button>
@@ -228,7 +237,9 @@ matter</span> &mdash; keys: &#x2192;/n next, &#x2190;/p previous, b bug, Home/En
 <p>One lane per thread (b: block, w: warp, t: thread in the block), a thick line between warps; one column
 per event, in the order the schedule ran them. Click an event to go there.</p>
 <div id="layout"><div id="lanes-box"><div id="lanes"><div id="cursor"></div></div></div>
-<div id="side"><h3>This event</h3><table id="event"><tbody>
+<div id="side"><h3>The events that matter</h3><table id="matter"><thead><tr><th>step</th><th>thread</th>
+<th>operation</th><th>where</th><th>value</th><th>line</th></tr></thead><tbody></tbody></table>
+<h3>This event</h3><table id="event"><tbody>
 <tr><th>step</th><td id="ev-step"></td></tr><tr><th>thread</th><td id="ev-thread"></td></tr>
 <tr><th>warp, lane</th><td id="ev-warp"></td></tr><tr><th>operation</th><td id="ev-op"></td></tr>
 <tr><th>where</th><td id="ev-where"></td></tr><tr><th>value</th><td id="ev-value"></td></tr>
@@ -246,7 +257,22 @@ let cur = 0;
 const $ = (id) => document.getElementById(id);
 $("title").textContent = D.title;
 $("message").textContent = D.message + (D.omitted ? "\n(" + D.omitted + " earlier events omitted)" : "");
-if (D.token) $("token").textContent = "replay token: " + D.token;
+if (D.token) {
+  $("token").textContent = D.token; $("token-length").textContent = D.token.length;
+  $("token-box").hidden = false;
+}
+$("copy").onclick = (ev) => {
+  ev.preventDefault();
+  const done = (how) => { $("copied").textContent = how; };
+  const fallback = () => {
+    const area = document.createElement("textarea"); area.value = D.token; document.body.appendChild(area);
+    area.select(); let ok = false; try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    area.remove(); done(ok ? "copied" : "open the token and copy it by hand");
+  };
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(D.token).then(() => done("copied"), fallback);
+  } else { fallback(); }
+};
 const who = (e) => "(" + e.block + "," + e.thread + ")";
 function kind(e) {
   if (e.sync) return "sync"; if (e.fence) return "fence"; if (e.op === "publish") return "publish";
@@ -281,6 +307,13 @@ const evRows = E.map((e, k) => {
   tr.onclick = () => go(k);
   return tr;
 });
+const matterBody = $("matter").tBodies[0];
+E.forEach((e, k) => {
+  if (!e.mark) return;
+  const tr = matterBody.insertRow();
+  [e.step, who(e), e.op, e.cell, e.value, e.line].forEach((v) => { tr.insertCell().textContent = v; });
+  tr.onclick = () => go(k); tr.dataset.event = k;
+});
 const memBody = $("memory").tBodies[0], memRows = {};
 D.cells.forEach((c) => {
   const tr = memBody.insertRow(); tr.dataset.cell = c;
@@ -301,10 +334,34 @@ function memoryAt(k) {
   }
   return [mem, by];
 }
-function scrollTo(box, x, y) {
-  const wide = box.clientWidth, high = box.clientHeight;
-  if (x && (x < box.scrollLeft + X0 || x > box.scrollLeft + wide - 20)) box.scrollLeft = x - wide / 2;
-  if (y < box.scrollTop + 20 || y > box.scrollTop + high - 20) box.scrollTop = y - high / 2;
+// Scroll one axis of a box so that [lo, hi) shows between `pad` (a sticky header, the lane labels) and the
+// far edge: both ends when they fit, else the start.
+function fit(pos, size, lo, hi, pad, last) {
+  if (hi - lo > size - pad) return last === undefined ? lo - pad : last - size / 2;
+  if (lo < pos + pad) return lo - pad;
+  if (hi > pos + size) return hi - size;
+  return pos;
+}
+function headHeight() { return $("events").tHead.offsetHeight; }
+// Show events `ks` (indices): their marks in the lanes, their rows in the table below its sticky header; when
+// they do not all fit, the current one (the bug, for "jump to bug").
+function show(ks) {
+  const box = $("lanes-box"), ev = $("events-box");
+  const xs = ks.map((k) => X0 + W * k), ys = ks.map((k) => rows[E[k].row].offsetTop);
+  box.scrollLeft = fit(box.scrollLeft, box.clientWidth, Math.min(...xs), Math.max(...xs) + W + 4, X0 + 4,
+                       X0 + W * cur);
+  box.scrollTop = fit(box.scrollTop, box.clientHeight, Math.min(...ys), Math.max(...ys) + 16, 0,
+                      rows[E[cur].row].offsetTop);
+  const tops = ks.map((k) => evRows[k].offsetTop);
+  const ends = ks.map((k) => evRows[k].offsetTop + evRows[k].offsetHeight);
+  ev.scrollTop = fit(ev.scrollTop, ev.clientHeight, Math.min(...tops), Math.max(...ends), headHeight() + 2,
+                     evRows[cur].offsetTop);
+}
+// Bring the lanes and the table into the window, below the sticky controls.
+function intoWindow() {
+  const below = $("controls").offsetHeight + 4;  // where the controls stick once the page scrolls
+  const top = $("layout").getBoundingClientRect().top, bottom = $("events-box").getBoundingClientRect().bottom;
+  if (top < below || bottom > window.innerHeight) window.scrollBy(0, top - below);
 }
 function go(k) {
   if (!E.length) return;
@@ -319,6 +376,7 @@ function go(k) {
   $("ev-line").textContent = e.line;
   marks.forEach((m, j) => { m.classList.toggle("future", j > cur); m.classList.toggle("current", j === cur); });
   evRows.forEach((r, j) => r.classList.toggle("current", j === cur));
+  [...matterBody.rows].forEach((r) => r.classList.toggle("current", Number(r.dataset.event) === cur));
   const [mem, by] = memoryAt(cur);
   D.cells.forEach((c) => {
     const tr = memRows[c];
@@ -327,14 +385,21 @@ function go(k) {
     tr.classList.toggle("marked", E.some((x, j) => j <= cur && x.mark && x.cell === c));
   });
   $("cursor").style.left = (X0 + W * cur - 1) + "px";
-  scrollTo($("lanes-box"), X0 + W * cur, rows[e.row].offsetTop);
-  scrollTo($("events-box"), 0, evRows[cur].offsetTop);
+  show([cur]);
+}
+// "jump to bug": the last event that matters, with every one of them in view (both sides of a collision).
+function bug() {
+  go(D.bug);
+  $("side").scrollTop = 0;
+  const marked = E.map((e, k) => (e.mark ? k : -1)).filter((k) => k >= 0);
+  show(marked.length ? marked : [cur]);
+  intoWindow();
 }
 $("first").onclick = () => go(0); $("last").onclick = () => go(E.length - 1);
-$("prev").onclick = () => go(cur - 1); $("next").onclick = () => go(cur + 1); $("bug").onclick = () => go(D.bug);
+$("prev").onclick = () => go(cur - 1); $("next").onclick = () => go(cur + 1); $("bug").onclick = bug;
 document.addEventListener("keydown", (ev) => {
-  const keys = {ArrowRight: cur + 1, n: cur + 1, ArrowLeft: cur - 1, p: cur - 1, b: D.bug, Home: 0,
-                End: E.length - 1};
+  if (ev.key === "b") { ev.preventDefault(); bug(); return; }
+  const keys = {ArrowRight: cur + 1, n: cur + 1, ArrowLeft: cur - 1, p: cur - 1, Home: 0, End: E.length - 1};
   if (ev.key in keys) { ev.preventDefault(); go(keys[ev.key]); }
 });
 go(0);

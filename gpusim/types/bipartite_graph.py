@@ -1,4 +1,4 @@
-"""The bipartite graph of the maximum-matching algorithms (seeds 000 and 001): CSR on both sides.
+"""The bipartite graph of the maximum-matching algorithms (Deveci et al., Euro-Par 2013, ICPP 2013): CSR on both sides.
 
 >>> from gpusim.types.graphs import BipartiteGraph
 >>> BipartiteGraph.from_edges([0, 0, 1], [1, 0, 1]).col_adj.tolist()
@@ -366,7 +366,7 @@ class BipartiteGraph:
 
         Row ``r`` becomes row ``p[r]`` and column ``c`` becomes column ``q[c]``, where
         ``rng = numpy.random.default_rng(seed)``, ``p = rng.permutation(n_rows)`` and then
-        ``q = rng.permutation(n_cols)``.  Seed 000 and 001 report results on such random row and
+        ``q = rng.permutation(n_cols)``.  Deveci et al. (Euro-Par 2013) and 001 report results on such random row and
         column permutations, which defeat the locality of the original ordering.
 
         Parameters

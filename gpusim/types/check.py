@@ -127,7 +127,8 @@ def check_bipartite_matching(graph: BipartiteGraph, row_match: np.ndarray, col_m
 
 
 # ----------------------------------------------------------------------------------------------
-# Weighted matchings and b-matchings (seeds 002, 003): every pair an edge of the input
+# Weighted matchings and b-matchings (Hovland, MSc thesis 2020 and Naim's thesis (2017)): every pair an edge of the
+# input
 
 
 def edge_positions(graph: WeightedGraph, u, v) -> np.ndarray:
@@ -178,7 +179,7 @@ def check_weighted_matching(graph, mate) -> float:
     """Raise ``InvalidArgument`` unless ``mate`` is a matching of ``graph``; return its weight.
 
     ``graph`` is a :class:`~gpusim.types.graphs.WeightedGraph` (every pair must be one of its edges) or
-    a dense symmetric ``n x n`` weight matrix, the complete graph of seed 002 (every pair of
+    a dense symmetric ``n x n`` weight matrix, the complete graph of Hovland (MSc thesis 2020) (every pair of
     distinct vertices is an edge).  ``mate[v]`` is the partner of ``v`` or -1; it must be
     symmetric.  The weight is recomputed from the input's weights
     (:func:`~gpusim.types.numeric.weight_sum`).
@@ -300,7 +301,7 @@ def _column_side_edges(graph: BipartiteGraph) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ----------------------------------------------------------------------------------------------
-# Stable marriage (seed 003, Paper IV): validity and blocking pairs, read from the lists as given
+# Stable marriage (Manne et al., CSC 2016): validity and blocking pairs, read from the lists as given
 
 
 def blocking_pairs(instance, wife, capacities=None) -> list[tuple[int, int]]:
@@ -371,7 +372,7 @@ def undominated_edges(graph, mate=None, partners=None, b=None) -> list[tuple[int
     least as heavy — for a b-matching, when all ``min(b(u), degree(u))`` slots of ``u`` hold partners at
     least as heavy.  When every edge is dominated, each edge of a maximum-weight matching can be charged
     to a matched edge at least as heavy, at most two to each: the matching weighs at least half the
-    maximum (Preis 1999; seed 003, Paper I §2).  ``graph`` is a :class:`WeightedGraph` or a dense
+    maximum (Preis 1999; Naim et al. (HiPC 2015) §2).  ``graph`` is a :class:`WeightedGraph` or a dense
     symmetric weight matrix (a complete graph); the matching is ``mate`` or, for a b-matching,
     ``partners`` (one row a vertex, -1 padded) with ``b``.  The matching must be valid.
 

@@ -1,6 +1,6 @@
-"""Complete weighted graphs as dense matrices: seed 002's three generators and its gap to optimality.
+"""Complete weighted graphs as dense matrices: Hovland (MSc thesis 2020)'s three generators and its gap to optimality.
 
-Seed 002 (Hovland, MSc thesis 2020), §5.1, runs ROMA on complete graphs stored as symmetric
+Hovland (MSc thesis 2020), §5.1, runs ROMA on complete graphs stored as symmetric
 ``n x n`` weight matrices, with three weight distributions:
 
 * **random** (here :func:`uniform`): every edge weight drawn uniformly from [0, 1), mean 0.5;
@@ -226,7 +226,7 @@ def _symmetric_upper(draws: np.ndarray) -> np.ndarray:
 
 
 def uniform(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray:
-    """Seed 002's *random weight graph*: a complete graph with weights uniform in [0, 1).
+    """Hovland (MSc thesis 2020)'s *random weight graph*: a complete graph with weights uniform in [0, 1).
 
     Parameters
     ----------
@@ -251,7 +251,7 @@ def uniform(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray:
 
     References
     ----------
-    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.1, "Random weight graphs" (the thesis says
+    Hovland (MSc thesis 2020), §5.1, "Random weight graphs" (the thesis says
     [0, 1]; NumPy draws from [0, 1), which differs only on a set of probability zero).
 
     Examples
@@ -270,7 +270,7 @@ def uniform(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray:
 
 
 def exponential(n: int, seed: int, lam: float = 3.5, *, max_memory: int | None = None) -> np.ndarray:
-    """Seed 002's *exponential weight graph*: weights with density ``lam * exp(-lam * x)``.
+    """Hovland (MSc thesis 2020)'s *exponential weight graph*: weights with density ``lam * exp(-lam * x)``.
 
     The thesis chose ``lam = 3.5`` "as this gives a max value of x that is close to 1": the
     distribution is not truncated (a weight above 1 has probability ``exp(-3.5) ~ 3 %``), its mean
@@ -300,7 +300,7 @@ def exponential(n: int, seed: int, lam: float = 3.5, *, max_memory: int | None =
 
     References
     ----------
-    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.1, "Exponential weight graphs" and Figure 5.1.
+    Hovland (MSc thesis 2020), §5.1, "Exponential weight graphs" and Figure 5.1.
 
     Examples
     --------
@@ -323,7 +323,8 @@ def exponential(n: int, seed: int, lam: float = 3.5, *, max_memory: int | None =
 
 
 def geometric(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray:
-    """Seed 002's *geometric graph*: Euclidean distances between ``n`` random points of the unit square.
+    """Hovland (MSc thesis 2020)'s *geometric graph*: Euclidean distances between ``n`` random points of the unit
+    square.
 
     Point ``i`` is ``rng.random((n, 2))[i]``, uniform in [0, 1)^2; the weight of ``{i, j}`` is the
     distance ``sqrt((x_i - x_j)^2 + (y_i - y_j)^2)``, in [0, sqrt(2)).  (The weight is the
@@ -352,7 +353,7 @@ def geometric(n: int, seed: int, *, max_memory: int | None = None) -> np.ndarray
 
     References
     ----------
-    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.1, "The geometric graphs are generated as
+    Hovland (MSc thesis 2020), §5.1, "The geometric graphs are generated as
     follows: n random points are generated in the plane within the unit square [...] The
     euclidean distance between pairs of points are then the edge weights of the graph."
 
@@ -394,7 +395,7 @@ def _exact_weight(w: np.ndarray) -> float:
 
 
 def gap_to_optimum(weights: Any, mate: Any) -> float:
-    """Seed 002's gap to optimality, ``(opt - w) / opt``, of a matching on a complete graph.
+    """Hovland (MSc thesis 2020)'s gap to optimality, ``(opt - w) / opt``, of a matching on a complete graph.
 
     ``w`` is the weight of ``mate``, ``opt`` that of a maximum-weight matching computed exactly by
     ``networkx.max_weight_matching`` (Edmonds' blossom algorithm).  A gap of 0.01 means 99 % of
@@ -429,7 +430,7 @@ def gap_to_optimum(weights: Any, mate: Any) -> float:
 
     References
     ----------
-    Seed 002 (Hovland, MSc thesis, Bergen 2020), §5.3.2 and §5.4.3 (GTO against Edmonds'
+    Hovland (MSc thesis 2020), §5.3.2 and §5.4.3 (GTO against Edmonds'
     algorithm); J. Edmonds, "Paths, trees, and flowers", 1965.
 
     Examples

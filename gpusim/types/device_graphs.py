@@ -1,8 +1,9 @@
 """Graphs whose arrays already live in device memory: no copy in, and (with ``output="device"``) none out.
 
 :class:`DeviceBipartiteGraph` is :class:`~gpusim.types.graphs.BipartiteGraph`'s twin for the GPU algorithms
-of seeds 000 and 001 (CSR on both sides), :class:`DeviceWeightedGraph` the twin of
-:class:`~gpusim.types.graphs.WeightedGraph` (a symmetric weighted CSR) for seeds 002 and 003.  Their
+of Deveci et al. (Euro-Par 2013, ICPP 2013) (CSR on both sides), :class:`DeviceWeightedGraph` the twin of
+:class:`~gpusim.types.graphs.WeightedGraph` (a symmetric weighted CSR) for Hovland (MSc thesis 2020) and Naim's thesis
+(2017).  Their
 arrays are int32 ids and offsets (float64 weights) of any device: CuPy arrays, numba device arrays,
 anything with ``__cuda_array_interface__``, or the simulator's arrays.  They are built from
 ``cupyx.scipy.sparse`` matrices (converted and transposed on the GPU by cupyx), from CSR arrays, or
@@ -220,7 +221,7 @@ class DeviceBipartiteGraph:
 
 
 class DeviceWeightedGraph:
-    """An undirected weighted graph as a symmetric CSR in device memory (seed 003, Paper I's input).
+    """An undirected weighted graph as a symmetric CSR in device memory (Naim et al., HiPC 2015's input).
 
     Parameters
     ----------

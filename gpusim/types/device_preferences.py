@@ -1,9 +1,9 @@
 """Stable marriage instances whose lists already live in device memory: no copy in.
 
 :class:`DevicePreferenceInstance` is :class:`~gpusim.types.preferences.PreferenceInstance`'s twin for the
-GPU stable marriage algorithms of seed 003, Paper IV §4 (``mw-gpu``, ``gs-rounds``): it holds exactly
+GPU stable marriage algorithms of Manne et al. (CSC 2016) §4 (``mw-gpu``, ``gs-rounds``): it holds exactly
 what their kernels read — the *mutual* men's lists as CSR, ``men_ptr`` and ``men_list``, and beside each
-entry the rank the woman gives the man, ``men_rank_by_woman`` (Paper IV §2's linear-space ranking
+entry the rank the woman gives the man, ``men_rank_by_woman`` (Manne et al., CSC 2016 §2's linear-space ranking
 precomputation) — as int32 arrays of any device: CuPy arrays, numba device arrays, anything with
 ``__cuda_array_interface__``, or the simulator's arrays.  With host input the n^2 entries of a complete
 instance cross PCIe on every call; built once on the device, a pipeline pays that copy once, or never.

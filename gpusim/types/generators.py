@@ -1,6 +1,6 @@
 """Seeded generators of benchmark bipartite graphs, after the papers' test families.
 
-Seeds 000 and 001 benchmark on SuiteSparse matrices and on their random row and column
+Deveci et al. (Euro-Par 2013, ICPP 2013) benchmark on SuiteSparse matrices and on their random row and column
 permutations (the *RCP* sets); large instances are not stored in this repository, so these
 generators build them: uniform random patterns, R-MAT / Kronecker power-law graphs (Graph500's
 ``kron_g500``), road-like 2-D grids, random geometric graphs, and the RCP permutation of any
@@ -340,7 +340,8 @@ def random_geometric(n: int, radius: float, seed: int, diagonal: bool = True) ->
 def random_permutation(graph: BipartiteGraph, seed: int) -> BipartiteGraph:
     """The papers' RCP instance of ``graph``: rows and columns renumbered at random.
 
-    Seed 000 (§4) and seed 001 (§IV) report every matrix twice, as given and randomly permuted
+    Deveci et al. (Euro-Par 2013) (§4) and Deveci et al. (ICPP 2013) (§IV) report every matrix twice, as given and
+    randomly permuted
     by rows and columns (RCP), which defeats the ordering that favours the cheap matching and the
     augmenting-path searches.  This is :meth:`BipartiteGraph.permuted`: row ``r`` becomes
     ``p[r]`` and column ``c`` becomes ``q[c]`` with ``rng = numpy.random.default_rng(seed)``,

@@ -1,9 +1,9 @@
 """Graph types for matching: bipartite graphs and undirected weighted graphs, with validation.
 
 :class:`BipartiteGraph` stores a bipartite graph in compressed sparse row (CSR) form on *both*
-sides, as the GPU bipartite matching kernels of seeds 000 and 001 need (rows look up columns,
+sides, as the GPU bipartite matching kernels of Deveci et al. (Euro-Par 2013, ICPP 2013) need (rows look up columns,
 columns look up rows).  :class:`WeightedGraph` stores an undirected edge-weighted graph as a
-symmetric CSR, as Locally-Dominant and Suitor need (seed 003, Paper I).  Both are immutable:
+symmetric CSR, as Locally-Dominant and Suitor need (Naim et al., HiPC 2015).  Both are immutable:
 their arrays are int32 (ids, offsets) or float64 (weights) and read-only.
 
 They are built from Matrix Market files, SciPy sparse matrices, NumPy edge arrays and NetworkX

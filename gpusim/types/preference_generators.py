@@ -1,4 +1,4 @@
-"""Random stable marriage instances of seed 003, Paper IV §4: *easy* and *hard*.
+"""Random stable marriage instances of Manne et al. (CSC 2016) §4: *easy* and *hard*.
 
 *Easy*: each man draws ε ∈ [0, 1] and ranks ``(1 + ε) ln n`` women picked at random; each woman
 ranks exactly the men who rank her, in random order.  *Hard*: every man has the same complete
@@ -62,7 +62,7 @@ def _transpose_shuffled(n, m_ptr, m_ids, seed):  # pragma: no cover - compiled
 
     Every pair is mutual, so the ranks are known as the lists are made: ``men_rank[j]`` is the
     position in the woman's list of man entry ``j``, ``women_rank[k]`` that of woman entry ``k``
-    in the man's list (the precomputation of Paper IV §2, for free).
+    in the man's list (the precomputation of Manne et al. (CSC 2016) §2, for free).
     """
     np.random.seed(seed)
     w_ptr = np.zeros(n + 1, np.int64)
@@ -93,7 +93,7 @@ def _transpose_shuffled(n, m_ptr, m_ids, seed):  # pragma: no cover - compiled
 
 
 def easy_instance(n: int, seed: int = 0) -> PreferenceInstance:
-    """An *easy* SMI instance of seed 003 Paper IV §4 with ``n`` men and ``n`` women.
+    """An *easy* SMI instance of Manne et al. (CSC 2016) §4 with ``n`` men and ``n`` women.
 
     Man ``m`` ranks ``min(n, round((1 + ε_m) ln n))`` distinct random women (ε_m uniform on
     [0, 1]); each woman ranks the men who rank her, in a random order.  Deterministic in ``seed``.
@@ -122,7 +122,7 @@ def easy_instance(n: int, seed: int = 0) -> PreferenceInstance:
 
 
 def hard_instance(n: int, seed: int = 0) -> PreferenceInstance:
-    """A *hard* SM instance of seed 003 Paper IV §4: one random ranking shared by all men, one by all women.
+    """A *hard* SM instance of Manne et al. (CSC 2016) §4: one random ranking shared by all men, one by all women.
 
     ``n`` is at most 46340 (``n * n`` entries must fit int32 offsets).  Deterministic in ``seed``.
 

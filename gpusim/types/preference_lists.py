@@ -1,6 +1,6 @@
 """Preference lists checked and laid out: one side's lists as CSR, ranks, the compiled precomputations.
 
-What :class:`~gpusim.types.preferences.PreferenceInstance` is built from (seed 003, Paper IV §2):
+What :class:`~gpusim.types.preferences.PreferenceInstance` is built from (Manne et al., CSC 2016 §2):
 each check names the side, the person and the entry at fault.
 
 >>> import numpy as np
@@ -185,7 +185,7 @@ def first_repeat(ptr, flat, n_other):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat):  # pragma: no cover - compiled
-    """Seed 003, Paper IV §2: pair every mutual entry with its partner entry, in O(L + n).
+    """Manne et al. (CSC 2016) §2: pair every mutual entry with its partner entry, in O(L + n).
 
     First the women's lists are turned around: for each man, the women who rank him and where
     (a counting sort).  Then, for each man ``m``: ``position[w] = (m, k)`` for every woman ``w``
@@ -265,7 +265,7 @@ def mutual_csr(n_men: int, n_women: int, m_ptr: np.ndarray, m_flat: np.ndarray, 
                 w_flat: np.ndarray) -> dict[str, np.ndarray]:
     """Purge non-mutual entries and pair every entry with the other person's rank of the owner.
 
-    The linear-time precomputation of seed 003, Paper IV §2 (see ``_linear_precomputation``);
+    The linear-time precomputation of Manne et al. (CSC 2016) §2 (see ``_linear_precomputation``);
     the rank a woman gives a man is her entry's position in her purged list.
     """
     m_partner, w_partner = _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat)

@@ -2,7 +2,7 @@
 
 A :class:`PreferenceInstance` holds, for ``n_men`` men and ``n_women`` women, each person's
 preference list: ids of the other side, 0-based, best first.  Lists may be incomplete (SMI);
-a pair is acceptable only if each ranks the other (seed 003, Paper IV §2).  Ties are not
+a pair is acceptable only if each ranks the other (Manne et al., CSC 2016 §2).  Ties are not
 supported.  The JSON form is DESIGN's ``{"men": [[...], ...], "women": [[...], ...]}``.
 
 Examples
@@ -81,10 +81,10 @@ class PreferenceInstance:
     -----
     Ranks are 0-based positions in the mutual lists, so ``women_list[women_ptr[w] + r] == m``
     exactly when woman ``w`` gives man ``m`` rank ``r``.  A rank larger than any real one
-    (``n_men`` for a woman, ``n_women`` for a man) serves as "no suitor" — seed 003 Paper IV's
+    (``n_men`` for a woman, ``n_women`` for a man) serves as "no suitor" — Manne et al. (CSC 2016)'s
     ``ranking(r, NULL) = n + 1`` in 0-based form.
 
-    The rank arrays are the linear-space precomputation of seed 003, Paper IV §2 ("The Stable
+    The rank arrays are the linear-space precomputation of Manne et al. (CSC 2016) §2 ("The Stable
     Marriage Problem"): for SMI a full ``ranking()`` table would take O(n^2) space, so "store the
     value of ranking(r_i, l_j) together with r_i in l_j's ranking list so that it can be fetched
     in O(1) time", purging every woman who has not ranked ``l_j`` from his list.  As in the paper,
@@ -94,7 +94,7 @@ class PreferenceInstance:
 
     References
     ----------
-    Seed 003 (Naim, *GPU algorithms for matching and clustering*, 2017), Paper IV §2, the
+    Manne et al. (CSC 2016) §2, the
     paragraph after Algorithm 1's definition of ``ranking()``.
 
     Examples
@@ -319,7 +319,7 @@ class PreferenceInstance:
         return (n == self._n_women and bool((np.diff(self._m_ptr) == n).all())
                 and bool((np.diff(self._w_ptr) == n).all()))
 
-    # -- the ranking precomputation (seed 003, Paper IV §2) ------------------------------------
+    # -- the ranking precomputation (Manne et al., CSC 2016 §2) ------------------------------------
 
     def _arrays(self) -> dict[str, np.ndarray]:
         if self._csr is None:
@@ -368,7 +368,7 @@ class PreferenceInstance:
     def mutual(self) -> PreferenceInstance:
         """The instance with every non-mutual entry purged (a pair stays iff each ranks the other).
 
-        Relative order is kept, so the stable matchings are unchanged (seed 003, Paper IV §2).
+        Relative order is kept, so the stable matchings are unchanged (Manne et al., CSC 2016 §2).
 
         Examples
         --------

@@ -1,4 +1,5 @@
-"""The undirected weighted graph of the weighted-matching algorithms (seeds 002, 003): a symmetric CSR.
+"""The undirected weighted graph of the weighted-matching algorithms (Hovland, MSc thesis 2020 and Naim's thesis
+(2017)): a symmetric CSR.
 
 >>> from gpusim.types.graphs import WeightedGraph
 >>> WeightedGraph.from_edges([0, 1], [1, 2], [2.0, 0.5]).adj.tolist()
@@ -101,7 +102,7 @@ class WeightedGraph:
 
     References
     ----------
-    Seed 003, Paper I: Locally-Dominant and Suitor read each vertex's weighted adjacency list.
+    Naim et al. (HiPC 2015): Locally-Dominant and Suitor read each vertex's weighted adjacency list.
 
     Examples
     --------
@@ -204,7 +205,7 @@ class WeightedGraph:
     def from_scipy(cls, matrix: Any) -> WeightedGraph:
         """Build from a square, symmetric SciPy sparse matrix: ``a_ij != 0`` (i != j) is edge ``{i, j}``.
 
-        The weight of an edge is the absolute value of its entry (as seed 003 Paper I does with
+        The weight of an edge is the absolute value of its entry (as Naim et al. (HiPC 2015) does with
         real matrices); explicit zeros are no edge; the diagonal is ignored; duplicate stored
         entries are summed first, as SciPy does.  ``|A|`` must be symmetric off the diagonal,
         in pattern and values (so a skew-symmetric matrix is accepted).
@@ -246,7 +247,7 @@ class WeightedGraph:
         """Read a square Matrix Market file as an undirected weighted graph.
 
         The diagonal is ignored, zero entries are no edge, and the weight of an edge is the
-        absolute value of its entry (DESIGN "Inputs"; seed 003 Paper I).  A symmetric file
+        absolute value of its entry (DESIGN "Inputs"; Naim et al. (HiPC 2015)).  A symmetric file
         stores one triangle and ``mmread`` mirrors it.  **A general (non-symmetric) file is
         symmetrised**: ``{i, j}`` is an edge when ``a_ij`` or ``a_ji`` is nonzero, and its weight
         is ``max(|a_ij|, |a_ji|)``.  A pattern file gives every edge weight 1.0.  Duplicate

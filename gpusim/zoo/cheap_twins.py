@@ -59,7 +59,8 @@ def _claim(variant: dict):
 
 add_entry(
     "cheap_claim_no_cas", _claim(cheap_claim_without_cas), _claim({}), threads=32,
-    source="the cheap matching (seed 000 §4, seed 001 §IV) as a kernel: kernels_cheap.cheap_claim, claim_row's CAS",
+    source="the cheap matching (Deveci et al., Euro-Par 2013 §4 and ICPP 2013 §IV) as a kernel: "
+           "kernels_cheap.cheap_claim, claim_row's CAS",
     wrong="two columns read one row as free and both write themselves into it; both keep the row, and the "
           "matching is inconsistent",
     fix="claim the row with a compare-and-swap from -1: exactly one column wins, the other reads on",

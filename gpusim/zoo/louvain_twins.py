@@ -1,4 +1,4 @@
-"""Louvain's entries of the zoo (seed 003, Paper III): the hash-slot claim without CAS, the singleton swap.
+"""Louvain's entries of the zoo (Naim et al., IPDPS 2017): the hash-slot claim without CAS, the singleton swap.
 
 Each twin is one ``@device`` helper; :func:`gpusim.algorithms.louvain.variants.louvain_kernels` puts it in
 place of the real one wherever the kernels call it (``kernels=`` of :func:`~gpusim.algorithms.louvain.louvain`),
@@ -100,7 +100,7 @@ def _scenario(graph: LouvainGraph, kernels: LouvainKernels):
     return run
 
 
-_PAPER_III = "seed 003 (Naim 2017), Paper III (Naim, Manne, Halappanavar, Tumeo, IPDPS 2017)"
+_PAPER_III = "Naim et al. (IPDPS 2017)"
 HASH_CLAIM = add_entry(
     "louvain_hash_claim_without_cas", _scenario(_COLLIDE, louvain_kernels(insert=insert_by_store)),
     _scenario(_COLLIDE, PAPER), threads=32,

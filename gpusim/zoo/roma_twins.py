@@ -1,4 +1,5 @@
-"""Broken twins of atomicFlip (seed 002, Alg. 7): the lock order, the mates check and the fence, each changed.
+"""Broken twins of atomicFlip (Hovland, MSc thesis 2020, Alg. 7): the lock order, the mates check and the fence, each
+changed.
 
 Each twin is one of atomicFlip's steps replaced
 (:mod:`gpusim.algorithms.weighted.kernels_roma`: ``lock_order``, ``mates_unchanged``,
@@ -47,7 +48,8 @@ def mates_not_checked(mate, u, mate_u, x, y):
 
 @device
 def no_fence():
-    """atomicFlip without its ``__threadfence`` (seed 002, Alg. 7 line 7): the locks open while the four stores
+    """atomicFlip without its ``__threadfence`` (Hovland, MSc thesis 2020, Alg. 7 line 7): the locks open while the
+    four stores
     to ``mate`` may still be on their way, so the next thread to take a lock can read the old mates, pass
     the check, and flip edges that no longer exist.  Only weak memory shows it."""
     pass

@@ -76,7 +76,8 @@ def _to_device(dev: Device, host: tuple) -> list:
     return [dev.array(a) if isinstance(a, np.ndarray) else a for a in host]
 
 
-# -- seed 000, Alg. 3: ALTERNATE without the predecessor check ------------------------------------------
+# -- Deveci et al. (Euro-Par 2013), Alg. 3: ALTERNATE without the predecessor check
+# ------------------------------------------
 
 _FIGURE_1 = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 1])
 _FIGURE_1_MATCHING = (np.array([-1, 1, -1], np.int32), np.array([-1, 1], np.int32))
@@ -106,13 +107,14 @@ def _alternate(variant: dict):
 add_entry(
     "alternate_no_predecessor_check", _alternate(alternate_without_predecessor_check), _alternate({}),
     threads=32, options={"max_steps": 20_000},
-    source="seed 000 (Deveci et al., Euro-Par 2013), Alg. 3 ALTERNATE line 8 and Fig. 1",
+    source="Deveci et al. (Euro-Par 2013), Alg. 3 ALTERNATE line 8 and Fig. 1",
     wrong="two augmenting paths through one column re-match it in turn and chase each other forever",
     fix="line 8: stop at a column whose matched row's predecessor is that column (another path took it)",
 )
 
 
-# -- seed 001, Alg. 9: PUSHKRNL without the iA guard ---------------------------------------------------
+# -- Deveci et al. (ICPP 2013), Alg. 9: PUSHKRNL without the iA guard
+# ---------------------------------------------------
 
 _ONE_ROW_TWO_COLUMNS = BipartiteGraph.from_edges([0, 0], [0, 1])
 
@@ -141,14 +143,15 @@ def _push(variant: dict):
 
 add_entry(
     "pushkrnl_no_ia_guard", _push(push_active_without_ia_guard), _push({}), threads=32,
-    source="seed 001 (Deveci et al., ICPP 2013), Alg. 9 G-PR-PUSHKRNL line 13 (the iA guard)",
+    source="Deveci et al. (ICPP 2013), Alg. 9 G-PR-PUSHKRNL line 13 (the iA guard)",
     wrong="a column pushes to a row whose mate is active in the same loop; after INITKRNL's roll-back the "
           "mate is listed twice",
     fix="line 13: refuse a row whose mate u has iA(u) = loop",
 )
 
 
-# -- seed 002, Alg. 7: atomicFlip's lock order and mates check ---------------------------------------------
+# -- Hovland (MSc thesis 2020), Alg. 7: atomicFlip's lock order and mates check
+# ---------------------------------------------
 
 
 def _roma_phase(variant: dict, n: int, seed: int):
@@ -174,7 +177,7 @@ def _roma_phase(variant: dict, n: int, seed: int):
     return run
 
 
-_ALG7 = "seed 002 (Hovland 2020), Alg. 6 (ROMA, thread per edge) with atomicFlip, Alg. 7"
+_ALG7 = "Hovland (MSc thesis 2020), Alg. 6 (ROMA, thread per edge) with atomicFlip, Alg. 7"
 add_entry(
     "atomic_flip_own_vertex_first", _roma_phase(atomic_flip_own_vertex_first, 4, 0),
     _roma_phase({}, 4, 0), threads=4,
@@ -201,7 +204,7 @@ add_entry(
 )
 
 
-# -- seed 003, Paper I Alg. 3: Suitor without the CAS ------------------------------------------------------
+# -- Naim et al. (HiPC 2015) Alg. 3: Suitor without the CAS ------------------------------------------------------
 
 _STAR = WeightedGraph.from_edges([0, 0, 0], [1, 2, 3], [1.0, 2.0, 3.0])
 
@@ -221,13 +224,13 @@ def _suitor(variant: dict):
 
 add_entry(
     "suitor_no_cas", _suitor(suitor_without_cas), _suitor({}), threads=32,
-    source="seed 003 (Naim 2017), Paper I, Alg. 3 (Suitor) and its GPU version's CAS on the suitor word",
+    source="Naim et al. (HiPC 2015), Alg. 3 (Suitor) and its GPU version's CAS on the suitor word",
     wrong="two proposals to one vertex read the same old suitor; the weaker overwrites the stronger, which is lost",
     fix="propose with a compare-and-swap on the (weight, id) word; retry when it changed",
 )
 
 
-# -- seed 003, Paper IV §4: McVitie-Wilson without the CAS ------------------------------------------------
+# -- Manne et al. (CSC 2016) §4: McVitie-Wilson without the CAS ------------------------------------------------
 
 #: Four men with the same two choices, and women who rank them in opposite orders.
 _FOUR = PreferenceInstance([[0, 1], [0, 1], [0, 1], [0, 1]], [[3, 2, 1, 0], [0, 1, 2, 3]])
@@ -243,7 +246,7 @@ def _marriages(variant: dict):
 
 add_entry(
     "mcvitie_wilson_no_cas", _marriages(mcvitie_wilson_no_cas), _marriages({}), threads=4,
-    source="seed 003 (Naim 2017), Paper IV §4: the CUDA McVitie-Wilson, a thread per man, CAS on the woman's suitor",
+    source="Manne et al. (CSC 2016) §4: the CUDA McVitie-Wilson, a thread per man, CAS on the woman's suitor",
     wrong="two men read the same suitor and both store themselves; the first is overwritten without being told, "
           "nobody proposes for him again, and the result has a blocking pair",
     fix="replace the suitor with a compare-and-swap; when it fails, read the new suitor and compare again",

@@ -17,7 +17,7 @@ __all__ = ["mcvitie_wilson_no_cas", "propose_by_store"]
 
 @device
 def propose_by_store(held, slot_ptr, w, offer, low, empty):
-    """The proposal (seed 003, Paper IV §4) with the CAS on the woman's suitor replaced by a load and a store.
+    """The proposal (Manne et al., CSC 2016 §4) with the CAS on the woman's suitor replaced by a load and a store.
 
     Two men who read the same suitor both store themselves: the first is overwritten without
     being displaced (a man is lost), or a man displaced twice ends with two threads (and a woman

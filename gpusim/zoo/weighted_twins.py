@@ -18,7 +18,7 @@ __all__ = ["propose_without_cas", "suitor_without_cas"]
 
 @device
 def propose_without_cas(ws, weights, src, partner, entry, current):
-    """Suitor's proposal (seed 003, Paper I, Alg. 3 lines 19–29) with the lock (our CAS) removed: it reads
+    """Suitor's proposal (Naim et al., HiPC 2015, Alg. 3 lines 19–29) with the lock (our CAS) removed: it reads
     ``ws[partner]``, compares, and stores with plain memory operations, so two proposers that both read
     the old offer both believe they won, and one of them is lost.  Returns as
     :func:`~gpusim.algorithms.weighted.kernels_suitor.propose` does."""
