@@ -155,7 +155,7 @@ def test_every_compiled_function_but_the_parallel_ones_is_cached_and_reads_only_
             cached = type(dispatcher._cache).__name__ != "NullCache"
             if "prange" in dispatcher.py_func.__code__.co_names:   # a parallel loop
                 parallel.append(name)
-                if cached:   # numba 0.68 linked a cached parallel function's loop to another's (issue 10128)
+                if cached:   # numba 0.68 linked a cached parallel function's loop to another's (numba-org/numba#10128)
                     problems.append(f"{module.__name__}.{name} is parallel and cached on disk")
             elif not cached:
                 problems.append(f"{module.__name__}.{name} is not cached on disk")

@@ -181,7 +181,6 @@ def test_no_internal_paper_labels_in_gpusim_algorithms_or_any_help(capsys):
     assert row["references"][0]["link"].startswith("https://")
 
 
-@pytest.mark.xfail(reason="README.md is edited by the lead, who replaces its 'seed 00N' wording", strict=False)
 def test_no_internal_paper_labels_in_the_readme():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert [hit.group(0) for hit in INTERNAL_LABELS.finditer(text)] == []

@@ -50,7 +50,7 @@ __all__ = ["PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
 #: that reads what the loop before it wrote at *other* indices read it unwritten: wrong answers, out of
 #: bounds).  The parallel functions are the only ones not cached on disk: with numba 0.68 a cached parallel
 #: function loaded into a process that had compiled other functions in another order ran another function's
-#: loop (segmentation faults; numba issue 10128), so each process compiles them once, when the rounds first
+#: loop (segmentation faults; numba-org/numba#10128), so each process compiles them once, when the rounds first
 #: run; the functions they call are cached.  ``tests/test_cpu_engine.py`` checks the rule.
 PARALLEL = {"fusion": False}
 
