@@ -16,7 +16,6 @@ Run: ``python -m benchmarks first-contact [--quick] [--out DIR]``; writes ``DIR/
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import platform
@@ -54,7 +53,8 @@ def _timed(command: list[str], env: dict) -> tuple[float, int, str, float]:
     (user and system) it used: on a machine others share, the CPU seconds show what the wait would be alone."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
+    # from a folder of the user's, not the checkout (whose gpusim/ folder would shadow the installed package)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800, cwd=tempfile.gettempdir())
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -66,14 +66,6 @@ def _backends() -> list[str]:
     from gpusim.backends import GPU_BACKENDS, gpu_status
 
     return [name for name in GPU_BACKENDS if gpu_status(name)[0]] + ["cpu"]
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _device() -> str:
@@ -153,9 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     json_path, png_path = machine.outputs(args, "first-contact")
     backends = _backends()
     rows = measure(backends, 1 if args.quick else 3)
-    report = {"device": _device(), "date": datetime.date.today().isoformat(), "commit": _commit(),
-              "command": " ".join([sys.executable, *(sys.argv if argv is None else [__file__, *argv])]),
-              "cpu_count": os.cpu_count(), "python": platform.python_version(), "backends": backends,
+    report = {**machine.stamp("first-contact", argv), "device": _device(), "cpu_count": os.cpu_count(),
+              "python": platform.python_version(), "backends": backends,
               "goals_s": GOALS, "rows": rows}
     json_path.write_text(json.dumps(report, indent=1))
     picture(rows, png_path)
