@@ -59,7 +59,8 @@ ALGORITHM_PART = [("gpr-50", "random", 240), ("suitor-50", "random", 1000)]
 
 
 def gpr_scenario() -> Scenario:
-    """G-PR (seed 001, Alg. 2) on a 25 x 25 random bipartite graph of 80 edges; oracle: SciPy's matching size."""
+    """G-PR (Deveci et al., ICPP 2013, Alg. 2) on a 25 x 25 random bipartite graph of 80 edges; oracle: SciPy's
+    matching size."""
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
     from gpusim.algorithms.bipartite import gpr
@@ -76,7 +77,8 @@ def gpr_scenario() -> Scenario:
 
 
 def suitor_scenario() -> Scenario:
-    """Suitor (seed 003, Paper I Alg. 3) on a 50-vertex graph of 150 edges; oracle: the sequential greedy matching."""
+    """Suitor (Naim et al., HiPC 2015, Alg. 3) on a 50-vertex graph of 150 edges; oracle: the sequential greedy
+    matching."""
     from gpusim.algorithms.weighted import suitor
     from gpusim.algorithms.weighted.reference_greedy import greedy
     from gpusim.types.graphs import WeightedGraph

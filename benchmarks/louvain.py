@@ -1,4 +1,4 @@
-"""Louvain community detection on the GPU (seed 003, Paper III) beside the CPU codes, side by side in one run.
+"""Louvain community detection on the GPU (Naim et al., IPDPS 2017) beside the CPU codes, side by side in one run.
 
 Programs, on each generated graph (the optional ones only where installed and within their size limit):
 

@@ -1,4 +1,5 @@
-"""b-Suitor on several GPUs beside one GPU, whole calls from host input, in one run (seed 003, Paper II).
+"""b-Suitor on several GPUs beside one GPU, whole calls from host input, in one run (Naim and Manne, Scalable
+b-matching on GPUs, 2017).
 
     python -m benchmarks multi-gpu --edges 1e9 --devices 2 4 --b 2
     python -m benchmarks multi-gpu --quick      # one GPU: 10^6 edges, a Dask-CUDA worker and 2 parts on GPU 0

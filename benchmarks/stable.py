@@ -1,4 +1,4 @@
-"""Stable marriage on the GPU beside the sequential algorithms, side by side in one run (seed 003, Paper IV §4).
+"""Stable marriage on the GPU beside the sequential algorithms, side by side in one run (Manne et al., CSC 2016 §4).
 
 GPU McVitie-Wilson (a thread per man, CAS) and round-based Gale-Shapley (a kernel per round) on
 numba and cupy (whichever work), against sequential Gale-Shapley (queue, Alg. 1) and

@@ -6,10 +6,10 @@
    of 3·10^3 to 10^7 edges with uniform weights; NetworkX's exact matching only on the smallest
    (its blossom algorithm took over 9 minutes on 10^4 edges).  Every GPU result must equal the
    greedy (b-)matching exactly.
-2. Parallel ROMA 2 (a block per matching edge, seed 002 Alg. 8) and ROMA 1 (a thread per edge,
+2. Parallel ROMA 2 (a block per matching edge, Hovland 2020, Alg. 8) and ROMA 1 (a thread per edge,
    Alg. 6) against sequential ROMA on complete graphs with uniform weights, n = 4096 … 32768,
    from the ``i,i+1`` start, threshold 10^-5.  Every result must be a perfect matching.
-3. The gap to optimality (seed 002, Table 5.4) for n = 512 … 4096 on the three generators:
+3. The gap to optimality (Hovland 2020, Table 5.4) for n = 512 … 4096 on the three generators:
    Greedy, sequential ROMA from ``i,i+1`` and from GPA, and GPU ROMA 2.  NetworkX's exact
    matching is out of reach at these sizes, so the gap is measured against an upper bound on
    the optimum: half the maximum-weight assignment of the matrix (SciPy's
@@ -232,7 +232,7 @@ def assignment_bound(weights) -> float:
 
 
 def gap_rows(n, backends):
-    """Seed 002 Table 5.4's gap to optimality, against :func:`assignment_bound`."""
+    """Hovland (2020) Table 5.4's gap to optimality, against :func:`assignment_bound`."""
     rows = []
     for name, generate in (("uniform", uniform), ("exponential", exponential), ("geometric", geometric)):
         weights = generate(n, seed=1)

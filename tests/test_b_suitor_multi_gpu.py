@@ -49,12 +49,15 @@ def test_a_dask_cuda_worker_with_nccl():
     assert suitor(graph, devices=1, backend="cupy").mate.tolist() == suitor(graph, backend="cupy").mate.tolist()
 
 
+@pytest.mark.gpu
 def test_nccl_on_a_given_dask_cluster():
     """The NCCL exchange in a worker process of a plain ``distributed.LocalCluster`` given as ``client``."""
-    cupy = pytest.importorskip("cupy")
+    from gpusim.backends import gpu_status
+
+    ok, why = gpu_status("cupy")
+    if not ok:
+        pytest.skip(f"cupy unavailable: {why}")
     distributed = pytest.importorskip("distributed")
-    if cupy.cuda.runtime.getDeviceCount() < 1:
-        pytest.skip("no GPU")
     graph = random_graph(20_000, 200_000, 4)
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
     with cluster, distributed.Client(cluster) as client:

@@ -169,12 +169,13 @@ def test_a_resumed_campaign_must_be_the_same_campaign(tmp_path):
 
 def test_a_scheduler_that_does_not_answer_is_one_line_within_seconds(capsys):
     start = time.perf_counter()
-    with pytest.raises(BackendUnavailable, match="no Dask scheduler answers"):
+    with pytest.raises(BackendUnavailable, match="could not connect to a Dask scheduler"):
         with dask_client(scheduler="tcp://127.0.0.1:9", timeout=2):
             pass
     status = main(["explore", "lost_update", "--scheduler", "tcp://127.0.0.1:9"])
     error = capsys.readouterr().err.strip()
-    assert status == 1 and "\n" not in error and "tcp://127.0.0.1:9" in error and "no Dask scheduler" in error
+    assert status == 1 and "\n" not in error and "tcp://127.0.0.1:9" in error
+    assert "could not connect to a Dask scheduler" in error
     assert time.perf_counter() - start < 20
 
 

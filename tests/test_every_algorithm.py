@@ -409,10 +409,17 @@ def test_the_documentation_index_is_the_registry():
 
 
 def test_no_command_line_module_writes_an_algorithm_list():
-    """A literal tuple, list or set naming three or more registered algorithms is a list written twice."""
+    """A literal tuple, list or set naming three or more registered algorithms is a list written twice.
+
+    One is allowed: ``match.py``'s ``WEIGHTED``, which judges a file's header before any algorithm is imported
+    (importing them costs a second); ``tests/test_edges_cli.py`` keeps it equal to the registry."""
+    from gpusim.cli.match import WEIGHTED
+
     registered = _names(*problems())
     for path in sorted((ROOT / "gpusim" / "cli").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
                 named = {item.value for item in node.elts if isinstance(item, ast.Constant)} & registered
+                if path.name == "match.py" and named == set(WEIGHTED):
+                    continue
                 assert len(named) < 3, f"{path.name}:{node.lineno} lists {sorted(named)}: read the registry"

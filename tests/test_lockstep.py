@@ -25,6 +25,7 @@ from gpusim.algorithms.louvain import LouvainGraph, bucket_louvain, karate, louv
 from gpusim.algorithms.louvain.kernels_scan import exclusive_scan
 from gpusim.algorithms.stable import gale_shapley, mw_gpu, stable_marriage
 from gpusim.algorithms.weighted import SUITOR_VARIANTS, b_suitor, locally_dominant, roma, suitor
+from gpusim.algorithms.weighted.driver_b_suitor_multi import b_suitor_multi
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.algorithms.weighted.resident_matrix import matrix_problem
@@ -477,6 +478,9 @@ CASES = {
         "women_counted repeated_women first_equal scan_in_one_block rank_places rank_repeats list_starts".split())),
     "roma-resident": Case(_roma_resident, lambda: (1, (True, True, True), [m for _, m in _BAD_MATRICES]), frozenset(
         "weight_matrix_check pad_matrix phase_weight unpadded_mate roma_block_phase peek_weight".split())),
+    "b-suitor-parts": Case(lambda dev: b_suitor_multi(WEIGHTED, 2, devices=[0, 0], device=dev).partners.tolist(),
+                           lambda: greedy_b_matching(WEIGHTED, 2).partners.tolist(),
+                           frozenset({"propose_round", "take_messages", "copy_range", "copy_range_f64"})),
     "b-suitor-resident": Case(lambda dev: b_suitor(to_device(dev, WEIGHTED), 2, device=dev).partners.tolist(),
                               lambda: greedy_b_matching(WEIGHTED, 2).partners.tolist(),
                               frozenset({"vertex_capacities", "scan_in_one_block", "count_up", "b_suitor_round"})),

@@ -79,7 +79,7 @@ def test_every_intended_race_names_a_parameter_or_shared_array_and_says_why():
     import gpusim.algorithms.weighted  # noqa: F401  (register every kernel)
 
     annotated = [k for k in registry() if isinstance(k, Kernel) and k.intended_races
-                 and k.qualname.startswith("gpusim.algorithms.")]
+                 and k.qualname.startswith("gpusim.algorithms.") and not k.filename.startswith("<")]  # not mutants
     assert {k.name for k in annotated} >= {"gpubfs", "gpubfs_wr", "alternate", "global_relabel_level",
                                            "push_relabel_all", "push_active", "init_active", "gpu_suitor",
                                            "suitor_thread_per_vertex", "ld_match", "b_suitor_round",

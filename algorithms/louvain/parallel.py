@@ -1,4 +1,4 @@
-"""The CPU engine's Louvain moves: Algorithm 2 of seed 003, Paper III for a bucket of vertices, on every core.
+"""The CPU engine's Louvain moves: Algorithm 2 of Naim et al. (IPDPS 2017) for a bucket of vertices, on every core.
 
 The GPU method decides the moves of a whole degree bucket from one state (every vertex reads the same
 ``C``, ``k``, ``a_c``) and applies them together; :func:`bucket_moves` does that on numba's threads.  Each
@@ -11,7 +11,7 @@ slot and the choices are those of the sequential
 
 References
 ----------
-Seed 003 (M. Naim, PhD thesis, Bergen 2017), Paper III: M. Naim, F. Manne, M. Halappanavar, A. Tumeo,
+Naim et al. (IPDPS 2017): M. Naim, F. Manne, M. Halappanavar, A. Tumeo,
 "Community detection on the GPU", IPDPS 2017, Algorithm 2 and §4.1.  V. D. Blondel, J.-L. Guillaume,
 R. Lambiotte, E. Lefebvre, "Fast unfolding of communities in large networks", J. Stat. Mech. 2008.
 

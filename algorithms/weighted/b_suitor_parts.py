@@ -1,4 +1,5 @@
-"""The parts of a graph for b-Suitor over several devices, and one part's host loop (seed 003, Paper II).
+"""The parts of a graph for b-Suitor over several devices, and one part's host loop (Naim and Manne, "Scalable
+b-matching on GPUs", 2017).
 
 :func:`split_by_edges` cuts the vertices into ``k`` contiguous ranges holding about as many adjacency entries
 each; :class:`PartInput` is one range's rows (built from a whole graph by :meth:`PartInput.of`, or given part by
@@ -15,7 +16,6 @@ proposal and one notice, ever).
 Example
 -------
 >>> from gpusim.types.graphs import WeightedGraph
-from gpusim.types.partitioned_graphs import Block, PartitionedGraph
 >>> g = WeightedGraph.from_edges([0, 1, 2], [1, 2, 3], [1.0, 3.0, 1.0])
 >>> split_by_edges(g.ptr, 2).tolist()
 [0, 2, 4]
@@ -24,7 +24,8 @@ from gpusim.types.partitioned_graphs import Block, PartitionedGraph
 
 References
 ----------
-Seed 003 (Naim, PhD thesis 2017), Paper II (multi-GPU b-matching; its summary only) and Paper IV §3;
+M. Naim and F. Manne, "Scalable b-matching on GPUs", in M. Naim's PhD thesis, University of Bergen, 2017
+(multi-GPU b-matching; its summary only), and Manne et al. (CSC 2016) §3;
 A. Khan et al., "Efficient approximation algorithms for weighted b-matching", SIAM J. Sci. Comput. 38(5), 2016.
 """
 

@@ -1,7 +1,8 @@
 """b-Suitor on several devices: the vertices split over ``k`` parts, the offers between parts exchanged each round
-(seed 003, Paper II; Khan et al. 2016).
+(Naim and Manne, Scalable b-matching on GPUs, 2017; Khan et al. 2016).
 
-Paper II of seed 003 "extends the implementation to multiple GPUs to handle large inputs"; only its summary is
+Naim and Manne's "Scalable b-matching on GPUs" (2017) "extends the implementation to multiple GPUs to handle large
+inputs"; only its summary is
 in the seeds, so the design is gpusim's own, on its b-Suitor
 (:mod:`~gpusim.algorithms.weighted.driver_b_suitor`):
 
@@ -95,7 +96,8 @@ def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = 
                    kernels: Mapping[str, Any] | None = None, output: str = "host",
                    progress: bool = False) -> BMatchingResult:
     """b-Suitor with the graph split over several devices: the greedy b-matching, as one-device
-    :func:`~gpusim.algorithms.weighted.driver_b_suitor.b_suitor` finds it (seed 003, Paper II).
+    :func:`~gpusim.algorithms.weighted.driver_b_suitor.b_suitor` finds it (Naim and Manne, Scalable b-matching on
+    GPUs, 2017).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""The kernels of b-Suitor over several devices (seed 003, Paper II; Khan et al. 2016): a part per device.
+"""The kernels of b-Suitor over several devices (Naim and Manne, Scalable b-matching on GPUs, 2017; Khan et al.
+2016): a part per device.
 
 The vertices are split into contiguous ranges, one per part (:mod:`~gpusim.algorithms.weighted.b_suitor_parts`);
 a part holds the adjacency lists of the vertices it owns, their capacities and their slots, and is the only

@@ -13,7 +13,7 @@ References
 ----------
 A. Khan, A. Pothen, M. M. A. Patwary, N. Satish, N. Sundaram, F. Manne, M. Halappanavar and P. Dubey,
 "Efficient approximation algorithms for weighted b-matching", SIAM J. Sci. Comput. 38(5), 2016
-(b-Suitor and its locally-dominant predecessor).  Seed 003 (M. Naim, PhD thesis, Bergen 2017), Paper IV §3.
+(b-Suitor and its locally-dominant predecessor).  Manne et al. (CSC 2016) §3.
 
 Example
 -------

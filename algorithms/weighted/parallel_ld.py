@@ -3,7 +3,7 @@
 Numba has no CPU atomics, so the parallel steps here are *rounds* whose every step writes only the slots
 of the vertex (or CSR entry) it owns, and reads what the previous step wrote.  Each round
 
-1. every live vertex ``x`` points at its best eligible neighbours (seed 003, Paper I, Alg. 2,
+1. every live vertex ``x`` points at its best eligible neighbours (Naim et al., HiPC 2015, Alg. 2,
    ProcessVertex; for a b-matching its ``b[x] - deg_M(x)`` best ones), in parallel, from one snapshot;
 2. an edge whose two ends point at each other is *locally dominant* and is matched, each end recording
    it in its own slots;
@@ -20,8 +20,8 @@ Locally-Dominant and b-Suitor, whatever the number of threads.  The threads are 
 References
 ----------
 R. Preis, "Linear time 1/2-approximation algorithm for maximum weighted matching in general graphs",
-STACS 1999.  Seed 003 (M. Naim, PhD thesis, Bergen 2017), Paper I, §2.1, Alg. 1-2 (Locally-Dominant)
-and Paper IV §3 (b-Suitor).  A. Khan et al., "Efficient approximation algorithms for weighted
+STACS 1999.  Naim et al. (HiPC 2015), §2.1, Alg. 1-2 (Locally-Dominant)
+and Manne et al. (CSC 2016) §3 (b-Suitor).  A. Khan et al., "Efficient approximation algorithms for weighted
 b-matching", SIAM J. Sci. Comput. 38(5), 2016.
 
 Example

@@ -83,7 +83,8 @@ def _largest_gain(flat, mate, n):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def augment_phase(flat, mate, order, threshold):  # pragma: no cover - compiled
-    """One phase of RAMA/ROMA: seed 002, Alg. 5 (the best swap of ``u``'s edge) then Alg. 4 (flip) at each
+    """One phase of RAMA/ROMA: Hovland (MSc thesis 2020), Alg. 5 (the best swap of ``u``'s edge) then Alg. 4 (flip)
+    at each
     vertex ``u`` of ``order``."""
     n = mate.shape[0]
     flips = 0

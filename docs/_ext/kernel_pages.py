@@ -111,6 +111,7 @@ def callees(fn) -> list:
     what a sequential algorithm's registered function hands the work to."""
     from gpusim.language.kernels import global_names
 
+    fn = inspect.unwrap(fn)  # the registry's kernels= seam wraps every registered function
     named = [fn.__globals__.get(name) for name in dict.fromkeys(global_names(fn.__code__))]
     return [f for f in named if inspect.isfunction(f) and f is not fn and f.__module__ == fn.__module__]
 

@@ -97,7 +97,8 @@ def _sets(nodes: list, labels: Any) -> list[set]:
 
 def louvain_communities(G: Any, weight: str | None = "weight", resolution: float = 1, threshold: float = 1e-7,
                         max_level: int | None = None, seed: Any = None) -> list[set]:
-    """NetworkX's ``louvain_communities``, computed by the GPU Louvain of seed 003, Paper III: the last partition of
+    """NetworkX's ``louvain_communities``, computed by the GPU Louvain of Naim et al. (IPDPS 2017): the last
+    partition of
     :func:`louvain_partitions`, or its ``max_level``-th."""
     if max_level is not None and (isinstance(max_level, bool) or not isinstance(max_level, int) or max_level < 1):
         raise ValueError(f"max_level={max_level!r}: max_level argument must be a positive integer or None")
@@ -107,7 +108,7 @@ def louvain_communities(G: Any, weight: str | None = "weight", resolution: float
 
 def louvain_partitions(G: Any, weight: str | None = "weight", resolution: float = 1, threshold: float = 1e-7,
                        seed: Any = None) -> Iterator[list[set]]:
-    """NetworkX's ``louvain_partitions``: the partition after each level of the GPU Louvain of seed 003, Paper III
+    """NetworkX's ``louvain_partitions``: the partition after each level of the GPU Louvain of Naim et al. (IPDPS 2017)
     (the last one refined), each a new list of new sets."""
     nodes, levels = _levels(G, weight, resolution, threshold)
     for labels in levels:

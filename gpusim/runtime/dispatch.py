@@ -36,6 +36,8 @@ def dispatch(problem: str, data: Any, algorithm: str, backend: str = "auto", *, 
         chosen, reason = "cpu", "a sequential reference runs on cpu"
     elif backend == "cpu":
         chosen, reason = "cpu", "asked for"
+    elif backend == "auto" and options.get("device") is not None:
+        chosen, reason = options["device"].backend, "the device given"
     else:
         chosen, reason = choose_backend(backend, size)
     if chosen == "cpu" and "cpu" not in entry.backends:

@@ -12,7 +12,7 @@
 * Modularity is a ratio of weights, so it is computed on weights divided by the largest one
   (:func:`normalised`): weights 1e300 or 1e-300 give the same modularity as weights 1.
 
-Seed 002 (Hovland 2020) §5.4 and seed 003 (Naim 2017) Paper III eq. (1) define the quantities summed here.
+Hovland (MSc thesis 2020) §5.4 and Naim et al. (IPDPS 2017) eq. (1) define the quantities summed here.
 
 >>> weight_sum([1.5e308, 1.0])
 1.5e+308
