@@ -51,8 +51,11 @@ __all__ = ["PARALLEL", "PARALLEL_FROM", "parallel_locally_dominant"]
 #: bounds).  The parallel functions are the only ones not cached on disk: with numba 0.68 a cached parallel
 #: function loaded into a process that had compiled other functions in another order ran another function's
 #: loop (segmentation faults; numba-org/numba#10128), so each process compiles them once, when the rounds first
-#: run; the functions they call are cached.  ``tests/test_cpu_engine.py`` checks the rule.
-PARALLEL = {"fusion": False}
+#: run; the functions they call are cached.  ``tests/test_cpu_engine.py`` checks the rule.  With numba 0.68.1,
+#: compiling these rounds with ``parallel=`` after b-Suitor's rounds had run in parallel in the same process
+#: ended in a segmentation fault (reproduced without any cache), so both compile as sequential rounds (the same
+#: loops and answers, one thread) until a numba without that fault is required; Louvain's moves stay parallel.
+PARALLEL = False
 
 #: Below this many adjacency entries the sequential Suitor (the same matching) runs: a parallel round costs
 #: a few barriers, more than such an input's whole matching.
