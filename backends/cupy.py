@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -204,11 +204,23 @@ def nvrtc_ptx(result, cc: tuple[int, int] = (8, 0)) -> str:
     return ptx.decode() if isinstance(ptx, bytes) else ptx
 
 
+def _module(source: str, result: dict):
+    """CuPy's module of ``source``, compiled with the options cupyx gave in ``result`` (through CuPy's disk cache)."""
+    from cupy._core import core
+
+    options = tuple(result["options"])
+    if result["backend"] == "nvcc":
+        options += ("-DCUPY_JIT_NVCC",)
+    return core.compile_with_cache(source=source, options=options, backend=result["backend"], jitify=result["jitify"])
+
+
 class CupyBackend(GpuBackend):
     """Device arrays and launches through CuPy and ``cupyx.jit``: a kernel is transpiled and compiled
     once per tuple of argument types, 32-bit indexing and GPU (see :class:`~gpusim.backends.gpu.GpuBackend`)."""
 
     name = "cupy"
+    #: (kernel, device) -> (CuPy function, cooperative launch) from its package's program, or None (compiled alone)
+    _bundles: ClassVar[dict[tuple, Any]] = {}
 
     def __init__(self) -> None:
         import cupy
@@ -302,24 +314,46 @@ class CupyBackend(GpuBackend):
 
     def compile(self, kernel, signature: tuple):
         """``(CuPy function, cooperative launch)`` for ``kernel`` at ``signature``: the CUDA source transpiled by cupyx
-        (or as this machine kept it, :func:`transpiled`), compiled by CuPy, whose disk cache keeps the binary."""
+        (or as this machine kept it, :func:`transpiled`), compiled by CuPy, whose disk cache keeps the binary.  At its
+        declared signature a kernel of gpusim's algorithms is compiled with its package's other kernels, in one
+        program (:mod:`gpusim.backends.cupy_bundles`)."""
+        if signature == self.declared_signature(kernel):
+            found = self._bundled(kernel, signature)
+            if found is not None:
+                return found
         types_, index_32_bits, _ = signature
         result = transpiled(kernel, types_, index_32_bits)
-        from cupy._core import core
-
-        options = tuple(result["options"])
-        if result["backend"] == "nvcc":
-            options += ("-DCUPY_JIT_NVCC",)
         try:
-            module = core.compile_with_cache(
-                source=result["code"], options=options, backend=result["backend"], jitify=result["jitify"]
-            )
+            module = _module(result["code"], result)
         except Exception as exc:
             raise KernelSyntaxError(
                 f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) transpiled, but its CUDA source "
                 f"does not compile: {type(exc).__name__}: {exc}"
             ) from exc
         return module.get_function(result["func_name"]), result["enable_cooperative_groups"]
+
+    def _bundled(self, kernel, signature: tuple):
+        """``kernel`` compiled in its package's program (compiling the program on the package's first launch), or
+        None where it is not in one or the program does not compile (the kernel is then compiled alone)."""
+        types_, index_32_bits, device = signature
+        if (kernel, device) not in self._bundles:
+            from gpusim.backends.cupy_bundles import bundle_source, family
+
+            members = family(kernel)
+            if not members:
+                return None
+            results = {k: transpiled(k, self.declared_signature(k)[0], index_32_bits) for k in members}
+            same = ("options", "backend", "jitify")
+            group = [k for k in members if all(results[k][o] == results[kernel][o] for o in same)]
+            try:
+                module = _module(bundle_source([results[k] for k in group]), results[kernel])
+            except Exception:
+                self._bundles.update(dict.fromkeys(((k, device) for k in group), None))
+                return None
+            for k in group:
+                self._bundles[k, device] = (module.get_function(results[k]["func_name"]),
+                                            results[k]["enable_cooperative_groups"])
+        return self._bundles[kernel, device]
 
     def run(self, compiled, grid: int, block: int, args: tuple) -> None:
         function, cooperative = compiled

@@ -1,0 +1,74 @@
+"""Each algorithm's kernels in one NVRTC program (gpusim.backends.cupy_bundles), compiled headless.
+
+The program CuPy compiles on a package's first launch must hold every kernel of the package under its own name and
+compile as one; a kernel outside gpusim's algorithms, or a variant, is never in one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("cupyx.jit")
+
+from gpusim import T, device, kernel  # noqa: E402
+from gpusim.backends.cupy import nvrtc_ptx, transpiled  # noqa: E402
+from gpusim.backends.cupy_bundles import ALGORITHMS, bundle_source, family  # noqa: E402
+from gpusim.language.kernels import Kernel, registry  # noqa: E402
+from gpusim.language.variants import with_devices  # noqa: E402
+from gpusim.runtime.compile import nvrtc_available  # noqa: E402
+
+
+def _packages() -> dict[Path, Kernel]:
+    """One kernel of each package of gpusim's algorithms that has kernels."""
+    import gpusim.algorithms
+
+    for info in pkgutil.walk_packages(gpusim.algorithms.__path__, "gpusim.algorithms."):
+        importlib.import_module(info.name)
+    found = {}
+    for k in registry():
+        if isinstance(k, Kernel) and k.signature is not None and Path(k.filename).resolve().is_relative_to(ALGORITHMS):
+            found.setdefault(Path(k.filename).resolve().parent, k)
+    return found
+
+
+PACKAGES = _packages()
+
+
+@pytest.mark.parametrize("folder", sorted(PACKAGES), ids=lambda folder: folder.name)
+def test_a_package_compiles_as_one_program_with_every_kernel_under_its_name(folder):
+    members = family(PACKAGES[folder])
+    assert members and all(Path(k.filename).resolve().parent == folder for k in members)
+    assert len({k.name for k in members}) == len(members)
+    types_ = [tuple((p.dtype, p.is_array) for p in k.signature) for k in members]
+    results = [transpiled(k, t, (True,) * len(t)) for k, t in zip(members, types_, strict=True)]
+    source = bundle_source(results)
+    if not nvrtc_available()[0]:
+        pytest.skip(f"NVRTC does not load here ({nvrtc_available()[1]}); bundled source only")
+    ptx = nvrtc_ptx(SimpleNamespace(code=source, options=results[0]["options"], func_name=folder.name), (9, 0))
+    assert {k.name for k in members} <= {line.split("(")[0].split()[-1] for line in ptx.splitlines()
+                                         if ".entry" in line}
+
+
+def test_a_users_kernel_and_a_variant_are_compiled_alone():
+    @kernel(signature="int32[:], int32")
+    def iota(out, n):
+        i = T.gtid()
+        if i < n:
+            out[i] = i
+
+    assert family(iota) == []
+    import gpusim.algorithms.louvain  # noqa: F401
+    from gpusim.algorithms.louvain.kernels_move import bucket_of, count_buckets
+
+    @device
+    def first_bucket(degree, bounds, n_buckets):
+        return 0
+
+    variant = with_devices(count_buckets, {"bucket_of": first_bucket})
+    assert variant is not count_buckets and family(variant) == []
+    assert count_buckets in family(count_buckets) and bucket_of not in family(count_buckets)
