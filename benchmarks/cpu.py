@@ -14,8 +14,9 @@ over gpusim's (above 1: gpusim is faster).  ``goals`` checks the targets: never 
 least 10 times NetworkX at 10^5 edges, within 2 times SciPy and NetworKit at 10^6 to 10^7 edges, Louvain's
 modularity within 1 % of NetworKit PLM's (both measured by NetworKit's ``Modularity``).
 
-Usage: ``python benchmarks/cpu.py [--quick] [--out DIR] [--problems P,...] [--timeout S]`` writes
-``DIR/cpu.json`` and ``DIR/cpu.png`` (default ``benchmarks/results/local``; ``--quick``: up to 10^5 edges).
+Usage: ``python -m benchmarks cpu [--quick] [--out DIR] [--problems P,...] [--timeout S]`` writes
+``DIR/cpu.json`` and ``DIR/cpu.png`` (default ``benchmarks/results/<device>/``; ``--quick``: up to 10^5 edges)
+after every problem, so that a run stopped part-way keeps the problems it finished (``problems_finished``).
 """
 
 from __future__ import annotations
@@ -390,7 +391,8 @@ def plot(rows: list[dict], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes up to 10^5 edges")
-    parser.add_argument("--out", default="benchmarks/results/local", help="folder for cpu.json and cpu.png")
+    parser.add_argument("--out", metavar="DIR", default=None,
+                        help="write DIR/cpu.json and DIR/cpu.png (default benchmarks/results/<device>/)")
     parser.add_argument("--problems", default=",".join(PROBLEMS), help="a comma-separated subset")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a NetworkX call may take")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -407,12 +409,14 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"cpu.py: --problems has {unknown[0]!r}, not one of {','.join(PROBLEMS)}", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    from benchmarks import machine
+
+    json_path, png_path = machine.outputs(args, "cpu")
     sizes = list(QUICK_SIZES if args.quick else SIZES)
     rows: list[dict] = []
     started, load_before = time.time(), os.getloadavg()
-    for problem in problems:
+    stamp = machine.stamp("cpu", argv)
+    for done, problem in enumerate(problems, 1):
         print(f"cpu.py: {problem} at {sizes[0]}..{sizes[-1]} edges", file=sys.stderr, flush=True)
         these = _spawn(problem, ([78] if problem == "louvain" else []) + sizes, args.timeout)
         theirs = _spawn(problem, ([78] if problem == "louvain" else []) + sizes, args.timeout, side="peers")
@@ -423,29 +427,22 @@ def main(argv: list[str] | None = None) -> int:
             if first is not None:
                 first["first_call_cold_seconds"] = cold[0]["first_call_cold_seconds"]
         rows += these
-    report = {"benchmark": "cpu", "command": "python benchmarks/cpu.py " + " ".join(argv if argv is not None
-                                                                                     else sys.argv[1:]),
-              "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
-              "commit": _commit(), "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                                                "load_average_before": load_before,
-                                                "load_average_after": None,
-                                                "numba_threads": _numba_threads()},
-              "seconds": None, "rows": rows, "goals": goals(rows)}
-    report["machine"]["load_average_after"] = os.getloadavg()
-    report["seconds"] = time.time() - started
-    (out / "cpu.json").write_text(json.dumps(report, indent=1, default=float) + "\n")
-    plot(rows, out / "cpu.png")
+        # written after every problem: a run stopped part-way keeps the problems it finished
+        report = {**stamp, **_report(started, load_before, rows, finished=problems[:done], planned=problems)}
+        json_path.write_text(json.dumps(report, indent=1, default=float) + "\n")
+        plot(rows, png_path)
     for name, goal in report["goals"].items():
         print(f"{name}: {goal['met']} {goal['rows']}")
     return 0
 
 
-def _commit() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent).stdout.strip() or None
-    except OSError:
-        return None
+def _report(started: float, load_before: tuple, rows: list[dict], finished: list[str], planned: list[str]) -> dict:
+    """The rows so far, which problems they cover, the machine, and the goals they meet."""
+    return {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started)),
+            "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_average_before": load_before,
+                        "load_average_after": os.getloadavg(), "numba_threads": _numba_threads()},
+            "seconds": time.time() - started, "problems_finished": finished, "problems_planned": planned,
+            "rows": rows, "goals": goals(rows)}
 
 
 def _numba_threads() -> int:
