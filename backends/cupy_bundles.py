@@ -33,20 +33,26 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-__all__ = ["bundle_source", "family"]
+__all__ = ["bundle_source", "bundled_folders", "family"]
 
-#: Kernels under this folder (gpusim's own algorithms) are compiled a package at a time.
-ALGORITHMS = Path(__file__).resolve().parent.parent / "algorithms"
+
+def bundled_folders() -> tuple[Path, ...]:
+    """The folders whose kernels are compiled a package at a time: gpusim's algorithms and its runtime (the checks
+    of device inputs, fills and scans that every call launches)."""
+    import gpusim.algorithms
+    import gpusim.runtime
+
+    return (Path(next(iter(gpusim.algorithms.__path__))).resolve(), Path(gpusim.runtime.__file__).resolve().parent)
 
 
 def family(kernel: Any) -> list[Any]:
     """The kernels compiled in one program with ``kernel``: every registered kernel with a declared signature in the
-    same package of gpusim's algorithms, each name once, in a fixed order (so that the program's source, and CuPy's
-    disk cache key, are the same in every process).  Empty where ``kernel`` is not one of them."""
+    same package of gpusim's algorithms (or of its runtime), each name once, in a fixed order (so that the program's
+    source, and CuPy's disk cache key, are the same in every process).  Empty where ``kernel`` is not one of them."""
     from gpusim.language.kernels import Kernel, registry
 
     folder = Path(kernel.filename).resolve().parent
-    if kernel.signature is None or not folder.is_relative_to(ALGORITHMS):
+    if kernel.signature is None or not any(folder.is_relative_to(root) for root in bundled_folders()):
         return []
     found = [k for k in registry() if isinstance(k, Kernel) and k.checked and k.signature is not None
              and Path(k.filename).resolve().parent == folder]  # checked: from its source, not a kernels= variant

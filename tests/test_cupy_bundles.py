@@ -17,21 +17,23 @@ pytest.importorskip("cupyx.jit")
 
 from gpusim import T, device, kernel  # noqa: E402
 from gpusim.backends.cupy import nvrtc_ptx, transpiled  # noqa: E402
-from gpusim.backends.cupy_bundles import ALGORITHMS, bundle_source, family  # noqa: E402
+from gpusim.backends.cupy_bundles import bundle_source, bundled_folders, family  # noqa: E402
 from gpusim.language.kernels import Kernel, registry  # noqa: E402
 from gpusim.language.variants import with_devices  # noqa: E402
 from gpusim.runtime.compile import nvrtc_available  # noqa: E402
 
 
 def _packages() -> dict[Path, Kernel]:
-    """One kernel of each package of gpusim's algorithms that has kernels."""
+    """One kernel of each package of gpusim's algorithms (and its runtime) that has kernels."""
     import gpusim.algorithms
 
     for info in pkgutil.walk_packages(gpusim.algorithms.__path__, "gpusim.algorithms."):
         importlib.import_module(info.name)
     found = {}
     for k in registry():
-        if isinstance(k, Kernel) and k.signature is not None and Path(k.filename).resolve().is_relative_to(ALGORITHMS):
+        folder = Path(k.filename).resolve().parent
+        if isinstance(k, Kernel) and k.signature is not None and any(folder.is_relative_to(root)
+                                                                     for root in bundled_folders()):
             found.setdefault(Path(k.filename).resolve().parent, k)
     return found
 
