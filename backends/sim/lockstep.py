@@ -29,7 +29,6 @@ mode.  The independent mode runs the kernel unchanged, at no cost.
 from __future__ import annotations
 
 import ast
-import inspect
 import textwrap
 import types
 
@@ -38,6 +37,7 @@ from greenlet import getcurrent
 from gpusim.errors import GpusimError, KernelSyntaxError
 from gpusim.language import WARP_SIZE
 from gpusim.language.kernels import bind
+from gpusim.language.sources import getsource
 
 __all__ = ["HOOKS", "Lockstep", "lockstep_bind"]
 
@@ -151,7 +151,7 @@ class _Reconvergence(ast.NodeTransformer):
 def _transform(fn: types.FunctionType, namespace: dict, helper: bool) -> types.FunctionType:
     namespace[_HOOKS_NAME] = HOOKS
     try:
-        source = textwrap.dedent(inspect.getsource(fn))
+        source = textwrap.dedent(getsource(fn))
     except (OSError, TypeError):
         raise GpusimError(f"warps='lockstep' needs the source of {fn.__qualname__}; define it in a file") from None
     tree = ast.parse(source)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import ast
 import copy
-import inspect
 import textwrap
 
 from gpusim.errors import InvalidArgument
+from gpusim.language.sources import getsource
 
 __all__ = ["Unsupported", "assign_name", "bounds_check", "file_line", "has_return", "is_t_call", "parse_function",
            "parse_stmt", "truth", "without_docstring", "without_returns"]
@@ -30,7 +30,7 @@ def file_line(fn, node) -> str:
 
 
 def parse_function(fn) -> ast.FunctionDef:
-    source = textwrap.dedent(inspect.getsource(fn))
+    source = textwrap.dedent(getsource(fn))
     func = ast.parse(source).body[0]
     if not isinstance(func, ast.FunctionDef):
         raise Unsupported(f"{fn.__qualname__} is not defined by a def statement")

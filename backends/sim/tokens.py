@@ -27,7 +27,6 @@ import base64
 import hashlib
 import importlib
 import importlib.util
-import inspect
 import json
 import sys
 import textwrap
@@ -35,6 +34,7 @@ import zlib
 from typing import NamedTuple
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType, ReplayMismatch
+from gpusim.language.sources import getsource
 
 __all__ = ["TOKEN_FORMAT", "Token", "check_launch", "decode_token", "encode_token", "gpusim_version",
            "kernel_exists", "kernel_fingerprint", "read_token"]
@@ -120,7 +120,7 @@ def kernel_fingerprint(fn) -> str | None:
     if known is not None and known[0] is code:
         return known[1]
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(code)))
+        tree = ast.parse(textwrap.dedent(getsource(code)))
     except (OSError, TypeError, SyntaxError):
         tree = None
     function = tree.body[0] if tree is not None and tree.body else None

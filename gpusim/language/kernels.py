@@ -21,7 +21,6 @@ Example
 from __future__ import annotations
 
 import functools
-import inspect
 import re
 import types
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
+from gpusim.language.sources import getsourcelines
 
 __all__ = [
     "KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "array_names", "bind", "device", "kernel",
@@ -60,7 +60,7 @@ def array_names(code: types.CodeType) -> dict[int, str]:
 
 
 def _record_array_names(fn: types.FunctionType) -> None:
-    lines, first = inspect.getsourcelines(fn)
+    lines, first = getsourcelines(fn)
     _ARRAY_NAMES[fn.__code__] = {first + offset: match.group(1) for offset, line in enumerate(lines)
                                  if (match := _ARRAY_LINE.match(line))}
 

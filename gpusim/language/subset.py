@@ -20,13 +20,13 @@ Example
 from __future__ import annotations
 
 import ast
-import inspect
 import re
 import textwrap
 import types
 
 from gpusim.errors import InvalidArgument, KernelSyntaxError
 from gpusim.language import MEMBERS
+from gpusim.language.sources import getsource
 
 __all__ = ["check_function", "source_available", "violations"]
 
@@ -66,7 +66,7 @@ _FORBIDDEN_NODES: dict[type, str] = {
 def source_available(fn: types.FunctionType) -> bool:
     """Whether ``fn``'s source can be read (not for code typed at a plain ``python`` prompt)."""
     try:
-        inspect.getsource(fn)
+        getsource(fn)
     except (OSError, TypeError):
         return False
     return True
@@ -75,7 +75,7 @@ def source_available(fn: types.FunctionType) -> bool:
 def violations(fn: types.FunctionType, *, is_kernel: bool = True) -> list[tuple[str, int, str]]:
     """Return ``(filename, line, rule)`` for every construct of ``fn`` outside the portable subset."""
     try:
-        source = textwrap.dedent(inspect.getsource(fn))
+        source = textwrap.dedent(getsource(fn))
     except (OSError, TypeError) as exc:
         raise InvalidArgument(
             f"cannot read the source of {fn.__qualname__!r} ({exc}); kernels must live in a file"
