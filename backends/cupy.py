@@ -335,24 +335,24 @@ class CupyBackend(GpuBackend):
     def _bundled(self, kernel, signature: tuple):
         """``kernel`` compiled in its package's program (compiling the program on the package's first launch), or
         None where it is not in one or the program does not compile (the kernel is then compiled alone)."""
-        types_, index_32_bits, device = signature
+        device = signature[2]
         if (kernel, device) not in self._bundles:
             from gpusim.backends.cupy_bundles import bundle_source, family
 
             members = family(kernel)
             if not members:
                 return None
-            results = {k: transpiled(k, self.declared_signature(k)[0], index_32_bits) for k in members}
-            same = ("options", "backend", "jitify")
-            group = [k for k in members if all(results[k][o] == results[kernel][o] for o in same)]
+            group = members
             try:
+                results = {k: transpiled(k, *self.declared_signature(k)[:2]) for k in members}
+                same = ("options", "backend", "jitify")
+                group = [k for k in members if all(results[k][o] == results[kernel][o] for o in same)]
                 module = _module(bundle_source([results[k] for k in group]), results[kernel])
-            except Exception:
-                self._bundles.update(dict.fromkeys(((k, device) for k in group), None))
-                return None
-            for k in group:
-                self._bundles[k, device] = (module.get_function(results[k]["func_name"]),
-                                            results[k]["enable_cooperative_groups"])
+                compiled = {(k, device): (module.get_function(results[k]["func_name"]),
+                                          results[k]["enable_cooperative_groups"]) for k in group}
+            except Exception:  # compiled alone, each then saying what is wrong with it
+                compiled = dict.fromkeys(((k, device) for k in group), None)
+            self._bundles.update(compiled)
         return self._bundles[kernel, device]
 
     def run(self, compiled, grid: int, block: int, args: tuple) -> None:

@@ -74,3 +74,54 @@ def test_a_users_kernel_and_a_variant_are_compiled_alone():
     variant = with_devices(count_buckets, {"bucket_of": first_bucket})
     assert variant is not count_buckets and family(variant) == []
     assert count_buckets in family(count_buckets) and bucket_of not in family(count_buckets)
+
+
+class _Module:
+    def __init__(self, source):
+        self.source = source
+
+    def get_function(self, name):
+        assert f'extern "C" __global__ void {name}(' in self.source
+        return name
+
+
+def _backend(monkeypatch, compiled: list):
+    """A CuPy backend whose compiler records the sources it is given (no GPU: nothing is loaded)."""
+    import gpusim.backends.cupy as cupy_backend
+
+    def module(source, result):
+        compiled.append(source)
+        if "poisoned" in source:
+            raise RuntimeError("NVRTC refused it")
+        return _Module(source)
+
+    monkeypatch.setattr(cupy_backend, "_module", module)
+    monkeypatch.setattr(cupy_backend.CupyBackend, "_bundles", {})
+    backend = object.__new__(cupy_backend.CupyBackend)
+    monkeypatch.setattr(backend, "declared_signature", lambda k: (
+        tuple((p.dtype, p.is_array) for p in k.signature), (True,) * len(k.signature), 0))
+    return backend
+
+
+def test_the_first_launch_of_a_package_compiles_its_kernels_once_and_in_one_program(monkeypatch):
+    import gpusim.algorithms.louvain  # noqa: F401
+    from gpusim.algorithms.louvain.kernels_aggregate import community_sizes
+    from gpusim.algorithms.louvain.kernels_move import move_thread
+
+    compiled = []
+    backend = _backend(monkeypatch, compiled)
+    assert backend.compile(community_sizes, backend.declared_signature(community_sizes)) == ("community_sizes", False)
+    assert backend.compile(move_thread, backend.declared_signature(move_thread))[0] == "move_thread"
+    assert len(compiled) == 1 and compiled[0].count("namespace gpusim_bundle_") == len(family(move_thread))
+
+
+def test_a_program_that_does_not_compile_leaves_each_kernel_to_compile_alone(monkeypatch):
+    import gpusim.algorithms.louvain  # noqa: F401
+    import gpusim.backends.cupy_bundles as bundles
+    from gpusim.algorithms.louvain.kernels_aggregate import community_sizes
+
+    compiled = []
+    backend = _backend(monkeypatch, compiled)
+    monkeypatch.setattr(bundles, "bundle_source", lambda results: "poisoned")
+    assert backend.compile(community_sizes, backend.declared_signature(community_sizes)) == ("community_sizes", False)
+    assert compiled[0] == "poisoned" and 'void community_sizes(' in compiled[1] and "namespace" not in compiled[1]
