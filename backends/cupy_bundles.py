@@ -33,16 +33,20 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-__all__ = ["bundle_source", "bundled_folders", "family"]
+__all__ = ["BUNDLED", "bundle_source", "family"]
 
 
-def bundled_folders() -> tuple[Path, ...]:
-    """The folders whose kernels are compiled a package at a time: gpusim's algorithms and its runtime (the checks
-    of device inputs, fills and scans that every call launches)."""
-    import gpusim.algorithms
-    import gpusim.runtime
+#: Kernels of these packages (gpusim's algorithms, each package one program, and its runtime's checks of device
+#: inputs, fills and scans that every call launches) are compiled a package at a time.
+BUNDLED = ("gpusim.algorithms.", "gpusim.runtime")
 
-    return (Path(next(iter(gpusim.algorithms.__path__))).resolve(), Path(gpusim.runtime.__file__).resolve().parent)
+
+def _package(kernel: Any) -> str | None:
+    """The package whose program ``kernel`` belongs to, or None: a kernel defined in a file of one of
+    :data:`BUNDLED` (checked when defined: not a ``kernels=`` variant, nor a mutant)."""
+    package = kernel.fn.__module__.rpartition(".")[0]
+    bundled = package.startswith(BUNDLED[0]) or package == BUNDLED[1]
+    return package if bundled and kernel.checked and not kernel.filename.startswith("<") else None
 
 
 def family(kernel: Any) -> list[Any]:
@@ -51,11 +55,10 @@ def family(kernel: Any) -> list[Any]:
     source, and CuPy's disk cache key, are the same in every process).  Empty where ``kernel`` is not one of them."""
     from gpusim.language.kernels import Kernel, registry
 
-    folder = Path(kernel.filename).resolve().parent
-    if kernel.signature is None or not any(folder.is_relative_to(root) for root in bundled_folders()):
+    package = _package(kernel)
+    if kernel.signature is None or package is None:
         return []
-    found = [k for k in registry() if isinstance(k, Kernel) and k.checked and k.signature is not None
-             and Path(k.filename).resolve().parent == folder]  # checked: from its source, not a kernels= variant
+    found = [k for k in registry() if isinstance(k, Kernel) and k.signature is not None and _package(k) == package]
     names = Counter(k.name for k in found)
     found = [k for k in found if names[k.name] == 1]
     return sorted(found, key=lambda k: (Path(k.filename).name, k.lineno)) if kernel in found else []

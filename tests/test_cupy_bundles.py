@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -17,13 +16,13 @@ pytest.importorskip("cupyx.jit")
 
 from gpusim import T, device, kernel  # noqa: E402
 from gpusim.backends.cupy import nvrtc_ptx, transpiled  # noqa: E402
-from gpusim.backends.cupy_bundles import bundle_source, bundled_folders, family  # noqa: E402
+from gpusim.backends.cupy_bundles import BUNDLED, bundle_source, family  # noqa: E402
 from gpusim.language.kernels import Kernel, registry  # noqa: E402
 from gpusim.language.variants import with_devices  # noqa: E402
 from gpusim.runtime.compile import nvrtc_available  # noqa: E402
 
 
-def _packages() -> dict[Path, Kernel]:
+def _packages() -> dict[str, Kernel]:
     """One kernel of each package of gpusim's algorithms (and its runtime) that has kernels."""
     import gpusim.algorithms
 
@@ -31,27 +30,26 @@ def _packages() -> dict[Path, Kernel]:
         importlib.import_module(info.name)
     found = {}
     for k in registry():
-        folder = Path(k.filename).resolve().parent
-        if isinstance(k, Kernel) and k.signature is not None and any(folder.is_relative_to(root)
-                                                                     for root in bundled_folders()):
-            found.setdefault(Path(k.filename).resolve().parent, k)
+        package = k.fn.__module__.rpartition(".")[0]
+        if isinstance(k, Kernel) and k.signature is not None and package.startswith(BUNDLED):
+            found.setdefault(package, k)
     return found
 
 
 PACKAGES = _packages()
 
 
-@pytest.mark.parametrize("folder", sorted(PACKAGES), ids=lambda folder: folder.name)
-def test_a_package_compiles_as_one_program_with_every_kernel_under_its_name(folder):
-    members = family(PACKAGES[folder])
-    assert members and all(Path(k.filename).resolve().parent == folder for k in members)
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_a_package_compiles_as_one_program_with_every_kernel_under_its_name(package):
+    members = family(PACKAGES[package])
+    assert members and all(k.fn.__module__.rpartition(".")[0] == package for k in members)
     assert len({k.name for k in members}) == len(members)
     types_ = [tuple((p.dtype, p.is_array) for p in k.signature) for k in members]
     results = [transpiled(k, t, (True,) * len(t)) for k, t in zip(members, types_, strict=True)]
     source = bundle_source(results)
     if not nvrtc_available()[0]:
         pytest.skip(f"NVRTC does not load here ({nvrtc_available()[1]}); bundled source only")
-    ptx = nvrtc_ptx(SimpleNamespace(code=source, options=results[0]["options"], func_name=folder.name), (9, 0))
+    ptx = nvrtc_ptx(SimpleNamespace(code=source, options=results[0]["options"], func_name=package), (9, 0))
     assert {k.name for k in members} <= {line.split("(")[0].split()[-1] for line in ptx.splitlines()
                                          if ".entry" in line}
 
