@@ -42,3 +42,21 @@ def test_a_test_and_set_cas_and_an_atomic_load_are_named_possibly_equivalent():
     assert len(round_cas) == 1 and "test-and-set" in round_cas[0].equivalent_if_unfound
     assert "sequential consistency" in by_name["propose_to:66:atomic-to-plain"].equivalent_if_unfound
     assert by_name["propose_to:74:cas-to-exchange"].equivalent_if_unfound is None
+
+
+def test_a_lock_released_before_the_writes_it_guards_is_made_and_found():
+    early = [m for m in mutants("bsuitor") if m.kind == "lock-released-early"]
+    assert [m.text for m in early] == ["T.atomic_exch(locks, v, 0)"]
+    roma_early = [m for m in mutants("roma") if m.kind == "lock-released-early"]
+    assert [m.function for m in roma_early] == ["atomic_flip"] and roma_early[0].text.startswith("for k in range")
+    result = score("bsuitor", kinds=("lock-released-early",), budget=8, random_inputs=2)
+    assert (result["found"], result["judged"]) == (1, 1), result["rows"]
+
+
+def test_an_extra_plain_read_after_an_atomic_load_is_named_possibly_equivalent_with_its_argument():
+    extra = {m.name: m for m in mutants("mw-gpu", kinds=("extra-read",))}
+    assert set(extra) == {"mcvitie_wilson_gpu:112:extra-read", "propose_to:66:extra-read",
+                          "propose_to:68:extra-read"}
+    assert "one step later" in extra["propose_to:66:extra-read"].equivalent_if_unfound
+    louvain = [m for m in mutants("louvain", kinds=("extra-read",)) if m.function == "insert"]
+    assert louvain and louvain[0].equivalent_if_unfound is None  # a CAS's returned value re-read: not equivalent

@@ -1,7 +1,8 @@
 """``gpusim mutate``: the mutation score of the kernels — concurrency mutants hunted by the explorer.
 
 ``gpusim mutate --algorithm mw-gpu`` makes every mutant of :mod:`gpusim.explore.mutate` (an atomic made plain,
-a CAS made an exchange, a barrier or fence removed, a shuffle reading the wrong lane) from the syntax tree of
+a CAS made an exchange, a barrier or fence removed, a shuffle reading the wrong lane, a lock released before the
+writes it guards, a plain re-read of a word taken atomically) from the syntax tree of
 each kernel and step of the algorithm, plants each through ``kernels=`` and hunts it over every launch path;
 it prints each mutant's verdict (found, not found, equivalent or unreached with the reason) and the score per
 kernel.
@@ -30,7 +31,8 @@ def register_mutate(commands, common: argparse.ArgumentParser) -> None:
                         help="raise (default): an undeclared data race counts as found; report: only a wrong "
                              "result or a kernel fault does")
     mutate.add_argument("--kinds", metavar="K,K", help="only these kinds (atomic-to-plain, cas-to-exchange, "
-                                                       "barrier-removed, fence-removed, shuffle-lane)")
+                                                       "barrier-removed, fence-removed, shuffle-lane, "
+                                                       "lock-released-early, extra-read)")
     mutate.add_argument("--save", metavar="FILE", help="write the scores as JSON to FILE")
     mutate.add_argument("--json", action="store_true", help="print one JSON object")
     mutate.set_defaults(run=_mutate)

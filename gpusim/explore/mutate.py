@@ -11,18 +11,24 @@ cas-to-exchange    ``T.atomic_cas(a, i, expected, new)`` becomes ``T.atomic_exch
 barrier-removed    a ``T.syncthreads()`` or ``T.syncwarp()`` statement removed
 fence-removed      a ``T.threadfence()`` statement removed
 shuffle-lane       ``T.shfl_idx(v, lane)`` reads lane ``(lane + 1) % 32``; ``T.shfl_xor(v, m)`` lane ``m ^ 1``
+lock-released-     a lock's release (``T.atomic_exch(L, i, free)``, or a loop of them, on an array ``L`` that
+early              the function takes by ``T.atomic_cas``) moved up to just after the acquire: before the
+                   writes it guards
+extra-read         ``x = T.atomic_...(a, i, ...)`` followed by ``x = a[i]``: the value the atomic returned
+                   replaced by a plain, unsynchronised read of the word
 =================  =====================================================================================
 
 Each mutant is planted through the algorithm's ``kernels=`` seam (:func:`gpusim.language.variants.planted`) —
 no file is edited — and :func:`score` hunts it (:func:`~gpusim.explore.hunt.hunt` over every launch path, on
 random inputs; a removed fence under the weak memory model, a barrier or shuffle under lockstep warps too) and
 sorts it: found, not found, equivalent (not found, and the change is one that may not be observable: a CAS from
-one constant to another made an exchange, an atomic load made plain; the reason named) or unreached (its function
-launches on no path of a small input: the reason named).  The score is found over found and not found.
+one constant to another made an exchange, an atomic load made plain or re-read plainly; the reason named) or
+unreached (its function launches on no path of a small input: the reason named).  The score is found over found
+and not found.
 
 >>> found = mutants("mw-gpu")
 >>> sorted({m.kind for m in found})
-['atomic-to-plain', 'cas-to-exchange', 'fence-removed']
+['atomic-to-plain', 'cas-to-exchange', 'extra-read', 'fence-removed']
 >>> found[-1].name, found[-1].text
 ('propose_to:74:cas-to-exchange', 'elif T.atomic_cas(held, s, worst, offer) == worst:')
 """
@@ -46,11 +52,14 @@ from gpusim.language.kernels import DeviceFunction, Kernel, device, global_names
 __all__ = ["KINDS", "Mutant", "mutants", "score"]
 
 #: The mutation kinds, in the order a report lists them.
-KINDS = ("atomic-to-plain", "cas-to-exchange", "barrier-removed", "fence-removed", "shuffle-lane")
+KINDS = ("atomic-to-plain", "cas-to-exchange", "barrier-removed", "fence-removed", "shuffle-lane",
+         "lock-released-early", "extra-read")
 
 _PLAIN = {"atomic_add": "_mutant_plain_add", "atomic_min": "_mutant_plain_min", "atomic_exch": "_mutant_plain_exch",
           "atomic_load": "_mutant_plain_load"}
 _STATEMENTS = {"syncthreads": "barrier-removed", "syncwarp": "barrier-removed", "threadfence": "fence-removed"}
+_RETURNING = ("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_exch", "atomic_cas", "atomic_load",
+              "atomic_or", "atomic_and")
 
 
 @device
@@ -129,17 +138,95 @@ def _sites(tree: ast.AST) -> list[tuple[str, ast.AST]]:
             found.append(("shuffle-lane", node))
         elif isinstance(node, ast.Expr) and _is_t_call(node.value, _STATEMENTS):
             found.append((_STATEMENTS[node.value.func.attr], node))
+        elif _extra_read(node) is not None:
+            found.append(("extra-read", node))
+    found += [("lock-released-early", release) for release, _ in _early_releases(tree)]
     return sorted(found, key=lambda site: (site[1].lineno, site[1].col_offset))
+
+
+def _extra_read(node: ast.AST) -> ast.Assign | None:
+    """``x = a[i]`` for a statement ``x = T.atomic_...(a, i, ...)`` (``a`` a name), else ``None``."""
+    if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and _is_t_call(node.value, _RETURNING) and len(node.value.args) >= 2
+            and isinstance(node.value.args[0], ast.Name)):
+        array, index = node.value.args[:2]
+        read = ast.Subscript(ast.Name(array.id, ast.Load()), copy.deepcopy(index), ast.Load())
+        return ast.Assign([ast.Name(node.targets[0].id, ast.Store())], read)
+    return None
+
+
+def _cas_arrays(node: ast.AST) -> set[str]:
+    """The arrays ``node`` takes by ``T.atomic_cas`` (its first argument, a name)."""
+    return {n.args[0].id for n in ast.walk(node) if _is_t_call(n, ("atomic_cas",)) and n.args
+            and isinstance(n.args[0], ast.Name)}
+
+
+def _released(statement: ast.stmt) -> str | None:
+    """The lock array ``statement`` releases: ``T.atomic_exch(L, ...)``, or a ``for`` loop of only those."""
+    if isinstance(statement, ast.Expr) and _is_t_call(statement.value, ("atomic_exch",)):
+        first = statement.value.args[0] if statement.value.args else None
+        return first.id if isinstance(first, ast.Name) else None
+    if isinstance(statement, ast.For) and not statement.orelse:
+        arrays = {_released(inner) for inner in statement.body}
+        return arrays.pop() if len(arrays) == 1 else None
+    return None
+
+
+def _early_releases(tree: ast.AST) -> list[tuple[ast.stmt, int]]:
+    """Every lock release that can move up to just after its acquire: ``(release, new position)`` in its list.
+
+    The acquire is the latest earlier statement of the same list that takes the array by ``T.atomic_cas``, or
+    else the ``if`` whose test does (the release then moves to the top of its body); a release with nothing
+    between it and its acquire is no site.
+    """
+    found = []
+    for parent in ast.walk(tree):
+        for field_name in ("body", "orelse"):
+            statements = getattr(parent, field_name, None)
+            if not isinstance(statements, list):
+                continue
+            guarded = _cas_arrays(parent.test) if isinstance(parent, ast.If) and field_name == "body" else set()
+            for k, statement in enumerate(statements):
+                lock = _released(statement)
+                if lock is None:
+                    continue
+                earlier = [j for j in range(k) if lock in _cas_arrays(statements[j])]
+                if earlier:
+                    position = earlier[-1] + 1
+                elif lock in guarded:
+                    position = 0
+                else:
+                    continue
+                if position < k:
+                    found.append((statement, position))
+    return found
 
 
 class _Mutate(ast.NodeTransformer):
     """Apply one change at the site ``target`` (found again by its position)."""
 
-    def __init__(self, target: tuple[int, int]):
-        self.target = target
-
     def _here(self, node: ast.AST) -> bool:
         return (node.lineno, node.col_offset) == self.target
+
+    def __init__(self, target: tuple[int, int], kind: str):
+        self.target, self.kind = target, kind
+
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        if self.kind == "lock-released-early":  # the one change that moves a statement within its list
+            for release, position in _early_releases(node):
+                if self._here(release):
+                    statements = next(getattr(p, f) for p in ast.walk(node) for f in ("body", "orelse")
+                                      if isinstance(getattr(p, f, None), list) and release in getattr(p, f))
+                    statements.remove(release)
+                    statements.insert(position, release)
+                    return node
+        return self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        read = _extra_read(node) if self.kind == "extra-read" and self._here(node) else None
+        if read is not None:
+            return [node, ast.copy_location(read, node)]
+        return self.generic_visit(node)
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
         if self._here(node) and _is_t_call(node.value, _STATEMENTS):
@@ -148,7 +235,7 @@ class _Mutate(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        if not self._here(node):
+        if not self._here(node) or self.kind in ("extra-read", "lock-released-early"):
             return node
         name = _is_t_call(node, (*_PLAIN, "atomic_cas", "shfl_idx", "shfl_xor"))
         if name in _PLAIN:
@@ -205,6 +292,10 @@ def _maybe_equivalent(kind: str, node: ast.AST) -> str | None:
     if kind == "atomic-to-plain" and node.func.attr == "atomic_load":
         return ("an atomic load made plain reads the same value under sequential consistency; only the weak "
                 "memory model or the race detector could tell them apart")
+    if kind == "extra-read" and node.value.func.attr == "atomic_load":
+        return ("a plain re-read right after an atomic load returns, under sequential consistency, what the load "
+                "would have returned one step later, a schedule the unmutated kernel also runs; only the weak memory "
+                "model or the race detector (on an array not declared racy) could tell them apart")
     return None
 
 
@@ -226,11 +317,17 @@ def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
         for kind, node in _sites(tree):
             if kind not in kinds:
                 continue
-            changed = _Mutate((node.lineno, node.col_offset)).visit(copy.deepcopy(tree))
+            changed = _Mutate((node.lineno, node.col_offset), kind).visit(copy.deepcopy(tree))
             label = f"{called}:{node.lineno}:{kind}"
             made.append(Mutant(name, called, kind, node.lineno, text.get(node.lineno, "").strip(),
                                _rebuilt(original, changed, label), _maybe_equivalent(kind, node)))
     return made
+
+
+#: Why a removed ``syncwarp`` may stay unseen (a limit of the simulator's model, not an equivalence).
+_SYNCWARP_UNSEEN = ("the simulator makes every warp collective (shuffle, vote) a rendezvous of the 32 lanes that "
+                    "orders their accesses as a syncwarp does (backends/sim/races.py), so a syncwarp beside "
+                    "collectives cannot be missed by it; CUDA promises memory ordering among lanes only at syncwarp")
 
 
 def _models(mutant: Mutant) -> list[tuple[str, str]]:
@@ -239,7 +336,8 @@ def _models(mutant: Mutant) -> list[tuple[str, str]]:
         return [("weak", "independent")]
     if mutant.kind in ("barrier-removed", "shuffle-lane"):
         return [("sc", "independent"), ("sc", "lockstep")]
-    if mutant.equivalent_if_unfound and mutant.kind == "atomic-to-plain":
+    if mutant.equivalent_if_unfound and mutant.kind in ("atomic-to-plain", "extra-read") \
+            or mutant.kind == "lock-released-early":
         return [("sc", "independent"), ("weak", "independent")]
     return [("sc", "independent")]
 
@@ -289,7 +387,8 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
                 row["finding"] = f"{result.failure.kind} after {result.schedules} schedule(s)"
             else:
                 row["reason"] = (f"no failure in {result.schedules} schedule(s) under {_models(mutant)}"
-                                 + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else ""))
+                                 + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else "")
+                                 + (f"; {_SYNCWARP_UNSEEN}" if mutant.text.startswith("T.syncwarp(") else ""))
         row["seconds"] = round(time.perf_counter() - start, 2)
         rows.append(row)
         if progress is not None:
