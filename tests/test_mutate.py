@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gpusim.cli import main
 from gpusim.explore import algorithm_names
 from gpusim.explore.mutate import KINDS, mutants, score
@@ -60,3 +62,22 @@ def test_an_extra_plain_read_after_an_atomic_load_is_named_possibly_equivalent_w
     assert "one step later" in extra["propose_to:66:extra-read"].equivalent_if_unfound
     louvain = [m for m in mutants("louvain", kinds=("extra-read",)) if m.function == "insert"]
     assert louvain and louvain[0].equivalent_if_unfound is None  # a CAS's returned value re-read: not equivalent
+
+
+def test_a_found_mutant_is_shrunk_to_few_preemptions():
+    here = score("mw-gpu", kinds=("cas-to-exchange",), budget=12, random_inputs=2, shrink_time=10)
+    row = here["rows"][0]
+    assert row["verdict"] == "found" and row["preemptions"] <= 3 <= row["preemptions_before"]
+    assert "shrunk from" in row["finding"]
+
+
+@pytest.mark.slow
+def test_dask_workers_hunt_the_same_rows_as_this_process(capsys):
+    row = score("mw-gpu", kinds=("cas-to-exchange",), budget=12, random_inputs=2, shrink_time=10)["rows"][0]
+    assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange", "--budget", "12",
+                 "--random-inputs", "2", "--workers", "2", "--json", "--quiet"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    [remote] = record["algorithms"][0]["rows"]
+    assert {k: remote[k] for k in ("mutant", "verdict", "preemptions")} == {k: row[k] for k in
+                                                                           ("mutant", "verdict", "preemptions")}
+    assert main(["mutate", "--workers", "2", "--scheduler", "tcp://localhost:1"]) == 2

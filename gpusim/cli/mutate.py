@@ -6,12 +6,15 @@ writes it guards, a plain re-read of a word taken atomically) from the syntax tr
 each kernel and step of the algorithm, plants each through ``kernels=`` and hunts it over every launch path;
 it prints each mutant's verdict (found, not found, equivalent or unreached with the reason) and the score per
 kernel.
-Without ``--algorithm`` it scores every registered GPU algorithm in turn.
+Without ``--algorithm`` it scores every registered GPU algorithm in turn.  A failure found is shrunk
+(``--shrink-time``) and its row gives the preemptions left; ``--workers N`` or ``--scheduler ADDRESS`` hunts
+the mutants on Dask workers (each makes its mutant again from the kernel's source, by name).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 
 from gpusim.cli.common import emit, progress_disabled
@@ -33,6 +36,12 @@ def register_mutate(commands, common: argparse.ArgumentParser) -> None:
     mutate.add_argument("--kinds", metavar="K,K", help="only these kinds (atomic-to-plain, cas-to-exchange, "
                                                        "barrier-removed, fence-removed, shuffle-lane, "
                                                        "lock-released-early, extra-read)")
+    mutate.add_argument("--shrink-time", type=float, default=30.0, metavar="S",
+                        help="seconds to shrink each failure found (default 30; 0: not shrunk)")
+    mutate.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="hunt the mutants on a local Dask cluster of N worker processes (default 1: here)")
+    mutate.add_argument("--scheduler", metavar="ADDRESS",
+                        help="hunt the mutants on the workers of an existing Dask scheduler, e.g. tcp://host:8786")
     mutate.add_argument("--save", metavar="FILE", help="write the scores as JSON to FILE")
     mutate.add_argument("--json", action="store_true", help="print one JSON object")
     mutate.set_defaults(run=_mutate)
@@ -42,6 +51,7 @@ def _mutate(options: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from gpusim.explore import algorithm_names
+    from gpusim.explore.distributed import dask_client
     from gpusim.explore.mutate import KINDS, mutants, score
 
     names = algorithm_names()
@@ -51,18 +61,27 @@ def _mutate(options: argparse.Namespace) -> int:
     kinds = tuple(options.kinds.split(",")) if options.kinds else KINDS
     if set(kinds) - set(KINDS):
         raise InvalidArgument(f"--kinds {options.kinds!r}: choose from {', '.join(KINDS)}")
-    for flag, value in (("--budget", options.budget), ("--random-inputs", options.random_inputs)):
+    for flag, value in (("--budget", options.budget), ("--random-inputs", options.random_inputs),
+                        ("--workers", options.workers)):
         if value < 1:
             raise InvalidArgument(f"{flag} {value}: give 1 or more")
+    if not options.shrink_time >= 0:
+        raise InvalidArgument(f"--shrink-time {options.shrink_time}: give 0 or more seconds")
+    if options.scheduler is not None and options.workers != 1:
+        raise InvalidArgument("--workers and --scheduler: give one of them")
     chosen = [options.algorithm] if options.algorithm else names
     total = sum(len(mutants(name, kinds)) for name in chosen)
     bar = tqdm(total=total, desc="gpusim mutate", unit="mutant", disable=progress_disabled(options), leave=False)
     scores = []
+    distributed = options.scheduler is not None or options.workers > 1
     try:
-        for name in chosen:
-            scores.append(score(name, budget=options.budget, random_inputs=options.random_inputs,
-                                races=options.races, kinds=kinds,
-                                progress=lambda mutant, row: (bar.set_postfix(mutant=mutant.name), bar.update(1))))
+        with (dask_client(None if options.scheduler else options.workers, options.scheduler) if distributed
+              else contextlib.nullcontext()) as client:
+            for name in chosen:
+                scores.append(score(name, budget=options.budget, random_inputs=options.random_inputs,
+                                    races=options.races, kinds=kinds, shrink_time=options.shrink_time or None,
+                                    client=client, progress=lambda mutant, row: (bar.set_postfix(mutant=mutant.name),
+                                                                                bar.update(1))))
     finally:
         bar.close()
     options.record.update({"algorithms": scores})

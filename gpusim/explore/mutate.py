@@ -49,7 +49,7 @@ from typing import Any
 from gpusim.errors import InvalidArgument
 from gpusim.language.kernels import DeviceFunction, Kernel, device, global_names
 
-__all__ = ["KINDS", "Mutant", "mutants", "score"]
+__all__ = ["KINDS", "Mutant", "mutant_row", "mutants", "score"]
 
 #: The mutation kinds, in the order a report lists them.
 KINDS = ("atomic-to-plain", "cas-to-exchange", "barrier-removed", "fence-removed", "shuffle-lane",
@@ -343,56 +343,50 @@ def _models(mutant: Mutant) -> list[tuple[str, str]]:
 
 
 def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "raise", seed: int = 0,
-          kinds: tuple[str, ...] = KINDS, progress: Callable[[Mutant, dict], None] | None = None) -> dict[str, Any]:
+          kinds: tuple[str, ...] = KINDS, progress: Callable[[Mutant, dict], None] | None = None,
+          shrink_time: float | None = 30.0, client: Any = None) -> dict[str, Any]:
     """Hunt every mutant of algorithm ``name`` (:func:`mutants`) and sort it: the mutation score per kernel.
 
     Each mutant gets ``budget`` schedules over ``random_inputs`` inputs and every launch path
     (:data:`.paths.LAUNCH_PATHS`), under the models its kind needs; ``races="raise"`` counts an undeclared data
-    race as found.  The unmutated algorithm is hunted first the same way: a finding there ends the run
-    (``InvalidArgument``), as a mutation score means nothing over a false alarm.
+    race as found, and a failure found is shrunk (``shrink_time`` seconds at most; ``None``: not shrunk).  The
+    unmutated algorithm is hunted first the same way: a finding there ends the run (``InvalidArgument``), as a
+    mutation score means nothing over a false alarm.  With ``client`` (a ``dask.distributed.Client``) each
+    mutant is hunted on a Dask worker, which makes it again from the kernels' source by its name.
 
     Returns
     -------
     dict
         ``rows`` (one per mutant: ``mutant``, ``function``, ``kind``, ``line``, ``text``, ``verdict`` —
-        ``"found"``, ``"not found"`` or ``"unreached"`` —, ``reason``, ``seconds``, ``finding``), ``per_function``
-        (``found``, ``not_found``, ``unreached`` counts) and ``score`` (found over found + not found).
+        ``"found"``, ``"not found"``, ``"equivalent"`` or ``"unreached"`` —, ``reason``, ``seconds``,
+        ``finding``, and for a mutant found ``preemptions`` (after shrinking) and ``preemptions_before``),
+        ``per_function`` (counts of each verdict) and ``score`` (found over found + not found).
     """
-    from .hunt import hunt
-    from .paths import NEEDS
-
-    def hunted(kernels, models):
-        return hunt(name, random_inputs=random_inputs, budget=budget, seed=seed, kernels=kernels, races=races,
-                    models=models, paths=True, shrink=False)
-
-    control = hunted(None, "all")
+    settings = {"budget": budget, "random_inputs": random_inputs, "races": races, "seed": seed,
+                "shrink_time": shrink_time}
+    control = _hunted(name, None, "all", settings, shrink=False)
     if control.found:
         raise InvalidArgument(f"the unmutated {name} fails its hunt ({control.failure.kind}: "
                               f"{control.failure.message.splitlines()[0]}): no mutation score over a false alarm")
-    launched = set(control.coverage.kernels)
-    rows = []
-    for mutant in mutants(name, kinds):
-        start = time.perf_counter()
-        row = {"mutant": mutant.name, "function": mutant.function, "kind": mutant.kind, "line": mutant.line,
-               "text": mutant.text, "finding": None, "reason": None}
-        reaches = [k for k, f in _functions(name).items() if isinstance(f, Kernel)
-                   and (k == mutant.function or mutant.function in _called(f))]
-        if not launched & set(reaches):
-            row["verdict"] = "unreached"
-            row["reason"] = "; ".join(sorted({NEEDS.get(k, f"{k} never launched") for k in reaches}))
-        else:
-            result = hunted(mutant.kernels, _models(mutant))
-            row["verdict"] = "found" if result.found else "equivalent" if mutant.equivalent_if_unfound else "not found"
-            if result.found:
-                row["finding"] = f"{result.failure.kind} after {result.schedules} schedule(s)"
-            else:
-                row["reason"] = (f"no failure in {result.schedules} schedule(s) under {_models(mutant)}"
-                                 + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else "")
-                                 + (f"; {_SYNCWARP_UNSEEN}" if mutant.text.startswith("T.syncwarp(") else ""))
-        row["seconds"] = round(time.perf_counter() - start, 2)
-        rows.append(row)
-        if progress is not None:
-            progress(mutant, row)
+    launched = sorted(control.coverage.kernels)
+    made = mutants(name, kinds)
+    if client is None:
+        rows = []
+        for mutant in made:
+            rows.append(mutant_row(name, mutant, launched, settings))
+            if progress is not None:
+                progress(mutant, rows[-1])
+    else:
+        from distributed import as_completed
+
+        futures = {client.submit(mutant_row, name, mutant.name, launched, settings, pure=False): mutant
+                   for mutant in made}
+        done = {}
+        for future in as_completed(futures):
+            done[futures[future].name] = future.result()
+            if progress is not None:
+                progress(futures[future], done[futures[future].name])
+        rows = [done[mutant.name] for mutant in made]
     per_function: dict[str, dict[str, int]] = {}
     for row in rows:
         counts = per_function.setdefault(row["function"], {"found": 0, "not found": 0, "equivalent": 0,
@@ -400,9 +394,54 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
         counts[row["verdict"]] += 1
     found = sum(row["verdict"] == "found" for row in rows)
     judged = found + sum(row["verdict"] == "not found" for row in rows)  # equivalent and unreached not judged
-    return {"algorithm": name, "budget": budget, "random_inputs": random_inputs, "races": races, "rows": rows,
-            "per_function": per_function, "found": found, "judged": judged,
-            "score": round(found / judged, 3) if judged else None}
+    return {"algorithm": name, "budget": budget, "random_inputs": random_inputs, "races": races,
+            "shrink_time": shrink_time, "rows": rows, "per_function": per_function, "found": found,
+            "judged": judged, "score": round(found / judged, 3) if judged else None}
+
+
+def _hunted(name: str, kernels: Any, models: Any, settings: dict[str, Any], shrink: bool):
+    from .hunt import hunt
+
+    shrink_time = settings["shrink_time"]
+    return hunt(name, random_inputs=settings["random_inputs"], budget=settings["budget"], seed=settings["seed"],
+                kernels=kernels, races=settings["races"], models=models, paths=True,
+                shrink=shrink and shrink_time is not None, shrink_time=shrink_time or None)
+
+
+def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+    """One row of :func:`score`: ``mutant`` of algorithm ``name`` (or its name: it is made again here, as on a
+    Dask worker) hunted as ``settings`` say, unless no kernel that calls it is among ``launched``."""
+    from .paths import NEEDS
+
+    if isinstance(mutant, str):
+        kind = mutant.rsplit(":", 1)[-1]
+        mutant = next(m for m in mutants(name, (kind,)) if m.name == mutant)
+    start = time.perf_counter()
+    row = {"mutant": mutant.name, "function": mutant.function, "kind": mutant.kind, "line": mutant.line,
+           "text": mutant.text, "finding": None, "reason": None}
+    reaches = [k for k, f in _functions(name).items() if isinstance(f, Kernel)
+               and (k == mutant.function or mutant.function in _called(f))]
+    if not set(launched) & set(reaches):
+        row["verdict"] = "unreached"
+        row["reason"] = "; ".join(sorted({NEEDS.get(k, f"{k} never launched") for k in reaches}))
+    else:
+        result = _hunted(name, mutant.kernels, _models(mutant), settings, shrink=True)
+        row["verdict"] = "found" if result.found else "equivalent" if mutant.equivalent_if_unfound else "not found"
+        if result.found:
+            failure = result.failure
+            report = failure.shrink_report
+            row["preemptions"] = failure.preemptions
+            row["preemptions_before"] = report.get("preemptions_before", failure.preemptions)
+            shrunk = (f", shrunk from {row['preemptions_before']} to {failure.preemptions} preemption(s)"
+                      + ("" if report.get("finished", True) else " (out of shrinking time)") if report.get("shrunk")
+                      else f", {failure.preemptions} preemption(s), not shrunk")
+            row["finding"] = f"{failure.kind} after {result.schedules} schedule(s){shrunk}"
+        else:
+            row["reason"] = (f"no failure in {result.schedules} schedule(s) under {_models(mutant)}"
+                             + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else "")
+                             + (f"; {_SYNCWARP_UNSEEN}" if mutant.text.startswith("T.syncwarp(") else ""))
+    row["seconds"] = round(time.perf_counter() - start, 2)
+    return row
 
 
 def _called(compiled: Kernel) -> set[str]:
