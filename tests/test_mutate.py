@@ -81,3 +81,26 @@ def test_dask_workers_hunt_the_same_rows_as_this_process(capsys):
     assert {k: remote[k] for k in ("mutant", "verdict", "preemptions")} == {k: row[k] for k in
                                                                            ("mutant", "verdict", "preemptions")}
     assert main(["mutate", "--workers", "2", "--scheduler", "tcp://localhost:1"]) == 2
+
+
+@pytest.mark.slow
+def test_the_tests_own_score_plants_each_mutant_while_a_test_file_runs(tmp_path, capsys):
+    test_file = tmp_path / "test_marriage.py"
+    test_file.write_text(
+        "from gpusim import Device\n"
+        "from gpusim.algorithms.stable import stable_marriage\n"
+        "from gpusim.types.preference_generators import easy_instance\n\n"
+        "def test_mw_gpu_is_man_optimal():\n"
+        "    for seed in range(6):\n"
+        "        inst = easy_instance(6, seed)\n"
+        "        expected = stable_marriage(inst, 'mw', backend='cpu').wife.tolist()\n"
+        "        got = stable_marriage(inst, 'mw-gpu', device=Device('sim', seed=seed)).wife.tolist()\n"
+        "        assert got == expected\n")
+    assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange,fence-removed", "--tests",
+                 str(test_file), "--tests-only", "--json", "--quiet"]) == 0
+    rows = {row["mutant"]: row for row in json.loads(capsys.readouterr().out)["algorithms"][0]["tests"]["rows"]}
+    assert rows["propose_to:74:cas-to-exchange"]["verdict"] == "found"
+    assert rows["propose_to:74:cas-to-exchange"]["test"].endswith("test_mw_gpu_is_man_optimal")
+    assert rows["mcvitie_wilson_gpu:104:fence-removed"]["verdict"] == "not found"
+    assert main(["mutate", "--algorithm", "mw-gpu", "--tests", str(tmp_path / "absent.py"), "--tests-only"]) == 2
+    assert "absent.py" in capsys.readouterr().err
