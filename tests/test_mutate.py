@@ -44,6 +44,9 @@ def test_a_test_and_set_cas_and_an_atomic_load_are_named_possibly_equivalent():
     assert len(round_cas) == 1 and "test-and-set" in round_cas[0].equivalent_if_unfound
     assert "sequential consistency" in by_name["propose_to:66:atomic-to-plain"].equivalent_if_unfound
     assert by_name["propose_to:74:cas-to-exchange"].equivalent_if_unfound is None
+    [roma_lock] = [m for m in mutants("roma") if m.kind == "cas-to-exchange"]
+    assert "every access of 'locks'" in roma_lock.equivalent_if_unfound  # a lock word only compared with -1
+    assert [m.equivalent_if_unfound for m in mutants("louvain") if m.kind == "cas-to-exchange"] == [None]
 
 
 def test_a_lock_released_before_the_writes_it_guards_is_made_and_found():

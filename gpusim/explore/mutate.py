@@ -268,11 +268,16 @@ def _functions(name: str) -> dict[str, Kernel | DeviceFunction]:
 
 
 def _rebuilt(original: Kernel | DeviceFunction, tree: ast.Module, label: str):
-    """``original`` compiled again from ``tree`` (its line numbers kept; traces name the mutant's file)."""
+    """``original`` compiled again from ``tree`` (its line numbers kept; traces name the mutant's file).
+
+    The mutant's file, as :mod:`linecache` gives it, holds the mutated function's own text (``ast.unparse``)
+    from its ``def`` line on: the compiled engine lowers a kernel from its source text, so it must read the
+    mutant's, not the original's.
+    """
     ast.fix_missing_locations(tree)
     filename = f"<mutant {label}>"
-    source_file = inspect.getsourcefile(original.fn)
-    lines = linecache.getlines(source_file) if source_file else []
+    text = ast.unparse(tree) + "\n"
+    lines = ["\n"] * (tree.body[0].lineno - 1) + text.splitlines(keepends=True)
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
     namespace = {**original.fn.__globals__, **_PLAIN_STEPS}
     exec(compile(tree, filename, "exec"), namespace)  # noqa: S102 - the kernel's own source, one node changed
@@ -284,11 +289,46 @@ def _rebuilt(original: Kernel | DeviceFunction, tree: ast.Module, label: str):
     return DeviceFunction(made, check=False)
 
 
-def _maybe_equivalent(kind: str, node: ast.AST) -> str | None:
-    """Why a mutant at ``node`` may be equivalent (stated when no hunt finds it), or ``None``."""
+def _literal(node: ast.AST) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
+
+
+def _only_compared_with(word: str, free: Any, trees: list[ast.AST]) -> bool:
+    """Whether every access of array ``word`` in ``trees`` is ``T.atomic_cas(word, i, free, x)`` or
+    ``T.atomic_exch(word, i, free)``: a lock word only ever tested against, and set back to, its free value."""
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == word:
+                return False
+            called = (node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                      and isinstance(node.func.value, ast.Name) and node.func.value.id == "T" else None)
+            if called is None or not node.args or not (isinstance(node.args[0], ast.Name) and node.args[0].id == word):
+                continue
+            position = {"atomic_cas": 2, "atomic_exch": 2}.get(called)
+            if position is None or len(node.args) <= position or _literal(node.args[position]) != free:
+                return False
+    return True
+
+
+def _maybe_equivalent(kind: str, node: ast.AST, trees: list[ast.AST] = ()) -> str | None:
+    """Why a mutant at ``node`` may be equivalent (stated when no hunt finds it), or ``None``; ``trees``: every
+    function of the algorithm, to see how else the word is used."""
     if kind == "cas-to-exchange" and all(isinstance(a, ast.Constant) for a in node.args[2:4]):
         return ("a test-and-set (CAS from one constant to another): exchanging the new constant in leaves a word "
                 "that already holds it unchanged, so it is equivalent wherever the word holds only those two values")
+    free = _literal(node.args[2]) if kind == "cas-to-exchange" and len(node.args) == 4 else _NOT_LITERAL
+    if (free is not _NOT_LITERAL and isinstance(node.args[0], ast.Name)
+            and _only_compared_with(node.args[0].id, free, trees)):
+        return (f"a lock taken by CAS from its free value {free!r}, and every access of {node.args[0].id!r} in the "
+                f"algorithm's kernels and steps a CAS from {free!r} or an exchange of {free!r}: where the CAS would "
+                f"fail, the exchange writes a held value over a held one and returns it, so the thread backs off as "
+                f"before, the word stays held until its holder writes {free!r}, and no access reads who holds it")
     if kind == "atomic-to-plain" and node.func.attr == "atomic_load":
         return ("an atomic load made plain reads the same value under sequential consistency; only the weak "
                 "memory model or the race detector could tell them apart")
@@ -304,7 +344,7 @@ def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
     unknown = set(kinds) - set(KINDS)
     if unknown:
         raise InvalidArgument(f"kinds={sorted(unknown)}: choose from {KINDS}")
-    made = []
+    parsed = []
     for called, original in _functions(name).items():
         try:
             lines, first = inspect.getsourcelines(original.fn)
@@ -313,14 +353,17 @@ def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
         tree = ast.parse(textwrap.dedent("".join(lines)))
         tree.body[0].decorator_list = []
         ast.increment_lineno(tree, first - 1)
-        text = dict(enumerate(lines, start=first))
+        parsed.append((called, original, tree, dict(enumerate(lines, start=first))))
+    trees = [tree for _, _, tree, _ in parsed]
+    made = []
+    for called, original, tree, text in parsed:
         for kind, node in _sites(tree):
             if kind not in kinds:
                 continue
             changed = _Mutate((node.lineno, node.col_offset), kind).visit(copy.deepcopy(tree))
             label = f"{called}:{node.lineno}:{kind}"
             made.append(Mutant(name, called, kind, node.lineno, text.get(node.lineno, "").strip(),
-                               _rebuilt(original, changed, label), _maybe_equivalent(kind, node)))
+                               _rebuilt(original, changed, label), _maybe_equivalent(kind, node, trees)))
     return made
 
 
