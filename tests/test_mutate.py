@@ -107,3 +107,13 @@ def test_the_tests_own_score_plants_each_mutant_while_a_test_file_runs(tmp_path,
     assert rows["mcvitie_wilson_gpu:104:fence-removed"]["verdict"] == "not found"
     assert main(["mutate", "--algorithm", "mw-gpu", "--tests", str(tmp_path / "absent.py"), "--tests-only"]) == 2
     assert "absent.py" in capsys.readouterr().err
+
+
+def test_a_repair_step_emptied_is_made_for_the_kernels_that_repair_a_designed_race_and_found():
+    from gpusim.explore import hunt
+
+    repairs = {m.function: m for m in mutants("apfb", kinds=("repair-removed",))}
+    assert {"fix_rows", "fix_columns"} <= set(repairs) and "gpubfs" not in repairs
+    assert not any(m.kind == "repair-removed" for m in mutants("roma") + mutants("mw-gpu"))
+    found = hunt("apfb", random_inputs=2, budget=4, start="empty", kernels=repairs["fix_rows"].kernels, shrink=False)
+    assert found.found and "row_match" in found.failure.message

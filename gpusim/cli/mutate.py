@@ -2,7 +2,7 @@
 
 ``gpusim mutate --algorithm mw-gpu`` makes every mutant of :mod:`gpusim.explore.mutate` (an atomic made plain,
 a CAS made an exchange, a barrier or fence removed, a shuffle reading the wrong lane, a lock released before the
-writes it guards, a plain re-read of a word taken atomically) from the syntax tree of
+writes it guards, a plain re-read of a word taken atomically, a repair step emptied) from the syntax tree of
 each kernel and step of the algorithm, plants each through ``kernels=`` and hunts it over every launch path;
 it prints each mutant's verdict (found, not found, equivalent or unreached with the reason) and the score per
 kernel.
@@ -35,7 +35,7 @@ def register_mutate(commands, common: argparse.ArgumentParser) -> None:
                              "result or a kernel fault does")
     mutate.add_argument("--kinds", metavar="K,K", help="only these kinds (atomic-to-plain, cas-to-exchange, "
                                                        "barrier-removed, fence-removed, shuffle-lane, "
-                                                       "lock-released-early, extra-read)")
+                                                       "lock-released-early, extra-read, repair-removed)")
     mutate.add_argument("--shrink-time", type=float, default=30.0, metavar="S",
                         help="seconds to shrink each failure found (default 30; 0: not shrunk)")
     mutate.add_argument("--workers", type=int, default=1, metavar="N",

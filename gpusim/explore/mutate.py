@@ -16,6 +16,9 @@ early              the function takes by ``T.atomic_cas``) moved up to just afte
                    writes it guards
 extra-read         ``x = T.atomic_...(a, i, ...)`` followed by ``x = a[i]``: the value the atomic returned
                    replaced by a plain, unsynchronised read of the word
+repair-removed     a repair or reset step made empty: a kernel that declares no intended race of its own and
+                   writes an array another kernel of the algorithm races on by design (APFB's FIXMATCHING,
+                   the BFS array's reset); launched, it does nothing
 =================  =====================================================================================
 
 Each mutant is planted through the algorithm's ``kernels=`` seam (:func:`gpusim.language.variants.planted`) —
@@ -53,7 +56,7 @@ __all__ = ["KINDS", "Mutant", "mutant_row", "mutants", "score"]
 
 #: The mutation kinds, in the order a report lists them.
 KINDS = ("atomic-to-plain", "cas-to-exchange", "barrier-removed", "fence-removed", "shuffle-lane",
-         "lock-released-early", "extra-read")
+         "lock-released-early", "extra-read", "repair-removed")
 
 _PLAIN = {"atomic_add": "_mutant_plain_add", "atomic_min": "_mutant_plain_min", "atomic_exch": "_mutant_plain_exch",
           "atomic_load": "_mutant_plain_load"}
@@ -212,6 +215,9 @@ class _Mutate(ast.NodeTransformer):
         self.target, self.kind = target, kind
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
+        if self.kind == "repair-removed" and self._here(node.body[0]):
+            node.body[0].body = [ast.copy_location(ast.Pass(), node.body[0].body[0])]
+            return node
         if self.kind == "lock-released-early":  # the one change that moves a statement within its list
             for release, position in _early_releases(node):
                 if self._here(release):
@@ -356,8 +362,10 @@ def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
         parsed.append((called, original, tree, dict(enumerate(lines, start=first))))
     trees = [tree for _, _, tree, _ in parsed]
     made = []
+    repairs = _repair_kernels(parsed) if "repair-removed" in kinds else set()
     for called, original, tree, text in parsed:
-        for kind, node in _sites(tree):
+        sites = _sites(tree) + ([("repair-removed", tree.body[0])] if called in repairs else [])
+        for kind, node in sites:
             if kind not in kinds:
                 continue
             changed = _Mutate((node.lineno, node.col_offset), kind).visit(copy.deepcopy(tree))
@@ -365,6 +373,31 @@ def mutants(name: str, kinds: tuple[str, ...] = KINDS) -> list[Mutant]:
             made.append(Mutant(name, called, kind, node.lineno, text.get(node.lineno, "").strip(),
                                _rebuilt(original, changed, label), _maybe_equivalent(kind, node, trees)))
     return made
+
+
+def _written(tree: ast.AST) -> set[str]:
+    """The arrays ``tree`` writes: stores to ``a[i]`` and the first argument of every ``T.atomic_*`` but loads."""
+    names = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+             and isinstance(n.value, ast.Name)}
+    return names | {n.args[0].id for n in ast.walk(tree) if _is_t_call(n, set(_RETURNING) - {"atomic_load"})
+                    and n.args and isinstance(n.args[0], ast.Name)}
+
+
+def _repair_kernels(parsed: list) -> set[str]:
+    """The kernels that repair or reset what other kernels race on by design: a kernel declaring no intended race
+    of its own that writes (itself or through the steps it calls) an array another kernel of the algorithm names in
+    its ``intended_races``."""
+    trees = {called: tree for called, _, tree, _ in parsed}
+    kernels = {called: original for called, original, _, _ in parsed if isinstance(original, Kernel)}
+    found = set()
+    for called, compiled in kernels.items():
+        if compiled.intended_races:
+            continue
+        racy = set().union(*(set(other.intended_races or ()) for k, other in kernels.items() if k != called))
+        writes = set().union(*(_written(trees[f]) for f in {called} | (_called(compiled) & set(trees))))
+        if writes & racy:
+            found.add(called)
+    return found
 
 
 #: Why a removed ``syncwarp`` may stay unseen (a limit of the simulator's model, not an equivalence).
