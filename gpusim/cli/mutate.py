@@ -35,7 +35,8 @@ def register_mutate(commands, common: argparse.ArgumentParser) -> None:
                              "result or a kernel fault does")
     mutate.add_argument("--kinds", metavar="K,K", help="only these kinds (atomic-to-plain, cas-to-exchange, "
                                                        "barrier-removed, fence-removed, shuffle-lane, "
-                                                       "lock-released-early, extra-read, repair-removed)")
+                                                       "lock-released-early, extra-read; repair-removed only "
+                                                       "when asked: an emptied step can hang a driver's loop)")
     mutate.add_argument("--shrink-time", type=float, default=30.0, metavar="S",
                         help="seconds to shrink each failure found (default 30; 0: not shrunk)")
     mutate.add_argument("--workers", type=int, default=1, metavar="N",
@@ -56,14 +57,14 @@ def _mutate(options: argparse.Namespace) -> int:
 
     from gpusim.explore import algorithm_names
     from gpusim.explore.distributed import dask_client
-    from gpusim.explore.mutate import KINDS, mutants, score
+    from gpusim.explore.mutate import DEFAULT_KINDS, KINDS, mutants, score
     from gpusim.explore.mutate_tests import suite_score
 
     names = algorithm_names()
     if options.algorithm is not None and options.algorithm not in names:
         raise InvalidArgument(f"--algorithm {options.algorithm!r} is not a registered GPU algorithm; choose one of "
                               f"{', '.join(names)}")
-    kinds = tuple(options.kinds.split(",")) if options.kinds else KINDS
+    kinds = tuple(options.kinds.split(",")) if options.kinds else DEFAULT_KINDS
     if set(kinds) - set(KINDS):
         raise InvalidArgument(f"--kinds {options.kinds!r}: choose from {', '.join(KINDS)}")
     for flag, value in (("--budget", options.budget), ("--random-inputs", options.random_inputs),

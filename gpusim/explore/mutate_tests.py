@@ -85,7 +85,7 @@ def suite_score(name: str, *, kinds: tuple[str, ...] | None = None, files: Seque
                timeout: float = 300.0, progress: Callable[[Any, dict], None] | None = None) -> dict[str, Any]:
     """The mutation score of the test subset ``files`` (default :data:`TEST_SUBSETS`) on algorithm ``name``'s
     mutants (see the module notes): rows as :func:`.mutate.score`'s, with ``test`` (the first failing test)."""
-    from .mutate import KINDS, mutants
+    from .mutate import DEFAULT_KINDS, mutants
 
     files = list(files or TEST_SUBSETS.get(name, ()))
     missing = [f for f in files if not Path(f).is_file()]
@@ -96,7 +96,7 @@ def suite_score(name: str, *, kinds: tuple[str, ...] | None = None, files: Seque
     if outcome != "passed":
         raise InvalidArgument(f"the unmutated tests {' '.join(files)} {outcome}: no mutation score over them")
     rows = []
-    for mutant in mutants(name, kinds or KINDS):
+    for mutant in mutants(name, kinds or DEFAULT_KINDS):
         start = time.perf_counter()
         outcome, recorded = _run(files, _plant_spec(name, mutant.name), timeout)
         row = {"mutant": mutant.name, "function": mutant.function, "kind": mutant.kind, "test": recorded.get("failed"),
