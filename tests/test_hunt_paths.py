@@ -66,3 +66,15 @@ def test_the_paths_reach_a_grid_stride_loops_later_turns_and_a_counter_two_threa
     assert hunt("roma", random_inputs=2, budget=12, kernels=barrier, races="raise", paths=True, shrink=False).found
     counter = _planted("bsuitor", "offer_under_lock", "atomic-to-plain")
     assert hunt("bsuitor", random_inputs=4, budget=16, kernels=counter, races="raise", paths=True, shrink=False).found
+
+
+def test_a_grid_cap_below_one_is_refused_in_one_line():
+    import numpy as np
+
+    from gpusim.algorithms.weighted import roma
+    from gpusim.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="max_grid"):
+        roma(np.zeros((2, 2)), backend="sim", max_grid=0)
+    w = np.array([[0, 1, 5, 0], [1, 0, 0, 5], [5, 0, 0, 1], [0, 5, 1, 0]], float)
+    assert roma(w, backend="sim", max_grid=1).mate.tolist() == roma(w, backend="sim").mate.tolist() == [2, 3, 0, 1]
