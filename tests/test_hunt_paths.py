@@ -49,3 +49,32 @@ def test_a_campaign_says_what_it_did_not_hunt(capsys):
                  "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "not hunted: memory/warp models other than sc/independent (--models all)" in out and "--all-paths" in out
+
+
+def _planted(name, function, kind, last=False):
+    from gpusim.explore.mutate import mutants
+
+    made = [m for m in mutants(name) if m.function == function and m.kind == kind]
+    return (made[-1] if last else made[0]).kernels
+
+
+def test_the_paths_reach_a_grid_stride_loops_later_turns_and_a_counter_two_threads_update():
+    # ROMA's barrier closing its loop over matching edges matters only when a block takes a second edge;
+    # b-Suitor's offers-made counter is updated by two threads at once only when a vertex has two offers out
+    barrier = _planted("roma", "roma_block_phase", "barrier-removed", last=True)
+    assert not hunt("roma", random_inputs=2, budget=8, kernels=barrier, races="raise", shrink=False).found
+    assert hunt("roma", random_inputs=2, budget=12, kernels=barrier, races="raise", paths=True, shrink=False).found
+    counter = _planted("bsuitor", "offer_under_lock", "atomic-to-plain")
+    assert hunt("bsuitor", random_inputs=4, budget=16, kernels=counter, races="raise", paths=True, shrink=False).found
+
+
+def test_a_grid_cap_below_one_is_refused_in_one_line():
+    import numpy as np
+
+    from gpusim.algorithms.weighted import roma
+    from gpusim.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="max_grid"):
+        roma(np.zeros((2, 2)), backend="sim", max_grid=0)
+    w = np.array([[0, 1, 5, 0], [1, 0, 0, 5], [5, 0, 0, 1], [0, 5, 1, 0]], float)
+    assert roma(w, backend="sim", max_grid=1).mate.tolist() == roma(w, backend="sim").mate.tolist() == [2, 3, 0, 1]

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gpusim.cli import main
 from gpusim.explore import algorithm_names
 from gpusim.explore.mutate import KINDS, mutants, score
 
 
 def test_every_kind_is_made_somewhere_in_the_registry_and_each_mutant_changes_one_line():
-    made = [m for name in algorithm_names() for m in mutants(name)]
+    made = [m for name in algorithm_names() for m in mutants(name, KINDS)]
     assert {m.kind for m in made} == set(KINDS)
     assert len({(m.algorithm, m.name) for m in made}) == len(made)
     assert all(m.text for m in made)
@@ -42,3 +44,77 @@ def test_a_test_and_set_cas_and_an_atomic_load_are_named_possibly_equivalent():
     assert len(round_cas) == 1 and "test-and-set" in round_cas[0].equivalent_if_unfound
     assert "sequential consistency" in by_name["propose_to:66:atomic-to-plain"].equivalent_if_unfound
     assert by_name["propose_to:74:cas-to-exchange"].equivalent_if_unfound is None
+    [roma_lock] = [m for m in mutants("roma") if m.kind == "cas-to-exchange"]
+    assert "every access of 'locks'" in roma_lock.equivalent_if_unfound  # a lock word only compared with -1
+    assert [m.equivalent_if_unfound for m in mutants("louvain") if m.kind == "cas-to-exchange"] == [None]
+
+
+def test_a_lock_released_before_the_writes_it_guards_is_made_and_found():
+    early = [m for m in mutants("bsuitor") if m.kind == "lock-released-early"]
+    assert [m.text for m in early] == ["T.atomic_exch(locks, v, 0)"]
+    roma_early = [m for m in mutants("roma") if m.kind == "lock-released-early"]
+    assert [m.function for m in roma_early] == ["atomic_flip"] and roma_early[0].text.startswith("for k in range")
+    result = score("bsuitor", kinds=("lock-released-early",), budget=8, random_inputs=2)
+    assert (result["found"], result["judged"]) == (1, 1), result["rows"]
+
+
+def test_an_extra_plain_read_after_an_atomic_load_is_named_possibly_equivalent_with_its_argument():
+    extra = {m.name: m for m in mutants("mw-gpu", kinds=("extra-read",))}
+    assert set(extra) == {"mcvitie_wilson_gpu:112:extra-read", "propose_to:66:extra-read",
+                          "propose_to:68:extra-read"}
+    assert "one step later" in extra["propose_to:66:extra-read"].equivalent_if_unfound
+    louvain = [m for m in mutants("louvain", kinds=("extra-read",)) if m.function == "insert"]
+    assert louvain and louvain[0].equivalent_if_unfound is None  # a CAS's returned value re-read: not equivalent
+
+
+def test_a_found_mutant_is_shrunk_to_few_preemptions():
+    here = score("mw-gpu", kinds=("cas-to-exchange",), budget=12, random_inputs=2, shrink_time=10)
+    row = here["rows"][0]
+    assert row["verdict"] == "found" and row["preemptions"] <= 3 <= row["preemptions_before"]
+    assert "shrunk from" in row["finding"]
+
+
+@pytest.mark.slow
+def test_dask_workers_hunt_the_same_rows_as_this_process(capsys):
+    row = score("mw-gpu", kinds=("cas-to-exchange",), budget=12, random_inputs=2, shrink_time=10)["rows"][0]
+    assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange", "--budget", "12",
+                 "--random-inputs", "2", "--workers", "2", "--json", "--quiet"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    [remote] = record["algorithms"][0]["rows"]
+    assert {k: remote[k] for k in ("mutant", "verdict", "preemptions")} == {k: row[k] for k in
+                                                                           ("mutant", "verdict", "preemptions")}
+    assert main(["mutate", "--workers", "2", "--scheduler", "tcp://localhost:1"]) == 2
+
+
+@pytest.mark.slow
+def test_the_tests_own_score_plants_each_mutant_while_a_test_file_runs(tmp_path, capsys):
+    test_file = tmp_path / "test_marriage.py"
+    test_file.write_text(
+        "from gpusim import Device\n"
+        "from gpusim.algorithms.stable import stable_marriage\n"
+        "from gpusim.types.preference_generators import easy_instance\n\n"
+        "def test_mw_gpu_is_man_optimal():\n"
+        "    for seed in range(6):\n"
+        "        inst = easy_instance(6, seed)\n"
+        "        expected = stable_marriage(inst, 'mw', backend='cpu').wife.tolist()\n"
+        "        got = stable_marriage(inst, 'mw-gpu', device=Device('sim', seed=seed)).wife.tolist()\n"
+        "        assert got == expected\n")
+    assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange,fence-removed", "--tests",
+                 str(test_file), "--tests-only", "--json", "--quiet"]) == 0
+    rows = {row["mutant"]: row for row in json.loads(capsys.readouterr().out)["algorithms"][0]["tests"]["rows"]}
+    assert rows["propose_to:74:cas-to-exchange"]["verdict"] == "found"
+    assert rows["propose_to:74:cas-to-exchange"]["test"].endswith("test_mw_gpu_is_man_optimal")
+    assert rows["mcvitie_wilson_gpu:104:fence-removed"]["verdict"] == "not found"
+    assert main(["mutate", "--algorithm", "mw-gpu", "--tests", str(tmp_path / "absent.py"), "--tests-only"]) == 2
+    assert "absent.py" in capsys.readouterr().err
+
+
+def test_a_repair_step_emptied_is_made_for_the_kernels_that_repair_a_designed_race_and_found():
+    from gpusim.explore import hunt
+
+    repairs = {m.function: m for m in mutants("apfb", kinds=("repair-removed",))}
+    assert {"fix_rows", "fix_columns"} <= set(repairs) and "gpubfs" not in repairs
+    assert not any(m.kind == "repair-removed" for m in mutants("roma", KINDS) + mutants("mw-gpu", KINDS))
+    assert not any(m.kind == "repair-removed" for m in mutants("apfb"))  # asked for only: it can hang a driver
+    found = hunt("apfb", random_inputs=2, budget=4, start="empty", kernels=repairs["fix_rows"].kernels, shrink=False)
+    assert found.found and "row_match" in found.failure.message

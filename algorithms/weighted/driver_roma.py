@@ -43,6 +43,7 @@ from gpusim.language.variants import with_devices
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher, fill, own_device
 from gpusim.runtime.resident_graphs import adopt, check_output
+from gpusim.types.arguments import check_int
 from gpusim.types.complete_graphs import check_memory, dense_bytes
 from gpusim.types.numeric import weight_sum
 
@@ -77,7 +78,7 @@ _ALTERNATIVE = 'backend="cpu" (the sequential reference)'
 def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: str = "block",
          threshold: float = 1e-5, max_phases: int | None = None, pad: bool = False, seed: int = 0,
          device: Device | None = None, check_invariants: bool = False, max_memory: int | None = None,
-         kernels: Mapping[str, DeviceFunction] | None = None, output: str = "host"
+         kernels: Mapping[str, DeviceFunction] | None = None, output: str = "host", max_grid: int | None = None
          ) -> WeightedMatching | DeviceRomaMatching:
     """Parallel ROMA (Hovland, MSc thesis 2020, Alg. 9 with the phase of Alg. 6 or Alg. 8) on a GPU backend.
 
@@ -127,6 +128,11 @@ def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: s
         ``"host"`` (default): a :class:`~gpusim.algorithms.weighted.WeightedMatching` of host arrays;
         ``"device"``: a :class:`~gpusim.algorithms.weighted.resident_matrix.DeviceRomaMatching` whose
         ``mate`` stays on the device (weight and size known; validated on demand).
+    max_grid:
+        Launch at most this many blocks a phase (None: a block per vertex for ``"block"``, enough threads
+        for ``"thread"``): the phase's grid-stride loop then gives a block (or thread) several matching
+        edges in turn, as on a GPU with fewer blocks resident than edges (what the explorer's launch paths use
+        to reach the loop's second turn).
 
     Returns
     -------
@@ -155,13 +161,15 @@ def roma(weights: Any, mate: Any = "i,i+1", *, backend: str = "auto", variant: s
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     check_output(output)
+    if max_grid is not None:
+        check_int("max_grid", max_grid, 1, None)
     phase = with_devices(roma_block_phase if variant == "block" else roma_thread_phase, kernels or {})
     options = (mate, threshold, max_phases, pad, seed, max_memory)
     if is_device_matrix(weights):
         run = _device_input(weights, options, device or own_device(matrix_backend(weights, backend)), check_invariants)
     else:
         run = _host_input(weights, options, device, backend)
-    return _phases(run, phase, variant, check_invariants, output, weights)
+    return _phases(run, phase, variant, check_invariants, output, weights, max_grid)
 
 
 class _Run(NamedTuple):
@@ -222,8 +230,8 @@ def _device_input(weights: Any, options: tuple, dev: Device, check_invariants: b
                 matrix, None)
 
 
-def _phases(run: _Run, phase, variant: str, check_invariants: bool, output: str, given: Any
-            ) -> WeightedMatching | DeviceRomaMatching:
+def _phases(run: _Run, phase, variant: str, check_invariants: bool, output: str, given: Any,
+            max_grid: int | None = None) -> WeightedMatching | DeviceRomaMatching:
     """Alg. 9: phases until one flips nothing (or ``max_phases``), each followed by its weight and flip count,
     added on the device and read back together (:class:`_Sums`)."""
     launch, flat, n, padded = run.launch, run.flat, run.n, run.padded
@@ -248,10 +256,11 @@ def _phases(run: _Run, phase, variant: str, check_invariants: bool, output: str,
                 launch(fill, 1, 32, flips, 0, 1)
             if variant == "block":
                 block = ROMA_BLOCK[dev.backend]
-                launch(phase, size, block, flat, mate_dev, locks, size, run.threshold, flips)
+                launch(phase, min(size, max_grid or size), block, flat, mate_dev, locks, size, run.threshold, flips)
             else:
                 block = 32 if dev.backend == "sim" else 256
-                launch(phase, Device.grid_for(size, block), block, flat, mate_dev, locks, size, run.threshold, flips)
+                launch(phase, Device.grid_for(size, block, max_grid), block, flat, mate_dev, locks, size,
+                       run.threshold, flips)
             weight, flipped = sums.weight_and_flips()  # and flips reset for the next phase
         if flipped == 0:
             weight = weights_after[-1]  # nothing flipped: the same matching, the same weight

@@ -5,7 +5,10 @@ its repair steps, the one-block kernel or the warp BFS.  :data:`LAUNCH_PATHS` li
 sets that together launch every kernel it has on a small input (``tests/test_hunt_paths.py`` checks each
 claim), so that :func:`~gpusim.explore.hunt.hunt` with ``paths=True`` (``gpusim explore --algorithm NAME
 --all-paths``) visits every one, and the coverage note names the option that reaches a kernel never launched
-(:func:`hint`).  :data:`NEEDS` says what no option on a small input reaches.
+(:func:`hint`).  A path may also widen what a kernel already launched does: a grid smaller than the work, so a
+grid-stride loop turns more than once (its barrier at the loop's end then matters), or a capacity ``b = 2``, so
+that a vertex has an offer out while it makes another (two threads then update its counter at once).
+:data:`NEEDS` says what no option on a small input reaches.
 
 >>> hint("apfb", "augment_in_one_block")
 '--option launches=one-block'
@@ -48,8 +51,13 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
         ({"variant": "hybrid"}, ()),
         ({"layout": "thread"}, ("suitor_thread_per_vertex",)),
     ),
+    "bsuitor": (
+        ({}, ("b_suitor_round",)),
+        ({"b": 2}, ()),  # a vertex with two offers out: one displaced while it makes the other
+    ),
     "roma": (
         ({}, ("roma_block_phase",)),
+        ({"max_grid": 1}, ("roma_block_phase",)),  # the grid-stride loop's later turns: a block takes every edge
         ({"variant": "thread"}, ("roma_thread_phase",)),
     ),
     "louvain": (

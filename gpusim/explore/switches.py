@@ -26,7 +26,8 @@ class Switches(Policy):
     """Sequential, except: at global step ``s`` of an entry ``(s, t)`` thread ``t`` runs (if it can).
 
     ``forced`` entries ``(s, t)`` name who runs when the running thread blocked or finished at
-    step ``s`` (by default the lowest-numbered runnable thread); they cost no preemption.
+    step ``s`` (by default the lowest-numbered runnable thread); they cost no preemption.  Several at one step
+    (threads that block as soon as they run, at a barrier) are taken in their order.
     """
 
     def __init__(self, preemptions: Iterable[tuple[int, int]] = (), forced: Iterable[tuple[int, int]] = (),
@@ -35,7 +36,10 @@ class Switches(Policy):
         self.forced = _clean(forced, "forced")
         self.record = record
         self._switch = dict(self.preemptions)
-        self._hand_over = dict(self.forced)
+        self._hand_over: dict[int, list[int]] = {}  # several at one step: threads that block on arriving, in turn
+        for step, thread in self.forced:
+            self._hand_over.setdefault(step, []).append(thread)
+        self._handed: dict[int, int] = {}
         self._steps = sorted(set(self._switch) | set(self._hand_over))
         self.offset = 0
         self.position = 0
@@ -45,7 +49,9 @@ class Switches(Policy):
     def compiled_switches(self) -> tuple[tuple, tuple] | None:
         """The switch lists for the compiled engine (:func:`~gpusim.backends.sim.compiled.plan_of`), or ``None``
         while recording the branching points, which only the reference engine sees."""
-        return None if self.record else (self.preemptions, self.forced)
+        if self.record or any(len(threads) > 1 for threads in self._hand_over.values()):
+            return None  # the compiled engine takes one hand-over a step
+        return self.preemptions, self.forced
 
     def start(self, launch, n_threads, step_offset):
         self.offset = step_offset
@@ -69,7 +75,11 @@ class Switches(Policy):
     def choose(self, step, current, sim):
         glob = step + self.offset
         if current < 0:
-            wanted = self._hand_over.get(glob)
+            threads = self._hand_over.get(glob, ())
+            turn = self._handed.get(glob, 0)
+            wanted = threads[turn] if turn < len(threads) else None
+            if threads:
+                self._handed[glob] = turn + 1
             thread = wanted if self._can_run(wanted, sim) else sim.first_runnable(0)
         else:
             thread = current
@@ -92,7 +102,7 @@ def _clean(entries: Iterable[tuple[int, int]], name: str) -> list[tuple[int, int
                 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in entry)):
             raise InvalidArgument(f"each of {name} must be a (step, thread) pair of integers >= 0, got {entry!r}")
         cleaned.append((int(entry[0]), int(entry[1])))
-    return sorted(cleaned)
+    return sorted(cleaned, key=lambda entry: entry[0])  # stable: entries of one step keep their order
 
 
 def switches_of(runs) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
