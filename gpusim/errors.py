@@ -26,6 +26,7 @@ __all__ = [
     "KernelSyntaxError",
     "Livelock",
     "OutOfBounds",
+    "OutOfTime",
     "OutputNotWritten",
     "ReplayMismatch",
     "UninitialisedRead",
@@ -155,6 +156,11 @@ class Deadlock(KernelBug):
 
 class Livelock(KernelBug):
     """Threads ran past the step budget without progress (probably spinning on a flag)."""
+
+
+class OutOfTime(GpusimError):
+    """A simulated run passed its wall-clock deadline (``Device("sim", deadline=...)``): not a bug of the kernel,
+    the caller's time limit; the run stops at the next launch or periodic check."""
 
 
 class DataRace(KernelBug):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from gpusim.cli import main
@@ -118,3 +119,44 @@ def test_a_repair_step_emptied_is_made_for_the_kernels_that_repair_a_designed_ra
     assert not any(m.kind == "repair-removed" for m in mutants("apfb"))  # asked for only: it can hang a driver
     found = hunt("apfb", random_inputs=2, budget=4, start="empty", kernels=repairs["fix_rows"].kernels, shrink=False)
     assert found.found and "row_match" in found.failure.message
+
+
+def test_a_host_loop_that_relaunches_for_ever_ends_in_livelock_and_a_deadline_stops_a_run():
+    import time
+
+    from gpusim import Device
+    from gpusim.algorithms.bipartite.kernels_bfs_bottom_up import count_level
+    from gpusim.errors import Livelock, OutOfTime
+    from gpusim.explore.algorithm import algorithm_scenario
+
+    # APFB's warp-per-column BFS reading the wrong lane never ends a phase: its host loop relaunches for ever
+    hang = next(m for m in mutants("apfb") if m.name == "gpubfs_wr_warp:76:shuffle-lane")
+    scenario = algorithm_scenario("apfb", input_seed=0, options={"warp_degree": 1}, kernels=hang.kernels,
+                                  sim_options={"max_launches": 60})
+    outcome, dev = scenario.execute(policy="sequential", trace=False)
+    assert outcome.kind == "Livelock" and "max_launches=60" in outcome.message and len(dev.runs) == 60
+    with pytest.raises(OutOfTime):
+        algorithm_scenario("apfb", input_seed=0, options={"warp_degree": 1}, kernels=hang.kernels,
+                           sim_options={"deadline": time.perf_counter() + 0.5,
+                                        "max_launches": 10**9}).execute(policy="sequential", trace=False)
+    dev = Device("sim", max_launches=2)
+    counts = dev.zeros(3)
+    for _ in range(2):
+        dev.launch(count_level, 1, 4, (3, dev.array(np.array([3, 1, 3, 0], np.int32)), 4, counts, 1))
+    with pytest.raises(Livelock, match="max_launches=2,"):
+        dev.launch(count_level, 1, 4, (3, dev.array(np.array([3, 1, 3, 0], np.int32)), 4, counts, 1))
+
+
+def test_a_mutant_whose_hunt_passes_its_time_limit_counts_as_found_a_hang(monkeypatch):
+    import time
+
+    from gpusim.explore import algorithm as algorithm_module
+    from gpusim.explore.mutate import mutant_row
+
+    monkeypatch.setitem(algorithm_module._SIM_OPTIONS, "max_launches", 10**9)  # only the time limit stops it
+    hang = next(m for m in mutants("apfb") if m.name == "gpubfs_wr_warp:76:shuffle-lane")
+    settings = {"budget": 6, "random_inputs": 1, "races": "raise", "seed": 0, "shrink_time": 1.0, "time_limit": 3.0}
+    began = time.perf_counter()
+    row = mutant_row("apfb", hang, ["gpubfs_wr_warp"], settings)
+    assert time.perf_counter() - began < 20
+    assert row["verdict"] == "found" and row["timed_out"] and "time limit of 3 s" in row["finding"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 
 import numpy as np
 
-from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType, KernelBug
+from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType, KernelBug, Livelock, OutOfTime
 from gpusim.language.kernels import Kernel, bind
 
 from . import language
@@ -42,8 +43,11 @@ class SimBackend:
     trace:
         Record a :class:`~gpusim.backends.sim.trace.TraceEvent` per scheduling point (default).
         Turn off for speed when exploring many schedules; replay the failure with it on.
-    max_steps, livelock_steps, spin_steps, resident_threads:
+    max_steps, livelock_steps, spin_steps, resident_threads, max_launches:
         See :class:`~gpusim.backends.sim.scheduler.Limits`.
+    deadline:
+        A ``time.perf_counter()`` value: past it, the next launch or periodic check of a launch raises
+        :class:`~gpusim.errors.OutOfTime` (a caller's wall-clock limit, not a finding); ``None`` (default): none.
     memory:
         ``"sc"`` (sequentially consistent, default) or ``"weak"``: stores reach other threads late
         unless a fence, barrier or atomic orders them (:mod:`~gpusim.backends.sim.weak`).  Its
@@ -83,7 +87,8 @@ class SimBackend:
                  livelock_steps: int = Limits.livelock_steps, spin_steps: int = Limits.spin_steps,
                  resident_threads: int = Limits.resident_threads, memory: str = "sc",
                  warps: str = "independent", races: str | None = None, engine: str = "reference",
-                 progress: Callable[[int, bool], None] | None = None):
+                 progress: Callable[[int, bool], None] | None = None, max_launches: int = Limits.max_launches,
+                 deadline: float | None = None):
         if not isinstance(trace, bool):
             raise InvalidArgumentType(f"trace must be True or False, got {trace!r}")
         if not isinstance(engine, str) or engine not in ENGINES:
@@ -93,7 +98,10 @@ class SimBackend:
         check_modes(memory, warps, races)
         self.memory, self.warps, self.races, self.engine = memory, warps, races, engine
         self.seed = seed
-        self.limits = Limits(max_steps, livelock_steps, spin_steps, resident_threads)
+        self.limits = Limits(max_steps, livelock_steps, spin_steps, resident_threads, max_launches)
+        if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, (int, float))):
+            raise InvalidArgumentType(f"deadline must be a time.perf_counter() value or None, got {deadline!r}")
+        self.deadline = deadline
         if schedule is not None:
             self.replaying: Token | None = read_token(schedule)
             self.policy: Policy = Replay(self.replaying.launches)
@@ -154,6 +162,11 @@ class SimBackend:
         return encode_token([run.token_entry() for run in self.runs])
 
     def launch(self, kernel: Kernel, grid: int, block: int, args: tuple) -> Run:
+        self._check_deadline()
+        if len(self.runs) >= self.limits.max_launches:
+            raise Livelock(f"Livelock: the host code launched {len(self.runs)} kernels, the budget max_launches="
+                           f"{self.limits.max_launches}, and asks for another ({kernel.qualname}): does a driver's "
+                           f"loop relaunch for ever?", token=self.token)
         if grid * block > self.limits.max_steps:  # each thread takes at least one step: it could only end in Livelock
             raise InvalidArgument(
                 f"a launch of {grid * block} threads ({grid} blocks of {block}) cannot finish within the simulator's "
@@ -163,6 +176,10 @@ class SimBackend:
             if run is not None:
                 return run
         return self._launch_reference(kernel, grid, block, args, self.policy)
+
+    def _check_deadline(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime(f"the simulated run passed its deadline after {len(self.runs)} launch(es)")
 
     def _compiled_refused(self) -> str:
         """Why this device's settings keep the compiled engine off (empty when they do not)."""
@@ -233,8 +250,8 @@ class SimBackend:
             memory=memory, warps=warps, races=races, memory_seed=memory_seed,
             intended_races=frozenset(getattr(kernel, "intended_races", {})),
         )
-        if self.progress is not None:
-            sim.on_steps = lambda: self._report_steps(sim, False)
+        if self.progress is not None or self.deadline is not None:
+            sim.on_steps = lambda: (self._report_steps(sim, False), self._check_deadline())
         _check_distinct(kernel, args)
         proxies: list[tuple[ArrayProxy, SimArray]] = []
         sim.args = tuple(_kernel_argument(sim, name, value, proxies)

@@ -73,16 +73,18 @@ class Limits:
     ``spin_steps``: after this many steps without progress, a policy that rarely switches
     (sequential, PCT, preemption lists) hands the processor to the next thread, as a fair GPU
     scheduler eventually would.  ``resident_threads``: how many threads may be resident at
-    once; blocks beyond it start when earlier blocks finish.
+    once; blocks beyond it start when earlier blocks finish.  ``max_launches``: launches one device may make
+    before :class:`Livelock` (a host loop that relaunches kernels for ever).
     """
 
     max_steps: int = 20_000_000
     livelock_steps: int = 200_000
     spin_steps: int = 512
     resident_threads: int = 16_384
+    max_launches: int = 1_000_000
 
     def __post_init__(self):
-        for name in ("max_steps", "livelock_steps", "spin_steps", "resident_threads"):
+        for name in ("max_steps", "livelock_steps", "spin_steps", "resident_threads", "max_launches"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidArgument(f"{name} must be a positive integer, got {name}={value!r}")

@@ -39,6 +39,9 @@ def register_mutate(commands, common: argparse.ArgumentParser) -> None:
                                                        "when asked: an emptied step can hang a driver's loop)")
     mutate.add_argument("--shrink-time", type=float, default=30.0, metavar="S",
                         help="seconds to shrink each failure found (default 30; 0: not shrunk)")
+    mutate.add_argument("--time-limit", type=float, default=120.0, metavar="S",
+                        help="seconds of wall-clock time a mutant's hunt may take, shrinking included (default 120; "
+                             "0: none); a mutant stopped there counts as found, a hang")
     mutate.add_argument("--workers", type=int, default=1, metavar="N",
                         help="hunt the mutants on a local Dask cluster of N worker processes (default 1: here)")
     mutate.add_argument("--scheduler", metavar="ADDRESS",
@@ -73,6 +76,8 @@ def _mutate(options: argparse.Namespace) -> int:
             raise InvalidArgument(f"{flag} {value}: give 1 or more")
     if not options.shrink_time >= 0:
         raise InvalidArgument(f"--shrink-time {options.shrink_time}: give 0 or more seconds")
+    if not options.time_limit >= 0:
+        raise InvalidArgument(f"--time-limit {options.time_limit}: give 0 or more seconds")
     if options.scheduler is not None and options.workers != 1:
         raise InvalidArgument("--workers and --scheduler: give one of them")
     chosen = [options.algorithm] if options.algorithm else names
@@ -98,7 +103,7 @@ def _mutate(options: argparse.Namespace) -> int:
                 else:
                     scores.append(score(name, budget=options.budget, random_inputs=options.random_inputs,
                                         races=options.races, kinds=kinds, shrink_time=options.shrink_time or None,
-                                        client=client, progress=tick))
+                                        time_limit=options.time_limit or None, client=client, progress=tick))
                 if options.tests is not None:
                     scores[-1]["tests"] = suite_score(name, kinds=kinds, progress=tick,
                                                       files=options.tests.split(",") if options.tests else None)

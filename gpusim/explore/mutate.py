@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpusim.errors import InvalidArgument
+from gpusim.errors import InvalidArgument, OutOfTime
 from gpusim.language.kernels import DeviceFunction, Kernel, device, global_names
 
 __all__ = ["DEFAULT_KINDS", "KINDS", "Mutant", "mutant_row", "mutants", "score"]
@@ -424,12 +424,16 @@ def _models(mutant: Mutant) -> list[tuple[str, str]]:
 
 def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "raise", seed: int = 0,
           kinds: tuple[str, ...] = DEFAULT_KINDS, progress: Callable[[Mutant, dict], None] | None = None,
-          shrink_time: float | None = 30.0, client: Any = None) -> dict[str, Any]:
+          shrink_time: float | None = 30.0, client: Any = None, time_limit: float | None = 120.0) -> dict[str, Any]:
     """Hunt every mutant of algorithm ``name`` (:func:`mutants`) and sort it: the mutation score per kernel.
 
     Each mutant gets ``budget`` schedules over ``random_inputs`` inputs and every launch path
     (:data:`.paths.LAUNCH_PATHS`), under the models its kind needs; ``races="raise"`` counts an undeclared data
-    race as found, and a failure found is shrunk (``shrink_time`` seconds at most; ``None``: not shrunk).  The
+    race as found, and a failure found is shrunk (``shrink_time`` seconds at most; ``None``: not shrunk).  A
+    mutant's hunt, shrinking included, stops at ``time_limit`` seconds of wall-clock time (``None``: none), inside a
+    run if need be (the simulator's ``deadline``), and the mutant counts as found, a hang, with that reason; a run
+    whose host code launches more than ``max_launches`` kernels (a driver loop relaunching for ever) is a
+    ``Livelock`` finding of its own, replayable.  The
     unmutated algorithm is hunted first the same way: a finding there ends the run (``InvalidArgument``), as a
     mutation score means nothing over a false alarm.  With ``client`` (a ``dask.distributed.Client``) each
     mutant is hunted on a Dask worker, which makes it again from the kernels' source by its name.
@@ -442,8 +446,11 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
         ``finding``, and for a mutant found ``preemptions`` (after shrinking) and ``preemptions_before``),
         ``per_function`` (counts of each verdict) and ``score`` (found over found + not found).
     """
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit > 0):
+        raise InvalidArgument(f"time_limit must be a number of seconds > 0 or None, got time_limit={time_limit!r}")
     settings = {"budget": budget, "random_inputs": random_inputs, "races": races, "seed": seed,
-                "shrink_time": shrink_time}
+                "shrink_time": shrink_time, "time_limit": time_limit}
     control = _hunted(name, None, "all", settings, shrink=False)
     if control.found:
         raise InvalidArgument(f"the unmutated {name} fails its hunt ({control.failure.kind}: "
@@ -475,17 +482,19 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
     found = sum(row["verdict"] == "found" for row in rows)
     judged = found + sum(row["verdict"] == "not found" for row in rows)  # equivalent and unreached not judged
     return {"algorithm": name, "budget": budget, "random_inputs": random_inputs, "races": races,
-            "shrink_time": shrink_time, "rows": rows, "per_function": per_function, "found": found,
-            "judged": judged, "score": round(found / judged, 3) if judged else None}
+            "shrink_time": shrink_time, "time_limit": time_limit, "rows": rows, "per_function": per_function,
+            "found": found, "judged": judged, "score": round(found / judged, 3) if judged else None}
 
 
-def _hunted(name: str, kernels: Any, models: Any, settings: dict[str, Any], shrink: bool):
+def _hunted(name: str, kernels: Any, models: Any, settings: dict[str, Any], shrink: bool,
+            deadline: float | None = None):
     from .hunt import hunt
 
     shrink_time = settings["shrink_time"]
     return hunt(name, random_inputs=settings["random_inputs"], budget=settings["budget"], seed=settings["seed"],
                 kernels=kernels, races=settings["races"], models=models, paths=True,
-                shrink=shrink and shrink_time is not None, shrink_time=shrink_time or None)
+                shrink=shrink and shrink_time is not None, shrink_time=shrink_time or None,
+                sim_options=None if deadline is None else {"deadline": deadline})
 
 
 def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: dict[str, Any]) -> dict[str, Any]:
@@ -505,9 +514,19 @@ def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: d
         row["verdict"] = "unreached"
         row["reason"] = "; ".join(sorted({NEEDS.get(k, f"{k} never launched") for k in reaches}))
     else:
-        result = _hunted(name, mutant.kernels, _models(mutant), settings, shrink=True)
-        row["verdict"] = "found" if result.found else "equivalent" if mutant.equivalent_if_unfound else "not found"
-        if result.found:
+        limit = settings.get("time_limit")
+        try:
+            result = _hunted(name, mutant.kernels, _models(mutant), settings, shrink=True,
+                             deadline=None if limit is None else start + limit)
+        except OutOfTime:
+            result = None
+            row["verdict"], row["timed_out"] = "found", True
+            row["finding"] = (f"hang: its hunt ran past the time limit of {limit:g} s and was stopped there "
+                              f"(the unmutated algorithm passed the same hunt; a hang counts as found)")
+        if result is not None:
+            row["verdict"] = ("found" if result.found else "equivalent" if mutant.equivalent_if_unfound
+                              else "not found")
+        if result is not None and result.found:
             failure = result.failure
             report = failure.shrink_report
             row["preemptions"] = failure.preemptions
@@ -516,7 +535,7 @@ def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: d
                       + ("" if report.get("finished", True) else " (out of shrinking time)") if report.get("shrunk")
                       else f", {failure.preemptions} preemption(s), not shrunk")
             row["finding"] = f"{failure.kind} after {result.schedules} schedule(s){shrunk}"
-        else:
+        elif result is not None:
             row["reason"] = (f"no failure in {result.schedules} schedule(s) under {_models(mutant)}"
                              + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else "")
                              + (f"; {_SYNCWARP_UNSEEN}" if mutant.text.startswith("T.syncwarp(") else ""))

@@ -40,6 +40,7 @@ from gpusim.errors import (
     InvalidArgumentType,
     KernelBug,
     KernelSyntaxError,
+    OutOfTime,
     ReplayMismatch,
 )
 from gpusim.language.variants import KernelsRefused
@@ -49,8 +50,9 @@ __all__ = ["Outcome", "Scenario", "get_scenario", "register", "scenario_names", 
 
 _REGISTRY: dict[str, Scenario] = {}
 #: Exceptions that say gpusim cannot run the scenario as asked, not that the code under test failed: they
-#: end the exploration with their one-line message (as do the engines' own refusals).
-_NOT_FINDINGS = (ReplayMismatch, KernelSyntaxError, BackendUnavailable, KernelsRefused)
+#: end the exploration with their one-line message (as do the engines' own refusals); ``OutOfTime`` (a caller's
+#: deadline passed) ends it for the caller to report.
+_NOT_FINDINGS = (ReplayMismatch, KernelSyntaxError, BackendUnavailable, KernelsRefused, OutOfTime)
 
 
 class Outcome(NamedTuple):
