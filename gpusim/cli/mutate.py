@@ -36,7 +36,7 @@ def register_mutate(commands, common: argparse.ArgumentParser) -> None:
     mutate.add_argument("--kinds", metavar="K,K", help="only these kinds (atomic-to-plain, cas-to-exchange, "
                                                        "barrier-removed, fence-removed, shuffle-lane, "
                                                        "lock-released-early, extra-read; repair-removed only "
-                                                       "when asked: an emptied step can hang a driver's loop)")
+                                                       "when asked)")
     mutate.add_argument("--shrink-time", type=float, default=30.0, metavar="S",
                         help="seconds to shrink each failure found (default 30; 0: not shrunk)")
     mutate.add_argument("--time-limit", type=float, default=120.0, metavar="S",

@@ -59,7 +59,7 @@ __all__ = ["DEFAULT_KINDS", "KINDS", "Mutant", "mutant_row", "mutants", "score"]
 KINDS = ("atomic-to-plain", "cas-to-exchange", "barrier-removed", "fence-removed", "shuffle-lane",
          "lock-released-early", "extra-read", "repair-removed")
 #: The kinds made unless others are asked for: all but ``repair-removed``, whose emptied step can leave a driver's
-#: host loop relaunching kernels for ever (G-PR without its relabelling start), which no hunt bounds yet.
+#: host loop relaunching kernels (G-PR without its relabelling start) until the simulator's ``max_launches``.
 DEFAULT_KINDS = KINDS[:-1]
 
 _PLAIN = {"atomic_add": "_mutant_plain_add", "atomic_min": "_mutant_plain_min", "atomic_exch": "_mutant_plain_exch",
