@@ -160,3 +160,10 @@ def test_a_mutant_whose_hunt_passes_its_time_limit_counts_as_found_a_hang(monkey
     row = mutant_row("apfb", hang, ["gpubfs_wr_warp"], settings)
     assert time.perf_counter() - began < 20
     assert row["verdict"] == "found" and row["timed_out"] and "time limit of 3 s" in row["finding"]
+
+
+def test_a_negative_time_limit_is_a_usage_error(capsys):
+    assert main(["mutate", "--algorithm", "apfb", "--time-limit", "-1"]) == 2
+    assert "--time-limit -1.0: give 0 or more seconds" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="time_limit must be a number of seconds > 0 or None"):
+        score("apfb", time_limit=0)
