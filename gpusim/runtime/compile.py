@@ -30,8 +30,7 @@ import importlib.metadata
 import time
 import traceback
 from collections.abc import Iterable
-from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gpusim.errors import BackendUnavailable, GpusimError, InvalidArgument, InvalidArgumentType
 from gpusim.language.kernels import Kernel, parse_signature, registry
@@ -294,28 +293,35 @@ def compile_all(
 
 
 def _cupy_bundles(kernels: list[Kernel], cc: tuple[int, int]) -> dict[Kernel, CompileResult]:
-    """The kernels of ``kernels`` that CuPy compiles a package at a time (:mod:`gpusim.backends.cupy_bundles`),
-    compiled so: one NVRTC program per package, as on a GPU.  A program that does not compile leaves its kernels
+    """``kernels`` compiled for CuPy in as few NVRTC programs as their names allow, each kernel in a namespace of its
+    own as in the programs the GPU backend builds (:mod:`gpusim.backends.cupy_bundles`): NVRTC parses CuPy's headers
+    once a program, which is most of a kernel's compile.  The kernels of a program that does not compile are left
     out, to be compiled one by one (which names the one at fault)."""
     from types import SimpleNamespace
 
     from gpusim.backends.cupy import nvrtc_ptx, transpile_kernel
-    from gpusim.backends.cupy_bundles import bundle_source, family
+    from gpusim.backends.cupy_bundles import bundle_source
 
-    asked, done = set(kernels), {}
+    programs: list[dict[str, tuple[Kernel, Any]]] = []
     for k in kernels:
-        members = [m for m in family(k) if m in asked] if k not in done else []
-        if len(members) < 2:
-            continue
-        start = time.perf_counter()
         try:
-            results = [transpile_kernel(m, _types(m, None)) for m in members]
-            if len({tuple(r.options) for r in results}) > 1:
-                continue
-            nvrtc_ptx(SimpleNamespace(code=bundle_source([{"code": r.code} for r in results]),
-                                      options=results[0].options, func_name=Path(k.filename).parent.name), cc)
+            result = transpile_kernel(k, _types(k, None))
+        except Exception:
+            continue
+        fits = [p for p in programs if k.name not in p and next(iter(p.values()))[1].options == result.options]
+        if fits:
+            fits[0][k.name] = (k, result)
+        else:
+            programs.append({k.name: (k, result)})
+    done = {}
+    for program in programs:
+        start = time.perf_counter()
+        members = list(program.values())
+        try:
+            nvrtc_ptx(SimpleNamespace(code=bundle_source([{"code": r.code} for _, r in members]),
+                                      options=members[0][1].options, func_name="gpusim_check"), cc)
         except Exception:
             continue
         share = (time.perf_counter() - start) / len(members)
-        done.update({m: CompileResult(m.name, "cupy", True, share, None, "ptx") for m in members})
+        done.update({k: CompileResult(k.name, "cupy", True, share, None, "ptx") for k, _ in members})
     return done
