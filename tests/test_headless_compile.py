@@ -378,8 +378,8 @@ def _package_kernels() -> list[Kernel]:
         importlib.import_module(module)
     return [
         k for k in registry()
-        if isinstance(k, Kernel) and k.signature is not None
-        and (k.fn.__module__.startswith("gpusim.") or k.fn.__module__ in TEST_KERNEL_MODULES)
+        if isinstance(k, Kernel) and k.signature is not None and k.checked  # from source: not a variant made by
+        and (k.fn.__module__.startswith("gpusim.") or k.fn.__module__ in TEST_KERNEL_MODULES)  # a test run before
         and not k.filename.startswith("<")  # docstring examples: their source is gone once they ran
     ]
 
