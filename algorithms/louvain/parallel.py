@@ -29,7 +29,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["PARALLEL_FROM", "bucket_moves", "choose_move", "scratch", "score"]
+__all__ = ["PARALLEL_FROM", "bucket_moves", "scratch"]
 
 #: The fewest vertices of a bucket whose moves are decided in parallel (fewer: sequentially, the same choices).
 PARALLEL_FROM = 4096
@@ -41,54 +41,44 @@ def scratch(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.full((threads, max(n, 1)), -1.0), np.zeros((threads, max(n, 1)), np.int64)
 
 
-@numba.njit(cache=True)
-def score(e, ki, a_c, m, gamma):
-    """The modularity gain score of Algorithm 2 for a vertex of degree ``ki`` joining a community of total
-    degree ``a_c`` to which it has edge weight ``e``."""
-    return e / m - gamma * ki * a_c / (2.0 * m * m)
-
-
-@numba.njit(cache=True)
-def choose_move(v, ptr, adj, w, C, k, a, csize, m, gamma, acc, touched):  # pragma: no cover
-    """Algorithm 2 for vertex ``v``: the community it moves to (its own where none is better), from the sums of
-    its edge weights per neighbouring community gathered in ``acc`` (-1: untouched; reset before returning).
-
-    The best score wins, ties to the lowest community id, and a singleton whose best community is a singleton
-    of higher id stays.
-    """
-    own = C[v]
-    n_touched = 0
-    for e in range(ptr[v], ptr[v + 1]):
-        j = adj[e]
-        if j != v:
-            c = C[j]
-            if acc[c] < 0.0:
-                acc[c] = 0.0
-                touched[n_touched] = c
-                n_touched += 1
-            acc[c] += w[e]
-    best = -1
-    best_s = 0.0
-    for q in range(n_touched):
-        c = touched[q]
-        if c != own:
-            sc = score(acc[c], k[v], a[c], m, gamma)
-            if best < 0 or sc > best_s or (sc == best_s and c < best):
-                best, best_s = c, sc
-    choice = own
-    if best >= 0 and not (csize[own] == 1 and csize[best] == 1 and best > own):
-        e_own = acc[own] if acc[own] >= 0.0 else 0.0
-        if score(acc[best], k[v], a[best], m, gamma) > score(e_own, k[v], a[own] - k[v], m, gamma):
-            choice = best
-    for q in range(n_touched):
-        acc[touched[q]] = -1.0
-    return choice
-
-
 @numba.njit(parallel=True, cache=False)
 def bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, touched):  # pragma: no cover
-    """Algorithm 2 (:func:`choose_move`) for every vertex of ``vset`` from the same state, in parallel;
-    ``new_comm`` gets the choices, each thread gathering into its own scratch row."""
+    """Algorithm 2 for every vertex of ``vset`` from the same state, in parallel; ``new_comm`` gets the choices.
+
+    The rules are :func:`~gpusim.algorithms.louvain.reference.bucket_louvain`'s: the best score, ties to the
+    lowest community id, and a singleton whose best community is a singleton of higher id stays.
+    """
     for i in numba.prange(vset.shape[0]):
+        v = vset[i]
         t = numba.get_thread_id()
-        new_comm[vset[i]] = choose_move(vset[i], ptr, adj, w, C, k, a, csize, m, gamma, acc[t], touched[t])
+        row = acc[t]
+        ids = touched[t]
+        own = C[v]
+        n_touched = 0
+        for e in range(ptr[v], ptr[v + 1]):
+            j = adj[e]
+            if j != v:
+                c = C[j]
+                if row[c] < 0.0:
+                    row[c] = 0.0
+                    ids[n_touched] = c
+                    n_touched += 1
+                row[c] += w[e]
+        best = -1
+        best_s = 0.0
+        for q in range(n_touched):
+            c = ids[q]
+            if c != own:
+                sc = row[c] / m - gamma * k[v] * a[c] / (2.0 * m * m)
+                if best < 0 or sc > best_s or (sc == best_s and c < best):
+                    best = c
+                    best_s = sc
+        choice = own
+        if best >= 0 and not (csize[own] == 1 and csize[best] == 1 and best > own):
+            e_own = row[own] if row[own] >= 0.0 else 0.0
+            gain = row[best] / m - gamma * k[v] * a[best] / (2.0 * m * m)
+            if gain > e_own / m - gamma * k[v] * (a[own] - k[v]) / (2.0 * m * m):
+                choice = best
+        new_comm[v] = choice
+        for q in range(n_touched):
+            row[ids[q]] = -1.0

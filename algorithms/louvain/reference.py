@@ -32,8 +32,7 @@ import scipy.sparse as sp
 from gpusim.runtime.registry import register
 
 from .graph import LouvainGraph
-from .parallel import PARALLEL_FROM, bucket_moves, choose_move, scratch
-from .parallel import score as _score
+from .parallel import PARALLEL_FROM, bucket_moves, scratch
 from .result import CommunityResult
 
 __all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "contract"]
@@ -43,10 +42,40 @@ DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
 
 
 @numba.njit(cache=True)
+def _score(e, ki, a_c, m, gamma):
+    return e / m - gamma * ki * a_c / (2.0 * m * m)
+
+
+@numba.njit(cache=True)
 def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, touched):
     """Algorithm 2 for every vertex of ``vset`` from the same state; ``new_comm`` receives the choices."""
     for v in vset:
-        new_comm[v] = choose_move(v, ptr, adj, w, C, k, a, csize, m, gamma, acc, touched)
+        own = C[v]
+        n_touched = 0
+        for e in range(ptr[v], ptr[v + 1]):
+            j = adj[e]
+            if j != v:
+                c = C[j]
+                if acc[c] < 0.0:
+                    acc[c] = 0.0
+                    touched[n_touched] = c
+                    n_touched += 1
+                acc[c] += w[e]
+        best = -1
+        best_s = 0.0
+        for t in range(n_touched):
+            c = touched[t]
+            if c != own:
+                sc = _score(acc[c], k[v], a[c], m, gamma)
+                if best < 0 or sc > best_s or (sc == best_s and c < best):
+                    best, best_s = c, sc
+        new_comm[v] = own
+        if best >= 0 and not (csize[own] == 1 and csize[best] == 1 and best > own):
+            e_own = acc[own] if acc[own] >= 0.0 else 0.0
+            if _score(acc[best], k[v], a[best], m, gamma) > _score(e_own, k[v], a[own] - k[v], m, gamma):
+                new_comm[v] = best
+        for t in range(n_touched):
+            acc[touched[t]] = -1.0
 
 
 @numba.njit(cache=True)
