@@ -14,9 +14,11 @@ over gpusim's (above 1: gpusim is faster).  ``goals`` checks the targets: never 
 least 10 times NetworkX at 10^5 edges, within 2 times SciPy and NetworKit at 10^6 to 10^7 edges, Louvain's
 modularity within 1 % of NetworKit PLM's (both measured by NetworKit's ``Modularity``).
 
-Usage: ``python -m benchmarks cpu [--quick] [--out DIR] [--problems P,...] [--timeout S]`` writes
+Usage: ``python -m benchmarks cpu [--quick] [--out DIR] [--problems P,...] [--timeout S] [--merge FILE]`` writes
 ``DIR/cpu.json`` and ``DIR/cpu.png`` (default ``benchmarks/results/<device>/``; ``--quick``: up to 10^5 edges)
-after every problem, so that a run stopped part-way keeps the problems it finished (``problems_finished``).
+after every problem, so that a run stopped part-way keeps the problems it finished (``problems_finished``);
+``--merge FILE`` keeps an earlier file's rows of the other problems, so a table can be measured in parts, each
+row naming the commit it was measured at.
 """
 
 from __future__ import annotations
@@ -395,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="write DIR/cpu.json and DIR/cpu.png (default benchmarks/results/<device>/)")
     parser.add_argument("--problems", default=",".join(PROBLEMS), help="a comma-separated subset")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a NetworkX call may take")
+    parser.add_argument("--merge", metavar="FILE", type=Path,
+                        help="keep FILE's rows of the problems not rerun (each row names its commit)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--sizes", help=argparse.SUPPRESS)
     parser.add_argument("--first-only", action="store_true", help=argparse.SUPPRESS)
@@ -416,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     started, load_before = time.time(), os.getloadavg()
     stamp = machine.stamp("cpu", argv)
+    kept = _kept_rows(args.merge, problems)
     for done, problem in enumerate(problems, 1):
         print(f"cpu.py: {problem} at {sizes[0]}..{sizes[-1]} edges", file=sys.stderr, flush=True)
         these = _spawn(problem, ([78] if problem == "louvain" else []) + sizes, args.timeout)
@@ -426,14 +431,23 @@ def main(argv: list[str] | None = None) -> int:
             first = next((r for r in these if r.get("edges") == sizes[0]), None)
             if first is not None:
                 first["first_call_cold_seconds"] = cold[0]["first_call_cold_seconds"]
-        rows += these
+        rows += [{**row, "commit": stamp.get("commit"), "date": stamp.get("date")} for row in these]
         # written after every problem: a run stopped part-way keeps the problems it finished
-        report = {**stamp, **_report(started, load_before, rows, finished=problems[:done], planned=problems)}
+        report = {**stamp, **_report(started, load_before, kept + rows, finished=problems[:done], planned=problems)}
         json_path.write_text(json.dumps(report, indent=1, default=float) + "\n")
-        plot(rows, png_path)
+        plot(kept + rows, png_path)
     for name, goal in report["goals"].items():
         print(f"{name}: {goal['met']} {goal['rows']}")
     return 0
+
+
+def _kept_rows(path: Path | None, rerun: list[str]) -> list[dict]:
+    """The rows of ``path`` (an earlier cpu.json) whose problem is not rerun, each stamped with that run's commit."""
+    if path is None:
+        return []
+    earlier = json.loads(path.read_text())
+    return [{"commit": earlier.get("commit"), "date": earlier.get("date"), **row}
+            for row in earlier["rows"] if row.get("problem") not in rerun]
 
 
 def _report(started: float, load_before: tuple, rows: list[dict], finished: list[str], planned: list[str]) -> dict:

@@ -219,8 +219,7 @@ def parallel_b_matching(graph: WeightedGraph, b: Any, *, max_memory: int | None 
         with engine_threads() as threads:
             rounds, processed = _b_rounds(ptr, graph.adj, graph.weights, order, bb, in_m)
     src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.ptr))
-    chosen = np.flatnonzero(in_m)
-    chosen = chosen[src[chosen] < graph.adj[chosen]]
+    chosen = np.flatnonzero(in_m)   # both ends' entries of each chosen edge, in CSR order
     stats = {"algorithm": "parallel_b_matching", "rounds": int(rounds), "processed": int(processed),
              "threads": threads}
-    return b_matching_result(graph, bb, src[chosen], graph.adj[chosen].astype(np.int64), stats)
+    return b_matching_result(graph, bb, src[chosen], graph.adj[chosen], stats, csr_entries=True)

@@ -162,8 +162,9 @@ def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int | None
     graph : WeightedGraph
     parallel_from : int, optional
         The fewest adjacency entries the rounds run for; 0: always.  By default :data:`PARALLEL_FROM` with at
-        least :data:`~gpusim.runtime.threads.MIN_THREADS` threads, else never: the sequential Suitor, the same
-        matching (on one thread the rounds took 1.8 to 3 times its time, 10^6 and 10^5 random edges).
+        least :data:`~gpusim.runtime.threads.MIN_THREADS` threads where the rounds compile parallel
+        (:data:`PARALLEL`), else never: the sequential Suitor, the same matching (on one thread the rounds took
+        1.8 to 3 times its time, 10^5 to 10^7 random edges).
 
     Returns
     -------
@@ -191,10 +192,11 @@ def parallel_locally_dominant(graph: WeightedGraph, *, parallel_from: int | None
     graph = check_graph(graph)
     threads = numba.get_num_threads()
     if parallel_from is None:
-        parallel_from = PARALLEL_FROM if threads >= MIN_THREADS else np.inf
+        parallel_from = PARALLEL_FROM if PARALLEL and threads >= MIN_THREADS else np.inf
     if graph.adj.shape[0] < parallel_from:
         found = suitor(graph)
-        why = (f"below {parallel_from} entries" if threads >= MIN_THREADS
+        why = (f"below {parallel_from} entries" if parallel_from < np.inf
+               else "the rounds compile sequential" if not PARALLEL
                else f"{threads} threads, fewer than {MIN_THREADS}")
         return found._replace(stats={**found.stats, "algorithm": "parallel_locally_dominant",
                                      "engine": f"sequential Suitor ({why})", "threads": 1})

@@ -254,16 +254,21 @@ def _b_values(graph: Any, b: Any) -> np.ndarray:
     return arr
 
 
-def b_matching_result(graph: WeightedGraph, b: np.ndarray, a: np.ndarray, c: np.ndarray, stats: dict
-                      ) -> BMatchingResult:
-    """Partners table (rows sorted, -1 padded) from the chosen edges ``{a[k], c[k]}``."""
+def b_matching_result(graph: WeightedGraph, b: np.ndarray, a: np.ndarray, c: np.ndarray, stats: dict, *,
+                      csr_entries: bool = False) -> BMatchingResult:
+    """Partners table (rows sorted, -1 padded) from the chosen edges ``{a[k], c[k]}``; with ``csr_entries``,
+    ``(a[k], c[k])`` are the chosen CSR entries in CSR order, both ways (already sorted: no sort)."""
     n = graph.n
     deg = np.diff(graph.ptr).astype(np.int64)
     width = int(np.max(np.minimum(b, deg))) if n else 0
-    ends = np.concatenate([a, c]).astype(np.int64)
-    others = np.concatenate([c, a]).astype(np.int64)
-    order = np.lexsort((others, ends))
-    ends, others = ends[order], others[order]
+    if csr_entries:
+        ends, others = a.astype(np.int64, copy=False), c.astype(np.int64, copy=False)
+        a = a[a < c]
+    else:
+        ends = np.concatenate([a, c]).astype(np.int64)
+        others = np.concatenate([c, a]).astype(np.int64)
+        order = np.lexsort((others, ends))
+        ends, others = ends[order], others[order]
     counts = np.bincount(ends, minlength=n) if n else np.zeros(0, np.int64)
     if np.any(counts > b):
         raise GpusimInternalError(f"{stats['algorithm']} gave a vertex more than b partners on {graph!r}")
