@@ -82,3 +82,4 @@ def bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, tou
         new_comm[v] = choice
         for q in range(n_touched):
             row[ids[q]] = -1.0
+

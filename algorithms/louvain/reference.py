@@ -33,6 +33,7 @@ from gpusim.runtime.registry import register
 
 from .graph import LouvainGraph
 from .parallel import PARALLEL_FROM, bucket_moves, scratch
+from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
 __all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "contract"]
@@ -136,10 +137,12 @@ def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
     return moved
 
 
-def _modularity(ptr, adj, w, C, a, two_m, gamma) -> float:
-    src = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    inside = float(w[C[src] == C[adj]].sum())
-    return inside / two_m - gamma * float((a * a).sum()) / (two_m * two_m)
+def _modularity(ptr, adj, w, C, a, two_m, gamma, parallel: bool = False) -> float:
+    """Q of the partition ``C`` (community totals ``a``): per-vertex sums (on every core with ``parallel``, the
+    same sums), then one sum over the vertices."""
+    inside = np.empty(ptr.size - 1)
+    (inside_weights if parallel else inside_weights_sequential)(ptr, adj, w, C, inside)
+    return float(inside.sum()) / two_m - gamma * float((a * a).sum()) / (two_m * two_m)
 
 
 def contract(ptr, adj, w, C) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -246,7 +249,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
             return np.bincount(C, k, minlength=n), np.bincount(C, minlength=n)
 
         a, csize = totals()
-        q = q_start = best_q = _modularity(ptr, adj, w, C, a, two_m, resolution)
+        q = q_start = best_q = _modularity(ptr, adj, w, C, a, two_m, resolution, parallel)
         best, sweeps, independent = C.copy(), 0, False
         conflict_free_from.append(None)
         while True:
@@ -263,7 +266,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
                         C[vset] = new_comm[vset]
                     a, csize = totals()
             sweeps += 1
-            q_new = _modularity(ptr, adj, w, C, a, two_m, resolution)
+            q_new = _modularity(ptr, adj, w, C, a, two_m, resolution, parallel)
             if q_new > best_q:
                 best_q, best = q_new, C.copy()
             if q_new - q >= limit:
