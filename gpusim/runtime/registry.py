@@ -33,7 +33,7 @@ from typing import Any
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.references import Reference, citations
 
-__all__ = ["DEVICE_BACKENDS", "Algorithm", "algorithms", "lookup", "names", "problems", "register"]
+__all__ = ["DEVICE_BACKENDS", "Algorithm", "algorithms", "defer", "lookup", "names", "problems", "register"]
 
 #: The backends that launch kernels; an algorithm that runs on them is a GPU algorithm.
 DEVICE_BACKENDS = ("sim", "numba", "cupy")
@@ -142,24 +142,45 @@ def _seam(run: Callable, declared: tuple) -> Callable:
     return seamed
 
 
+#: What imports the family of a problem not asked about yet (:func:`defer`), by problem.
+_DEFERRED: dict[str, Callable[[], object]] = {}
+
+
+def defer(problem: str, load: Callable[[], object]) -> None:
+    """Have ``load()``, which imports the family that registers ``problem``'s algorithms, run when the registry is
+    first asked about ``problem`` (or about every problem): a command about stable marriage imports no Louvain."""
+    _DEFERRED.setdefault(problem, load)
+
+
+def _settle(problem: str | None = None) -> None:
+    for asked in (list(_DEFERRED) if problem is None else [problem]):
+        load = _DEFERRED.pop(asked, None)
+        if load is not None:
+            load()
+
+
 def problems() -> tuple[str, ...]:
     """The problems with registered algorithms, in the order they were registered."""
+    _settle()
     return tuple(_REGISTRY)
 
 
 def algorithms(problem: str | None = None) -> list[Algorithm]:
     """The registered algorithms of ``problem`` (of every problem when ``None``)."""
+    _settle(problem)
     families = [_REGISTRY.get(problem, {})] if problem else list(_REGISTRY.values())
     return [entry for family in families for entry in family.values()]
 
 
 def names(problem: str) -> tuple[str, ...]:
     """The names of the registered algorithms of ``problem``."""
+    _settle(problem)
     return tuple(_REGISTRY.get(problem, {}))
 
 
 def lookup(problem: str, name: Any) -> Algorithm:
     """The algorithm ``name`` of ``problem``; an unknown name is an ``InvalidArgument`` naming the choices."""
+    _settle(problem)
     family = _REGISTRY.get(problem, {})
     if not isinstance(name, str) or name not in family:
         raise InvalidArgument(f"algorithm={name!r} is not one of {tuple(family)} for {problem}")
