@@ -138,10 +138,11 @@ def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
 
 
 def _modularity(ptr, adj, w, C, a, two_m, gamma, parallel: bool = False) -> float:
-    """Q of the partition ``C`` (community totals ``a``): per-vertex sums (on every core with ``parallel``, the
-    same sums), then one sum over the vertices."""
+    """Q of the partition ``C`` (community totals ``a``): per-vertex sums (on every core with ``parallel`` from
+    ``PARALLEL_FROM`` vertices: the same sums; the parallel loop compiles once per process), then one sum."""
     inside = np.empty(ptr.size - 1)
-    (inside_weights if parallel else inside_weights_sequential)(ptr, adj, w, C, inside)
+    on_threads = parallel and inside.size >= PARALLEL_FROM
+    (inside_weights if on_threads else inside_weights_sequential)(ptr, adj, w, C, inside)
     return float(inside.sum()) / two_m - gamma * float((a * a).sum()) / (two_m * two_m)
 
 
