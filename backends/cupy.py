@@ -308,7 +308,10 @@ class CupyBackend(GpuBackend):
     def argument_types(self, signature: tuple) -> tuple:
         return signature[0]
 
-    def declared_signature(self, kernel) -> tuple:
+    def declared_signature(self, kernel) -> tuple | None:
+        """The launch signature of ``kernel``'s declared one (None: it declares none)."""
+        if kernel.signature is None:
+            return None
         types_ = tuple((p.dtype, p.is_array) for p in kernel.signature)
         return types_, (True,) * len(types_), self._cupy.cuda.runtime.getDevice()
 

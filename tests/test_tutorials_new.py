@@ -12,6 +12,7 @@ directory.
 from __future__ import annotations
 
 import doctest
+import os
 import re
 import subprocess
 import sys
@@ -110,6 +111,7 @@ def test_every_example_runs_from_another_directory(number, tmp_path):
         "sys.exit(1 if result.failed or not result.attempted else 0)\n"
     )
     done = subprocess.run([sys.executable, "-c", runner, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=600, env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=600, env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin",
+                                               **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}})
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
     assert doctest.DocTestParser().get_examples(text)
