@@ -29,10 +29,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["PARALLEL_FROM", "bucket_moves", "scratch"]
+__all__ = ["PARALLEL_ENTRIES", "PARALLEL_FROM", "bucket_moves", "scratch"]
 
 #: The fewest vertices of a bucket whose moves are decided in parallel (fewer: sequentially, the same choices).
 PARALLEL_FROM = 4096
+
+#: The fewest adjacency entries of a bucket whose moves are decided in parallel, however few its vertices (a
+#: coarse level's communities have long rows).
+PARALLEL_ENTRIES = 1 << 16
 
 
 def scratch(n: int) -> tuple[np.ndarray, np.ndarray]:

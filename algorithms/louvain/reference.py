@@ -27,12 +27,11 @@ import time
 
 import numba
 import numpy as np
-import scipy.sparse as sp
 
 from gpusim.runtime.registry import register
 
 from .graph import LouvainGraph
-from .parallel import PARALLEL_FROM, bucket_moves, scratch
+from .parallel import PARALLEL_ENTRIES, PARALLEL_FROM, bucket_moves, scratch
 from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
@@ -148,18 +147,57 @@ def _modularity(ptr, adj, w, C, a, two_m, gamma, parallel: bool = False) -> floa
 
 def contract(ptr, adj, w, C) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Algorithm 3 on the host: ``(ptr, adj, w, new_id)`` of the community graph, ``A'[c, d] = sum A[i, j]``;
-    the non-empty communities numbered by increasing id."""
+    the non-empty communities numbered by increasing id, each row's neighbours in increasing order.
+
+    >>> ptr, adj, w = np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1]), np.ones(4)   # a path 0 - 1 - 2
+    >>> [a.tolist() for a in contract(ptr, adj, w, np.array([0, 0, 2]))]
+    [[0, 2, 3], [0, 1, 0], [2.0, 1.0, 1.0], [0, 0, 1]]
+    """
     n = ptr.size - 1
     used = np.zeros(n, bool)
     used[C] = True
     new_id = np.cumsum(used) - 1
-    src = np.repeat(np.arange(n), np.diff(ptr))
     n_new = int(used.sum())
-    matrix = sp.csr_array((w, (new_id[C[src]], new_id[C[adj]])), shape=(n_new, n_new))
-    matrix.sum_duplicates()
-    matrix.sort_indices()
-    return (matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32), matrix.data.astype(np.float64),
-            new_id.astype(np.int32))
+    community = new_id[C]
+    members_ptr = np.zeros(n_new + 1, np.int64)
+    np.cumsum(np.bincount(community, minlength=n_new), out=members_ptr[1:])
+    members = np.argsort(community, kind="stable")
+    new_ptr, new_adj, new_w = _contract_rows(ptr, adj, w, community, members_ptr, members, n_new)
+    return new_ptr.astype(np.int32), new_adj.astype(np.int32), new_w, new_id.astype(np.int32)
+
+
+@numba.njit(cache=True)
+def _contract_rows(ptr, adj, w, community, members_ptr, members, n_new):  # pragma: no cover - compiled
+    """Each community's row: its members' entries summed by the other end's community (members in increasing
+    id, entries in order), neighbours sorted."""
+    acc = np.zeros(n_new, np.float64)
+    seen = np.zeros(n_new, np.bool_)
+    touched = np.empty(n_new, np.int64)
+    out_ptr = np.zeros(n_new + 1, np.int64)
+    out_adj = np.empty(adj.shape[0], np.int64)
+    out_w = np.empty(adj.shape[0], np.float64)
+    at = 0
+    for c in range(n_new):
+        count = 0
+        for i in range(members_ptr[c], members_ptr[c + 1]):
+            v = members[i]
+            for e in range(ptr[v], ptr[v + 1]):
+                d = community[adj[e]]
+                if not seen[d]:
+                    seen[d] = True
+                    touched[count] = d
+                    count += 1
+                acc[d] += w[e]
+        row = np.sort(touched[:count])
+        for j in range(count):
+            d = row[j]
+            out_adj[at] = d
+            out_w[at] = acc[d]
+            at += 1
+            acc[d] = 0.0
+            seen[d] = False
+        out_ptr[c + 1] = at
+    return out_ptr, out_adj[:at].copy(), out_w[:at].copy()
 
 
 def _arrays(graph: LouvainGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -214,8 +252,14 @@ def _follow_leaves(ptr, adj) -> np.ndarray:
     return C
 
 
-def _degrees(ptr, w) -> np.ndarray:
-    return np.bincount(np.repeat(np.arange(ptr.size - 1), np.diff(ptr)), w, minlength=ptr.size - 1)
+@numba.njit(cache=True)
+def _degrees(ptr, w):  # pragma: no cover - compiled
+    """Each vertex's weighted degree ``k``: its row's sum, in entry order."""
+    k = np.zeros(ptr.shape[0] - 1, np.float64)
+    for v in range(ptr.shape[0] - 1):
+        for e in range(ptr[v], ptr[v + 1]):
+            k[v] += w[e]
+    return k
 
 
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
@@ -243,6 +287,9 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         degree = np.diff(ptr)
         bucket = np.searchsorted(bounds, degree, side="left")
         vsets = [np.flatnonzero((bucket == b) & (degree > 0)) for b in range(bounds.size + 1)]
+        # a bucket goes to the threads when it holds many vertices or many entries (a coarse level's few heavy rows)
+        threaded = [parallel and (vset.size >= PARALLEL_FROM or int(degree[vset].sum()) >= PARALLEL_ENTRIES)
+                    for vset in vsets]
         new_comm, moving = C.copy(), np.zeros(n, bool)
         acc, touched = scratch(n) if parallel else (np.full(n, -1.0), np.zeros(n, np.int64))
 
@@ -254,9 +301,9 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         best, sweeps, independent = C.copy(), 0, False
         conflict_free_from.append(None)
         while True:
-            for vset in vsets:
+            for vset, on_threads in zip(vsets, threaded, strict=True):
                 if vset.size:
-                    if parallel and vset.size >= PARALLEL_FROM:   # a small bucket: threads cost more than they save
+                    if on_threads:   # a small bucket: threads cost more than they save
                         bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm, acc, touched)
                     else:
                         _bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm,
