@@ -37,6 +37,7 @@ from gpusim.algorithms.weighted.parallel_b import parallel_b_matching
 from gpusim.algorithms.weighted.parallel_ld import PARALLEL, PARALLEL_FROM, parallel_locally_dominant
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
+from gpusim.errors import InvalidArgument
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.threads import MIN_THREADS
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
@@ -126,6 +127,41 @@ def test_louvain_cpu_backend_reports_modularity_networkx_recomputes():
     parts = [set(np.flatnonzero(found.labels == c).tolist()) for c in np.unique(found.labels)]
     assert nx.community.modularity(G, parts, weight=None) == pytest.approx(found.modularity, abs=1e-9)
     assert found.modularity >= 0.41
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_asynchronous_engine_is_as_good_as_networkx_s_louvain(seed):
+    graph = _planted(2000, 12000, seed)
+    found = gpu_louvain(graph, "cpu")
+    assert found.valid and found.stats["engine"].startswith("asynchronous")
+    G = graph.to_networkx()
+    parts = [set(np.flatnonzero(found.labels == c).tolist()) for c in np.unique(found.labels)]
+    assert nx.community.modularity(G, parts) == pytest.approx(found.modularity, abs=1e-9)
+    theirs = nx.community.modularity(G, nx.community.louvain_communities(G, seed=seed))
+    assert found.modularity >= 0.99 * theirs
+
+
+def test_the_asynchronous_engine_on_threads(monkeypatch):
+    from gpusim.algorithms.louvain import asynchronous
+    from gpusim.runtime import threads
+
+    monkeypatch.setattr(asynchronous, "PARALLEL_FROM", 0)   # every level's sweeps on the threads
+    monkeypatch.setattr(threads, "MIN_THREADS", 1)
+    graph = _planted(3000, 20000, 4)
+    one = asynchronous.asynchronous_louvain(graph)   # the sweeps on numba's threads (however many there are)
+    assert one.valid and one.modularity >= 0.99 * gpu_louvain(graph, "cpu", cpu_method="buckets").modularity
+
+
+def test_the_cpu_method_follows_the_options():
+    graph = _planted(300, 1500, 2)
+    assert gpu_louvain(graph, "cpu").stats["engine"].startswith("asynchronous")
+    buckets = gpu_louvain(graph, "cpu", layout="thread")   # an option of the GPU method's buckets
+    assert buckets.stats["engine"].startswith("the GPU method's")
+    assert buckets.labels.tolist() == louvain_reference.bucket_louvain(graph, layout="thread").labels.tolist()
+    with pytest.raises(InvalidArgument, match="layout='thread' is an option of the GPU method's buckets"):
+        gpu_louvain(graph, "cpu", cpu_method="asynchronous", layout="thread")
+    with pytest.raises(InvalidArgument, match="cpu_method='fast' is not one of"):
+        gpu_louvain(graph, "sim", cpu_method="fast")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import networkx as nx
 import pytest
 
 from gpusim.interop import networkx_backend
-from gpusim.interop.networkx_backend import EXPECTED_FAILURES, BackendInterface
+from gpusim.interop.networkx_backend import _ENGINE_DEPENDENT, EXPECTED_FAILURES, BackendInterface
 
 pytestmark = pytest.mark.skipif("gpusim" not in nx.utils.backends.backends,
                                 reason="gpusim's networkx.backends entry point is not installed (pip install -e .)")
@@ -32,11 +32,13 @@ def test_networkx_test_files_pass_through_the_backend(tmp_path):
     summary = done.stdout.strip().splitlines()[-1]
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|xfailed|xpassed|error)", summary)}
-    assert counts.get("failed", 0) == counts.get("error", 0) == counts.get("xpassed", 0) == 0, summary
+    assert counts.get("failed", 0) == counts.get("error", 0) == 0, summary
     assert counts["passed"] >= 25, summary
-    assert counts.get("xfailed", 0) == len(EXPECTED_FAILURES) <= 5, summary
-    for (_, name) in EXPECTED_FAILURES:  # each declared failure ran, failed, and gave its reason
-        assert re.search(rf"XFAIL .*{name} - .*seed", done.stdout), name
+    # an engine-dependent one may pass (where auto runs the GPU method); every other declared failure fails
+    assert counts.get("xpassed", 0) <= len(_ENGINE_DEPENDENT), summary
+    assert counts.get("xfailed", 0) + counts.get("xpassed", 0) == len(EXPECTED_FAILURES) <= 5, summary
+    for (_, name) in EXPECTED_FAILURES:  # each declared failure ran and gave its reason
+        assert re.search(rf"X(FAIL|PASS) .*{name} - .*seed", done.stdout), name
 
 
 def test_backend_priority_sends_calls_to_gpusim(monkeypatch):

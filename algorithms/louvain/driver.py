@@ -54,6 +54,7 @@ from gpusim.types.numeric import scale_exponent
 
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
+from .asynchronous import asynchronous_louvain
 from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
@@ -62,7 +63,7 @@ from .reference import bucket_louvain
 from .result import CommunityResult
 from .variants import PAPER, LouvainKernels
 
-__all__ = ["BIN_VERTICES", "DIP_RULES", "LAYOUTS", "T_BIN", "T_FINAL", "aggregate", "louvain"]
+__all__ = ["BIN_VERTICES", "CPU_METHODS", "DIP_RULES", "LAYOUTS", "T_BIN", "T_FINAL", "aggregate", "louvain"]
 
 #: ``layout=``: the paper's degree buckets (threads scale with the degree) or one thread per vertex.
 LAYOUTS = ("buckets", "thread")
@@ -145,7 +146,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
                 follow_leaves: bool = True, refine: bool = True, progress: bool = False,
-                device: Device | None = None, kernels: LouvainKernels | None = None) -> CommunityResult:
+                device: Device | None = None, kernels: LouvainKernels | None = None,
+                cpu_method: str | None = None) -> CommunityResult:
     """Communities of ``graph`` by the GPU Louvain method of Naim et al. (IPDPS 2017).
 
     Parameters
@@ -157,8 +159,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         matrix, taken where it lives (:mod:`~gpusim.algorithms.louvain.device_input`: checked once on the device,
         no copy of its arrays in; ``"auto"`` runs on its device, ``"cpu"`` is refused).
     backend, device:
-        ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the bucket-synchronous reference with each bucket's
-        moves decided on every core: the CPU engine, which gives the simulator's answer); ``device`` (a
+        ``"sim"``, ``"numba"``, ``"cupy"``, or ``"cpu"`` (the CPU engine, ``cpu_method``); ``device`` (a
         :class:`gpusim.Device`) wins.
     resolution:
         ``gamma`` of Eq. (2), > 0 (larger: smaller communities).
@@ -193,6 +194,13 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         ``False``: the paper's method.
     kernels:
         A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
+    cpu_method:
+        What ``"cpu"`` runs.  ``"asynchronous"``: vertices moved one after another on every core
+        (:mod:`~gpusim.algorithms.louvain.asynchronous`; ``threshold``, ``resolution`` and ``refine`` apply).
+        ``"buckets"``: this method's own decisions, each bucket's moves on every core, which equal the
+        simulator's (:func:`~gpusim.algorithms.louvain.reference.bucket_louvain`).  By default
+        ``"asynchronous"``, or ``"buckets"`` when ``layout``, ``dip_rule``, ``follow_leaves``, ``bin_threshold``
+        or ``bin_vertices`` is not its default (options of this method alone).
 
     Returns
     -------
@@ -210,6 +218,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         raise InvalidArgument(f"layout={layout!r} is not one of {LAYOUTS}")
     if dip_rule not in DIP_RULES:
         raise InvalidArgument(f"dip_rule={dip_rule!r} is not one of {DIP_RULES}")
+    if cpu_method is not None and cpu_method not in CPU_METHODS:
+        raise InvalidArgument(f"cpu_method={cpu_method!r} is not one of {CPU_METHODS}")
     for name, flag in (("follow_leaves", follow_leaves), ("refine", refine)):
         if not isinstance(flag, bool):
             raise InvalidArgumentType(f"{name} must be True or False, got {flag!r}")
@@ -227,10 +237,16 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     else:
         chosen, reason = choose_backend(backend, graph.n_entries)
     if chosen == "cpu":
+        method = _cpu_method(cpu_method, layout=layout, dip_rule=dip_rule, follow_leaves=follow_leaves,
+                             bin_threshold=bin_threshold, bin_vertices=bin_vertices)
         with engine_threads():
-            result = bucket_louvain(graph, resolution=resolution, threshold=threshold, bin_threshold=bin_threshold,
-                                    bin_vertices=int(bin_vertices), layout=layout, dip_rule=dip_rule,
-                                    follow_leaves=follow_leaves, refine=refine, parallel=True)
+            if method == "asynchronous":
+                result = asynchronous_louvain(graph, resolution=resolution, threshold=threshold, refine=refine)
+            else:
+                result = bucket_louvain(graph, resolution=resolution, threshold=threshold,
+                                        bin_threshold=bin_threshold, bin_vertices=int(bin_vertices), layout=layout,
+                                        dip_rule=dip_rule, follow_leaves=follow_leaves, refine=refine, parallel=True)
+                result.stats["engine"] = "the GPU method's bucket decisions, each bucket on every core"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)
@@ -238,6 +254,22 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                       follow_leaves, refine).result()
     result.stats["chosen"] = reason
     return result
+
+
+#: ``cpu_method=``: what ``backend="cpu"`` runs.
+CPU_METHODS = ("asynchronous", "buckets")
+_BUCKET_DEFAULTS = {"layout": "buckets", "dip_rule": "independent", "follow_leaves": True, "bin_threshold": T_BIN,
+                    "bin_vertices": BIN_VERTICES}
+
+
+def _cpu_method(asked: str | None, **bucket_options) -> str:
+    """``cpu_method`` made concrete: ``"buckets"`` when one of the GPU method's own options is set, else
+    ``"asynchronous"``; an explicit ``"asynchronous"`` with such an option is refused (it would be ignored)."""
+    set_ = [name for name, value in bucket_options.items() if value != _BUCKET_DEFAULTS[name]]
+    if asked == "asynchronous" and set_:
+        raise InvalidArgument(f"{set_[0]}={bucket_options[set_[0]]!r} is an option of the GPU method's buckets; "
+                              "cpu_method='asynchronous' does not use it (cpu_method='buckets' does)")
+    return asked or ("buckets" if set_ else "asynchronous")
 
 
 def aggregate(graph, communities, *, backend: str = "sim", device: Device | None = None

@@ -41,7 +41,7 @@ __all__ = ["BackendInterface", "GpusimGraph", "backend_interface", "get_info", "
 _IMPLEMENTED = ("louvain_communities", "louvain_partitions", "hopcroft_karp_matching")
 
 #: NetworkX's own tests whose expected answer is the exact partition NetworkX's Louvain draws for a seed (it
-#: visits the nodes in a seeded random order; gpusim's bucket-synchronous Louvain does not depend on a seed).
+#: visits the nodes in a seeded random order; gpusim's Louvain does not depend on a seed).
 #: Each gets an expected failure, with its reason, when NetworkX's tests run through this backend.
 _SEED_SPECIFIC = "compares with the exact partition NetworkX's Louvain draws for seed=2 (a seeded node order); " \
                  "gpusim's Louvain finds another partition (on karate of higher modularity: 0.4198 against 0.4188)"
@@ -49,7 +49,13 @@ EXPECTED_FAILURES = {
     ("test_louvain.py", "test_karate_club_partition"): _SEED_SPECIFIC,
     ("test_louvain.py", "test_undirected_selfloops"): _SEED_SPECIFIC,
     ("test_louvain.py", "test_none_weight_param"): _SEED_SPECIFIC,
+    ("test_louvain.py", "test_multigraph"):
+        "expects the seed-1234 partitions of two different graphs to coincide (karate with weight 10 on edge 0-1, "
+        "and its multigraph with 4 + 9 there), as NetworkX's own seeded node order makes them; the CPU engine's "
+        "Louvain separates them (the GPU method's buckets do not)",
 }
+#: The expected failures that depend on the engine (``auto`` runs the GPU method where there is a GPU): not strict.
+_ENGINE_DEPENDENT = {("test_louvain.py", "test_multigraph")}
 
 
 class GpusimGraph:
@@ -173,7 +179,8 @@ class BackendInterface:
         for item in items:
             reason = EXPECTED_FAILURES.get((item.path.name, item.name))
             if reason is not None:
-                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+                strict = (item.path.name, item.name) not in _ENGINE_DEPENDENT
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=strict))
 
 
 #: The object the ``networkx.backends`` entry point names.
