@@ -33,7 +33,7 @@ import numpy as np
 from .graph import LouvainGraph
 from .parallel import PARALLEL_FROM
 from .parallel_sweep import sweep, sweep_sequential
-from .reference import _arrays, _degrees, _levels, _modularity
+from .reference import by_levels, host_arrays, partition_modularity, weighted_degrees
 from .result import CommunityResult
 
 __all__ = ["MAX_SWEEPS", "asynchronous_louvain"]
@@ -45,12 +45,12 @@ MAX_SWEEPS = 100
 def _moves(ptr, adj, w, limit: float, resolution: float, start: np.ndarray | None = None):
     """One level's local moving: ``(C, q_start, q, sweeps)``; ``C`` is ``start`` (or singletons) if no gain."""
     n = ptr.size - 1
-    k = _degrees(ptr, w)
+    k = weighted_degrees(ptr, w)
     two_m = float(k.sum())
     C = np.arange(n, dtype=np.int64) if start is None else start.astype(np.int64)
     on_threads = n >= PARALLEL_FROM and numba.get_num_threads() > 1
     a = np.bincount(C, k, minlength=n)
-    q_start = _modularity(ptr, adj, w, C, a, two_m, resolution, on_threads)
+    q_start = partition_modularity(ptr, adj, w, C, a, two_m, resolution, on_threads)
     first = C.copy()
     gain, active = np.zeros(n), np.ones(n, np.int8)
     threads = numba.get_num_threads() if on_threads else 1
@@ -65,7 +65,7 @@ def _moves(ptr, adj, w, limit: float, resolution: float, start: np.ndarray | Non
         sweeps += 1
         if float(gain.sum()) < limit:
             break
-    q = _modularity(ptr, adj, w, C, a, two_m, resolution, on_threads)
+    q = partition_modularity(ptr, adj, w, C, a, two_m, resolution, on_threads)
     if q < q_start:   # moves decided on stale totals lost more than they gained: keep the level's start
         return first, q_start, q_start, sweeps
     return C, q_start, q, sweeps
@@ -94,11 +94,11 @@ def asynchronous_louvain(graph: LouvainGraph, *, resolution: float = 1.0, thresh
     def optimise(ptr, adj, w, limit):
         return _moves(ptr, adj, w, limit, resolution)
 
-    result = _levels(graph, optimise, threshold, threshold, 0, resolution, "louvain-asynchronous")
+    result = by_levels(graph, optimise, threshold, threshold, 0, resolution, "louvain-asynchronous")
     stats = {**result.stats, "refine_sweeps": None,
              "engine": "asynchronous local moving on every core (PLM-style, with vertex pruning)"}
     if refine and result.levels:
-        C, _, q, stats["refine_sweeps"] = _moves(*_arrays(graph), threshold, resolution, start=result.labels)
+        C, _, q, stats["refine_sweeps"] = _moves(*host_arrays(graph), threshold, resolution, start=result.labels)
         labels = np.unique(C, return_inverse=True)[1].astype(np.int32)
         return CommunityResult(graph, labels, q, result.levels, result.level_modularity, result.algorithm, "cpu",
                                stats, resolution)

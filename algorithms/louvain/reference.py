@@ -35,7 +35,8 @@ from .parallel import PARALLEL_ENTRIES, PARALLEL_FROM, bucket_moves, scratch
 from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
-__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "contract"]
+__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "by_levels", "contract", "host_arrays",
+           "partition_modularity", "weighted_degrees"]
 
 #: The degree buckets of §4.1, as in :data:`gpusim.algorithms.louvain.kernels_move.DEGREE_BUCKETS`.
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
@@ -136,7 +137,7 @@ def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
     return moved
 
 
-def _modularity(ptr, adj, w, C, a, two_m, gamma, parallel: bool = False) -> float:
+def partition_modularity(ptr, adj, w, C, a, two_m, gamma, parallel: bool = False) -> float:
     """Q of the partition ``C`` (community totals ``a``): per-vertex sums (on every core with ``parallel`` from
     ``PARALLEL_FROM`` vertices: the same sums; the parallel loop compiles once per process), then one sum."""
     inside = np.empty(ptr.size - 1)
@@ -200,7 +201,7 @@ def _contract_rows(ptr, adj, w, community, members_ptr, members, n_new):  # prag
     return out_ptr, out_adj[:at].copy(), out_w[:at].copy()
 
 
-def _arrays(graph: LouvainGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def host_arrays(graph: LouvainGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``ptr``, ``adj`` (int64) and the weights (float64) of ``graph``, as the compiled loops take them."""
     return graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
 
@@ -211,10 +212,10 @@ def _limit(vertices_with_edges: int, threshold: float, bin_threshold: float, bin
     return bin_threshold if vertices_with_edges > bin_vertices else threshold
 
 
-def _levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertices, gamma, algorithm):
+def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertices, gamma, algorithm):
     """The outer loop both references share: optimise, contract, until a level gains too little."""
     start = time.perf_counter()
-    ptr, adj, w = _arrays(graph)
+    ptr, adj, w = host_arrays(graph)
     labels = np.arange(graph.n, dtype=np.int32)
     levels, level_q, sweeps = [], [], []
     first_q, isolated = 0.0, graph.n_isolated   # they stay singletons at every level (driver's docstring)
@@ -253,7 +254,7 @@ def _follow_leaves(ptr, adj) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _degrees(ptr, w):  # pragma: no cover - compiled
+def weighted_degrees(ptr, w):  # pragma: no cover - compiled
     """Each vertex's weighted degree ``k``: its row's sum, in entry order."""
     k = np.zeros(ptr.shape[0] - 1, np.float64)
     for v in range(ptr.shape[0] - 1):
@@ -278,7 +279,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
 
     def optimise(ptr, adj, w, limit, start=None):
         n = ptr.size - 1
-        k = _degrees(ptr, w)
+        k = weighted_degrees(ptr, w)
         two_m = float(k.sum())
         if start is not None:
             C = start.astype(np.int64)
@@ -297,7 +298,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
             return np.bincount(C, k, minlength=n), np.bincount(C, minlength=n)
 
         a, csize = totals()
-        q = q_start = best_q = _modularity(ptr, adj, w, C, a, two_m, resolution, parallel)
+        q = q_start = best_q = partition_modularity(ptr, adj, w, C, a, two_m, resolution, parallel)
         best, sweeps, independent = C.copy(), 0, False
         conflict_free_from.append(None)
         while True:
@@ -314,7 +315,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
                         C[vset] = new_comm[vset]
                     a, csize = totals()
             sweeps += 1
-            q_new = _modularity(ptr, adj, w, C, a, two_m, resolution, parallel)
+            q_new = partition_modularity(ptr, adj, w, C, a, two_m, resolution, parallel)
             if q_new > best_q:
                 best_q, best = q_new, C.copy()
             if q_new - q >= limit:
@@ -326,12 +327,12 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
             else:
                 return best, q_start, best_q, sweeps
 
-    result = _levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
+    result = by_levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
     stats = {**result.stats, "conflict_free_from": conflict_free_from, "follow_leaves": follow_leaves,
              "refine_sweeps": None}
     if refine and result.levels:   # the driver's refinement: the input graph's vertices moved from the last level
         limit = _limit(graph.n - graph.n_isolated, threshold, bin_threshold, bin_vertices)
-        C, _, q, stats["refine_sweeps"] = optimise(*_arrays(graph), limit, start=result.labels)
+        C, _, q, stats["refine_sweeps"] = optimise(*host_arrays(graph), limit, start=result.labels)
         labels = np.unique(C, return_inverse=True)[1].astype(np.int32)   # numbered by increasing id, as Alg. 3
         return CommunityResult(graph, labels, q, result.levels, result.level_modularity, result.algorithm, "cpu",
                                stats, resolution)
@@ -350,20 +351,20 @@ def blondel_louvain(graph: LouvainGraph, backend: str = "cpu", *, resolution: fl
 
     def optimise(ptr, adj, w, limit):
         n = ptr.size - 1
-        k = _degrees(ptr, w)
+        k = weighted_degrees(ptr, w)
         two_m = float(k.sum())
         C = np.arange(n, dtype=np.int64)
         a = k.copy()
         order = np.arange(n) if rng is None else rng.permutation(n)
         acc, touched = np.full(n, -1.0), np.zeros(n, np.int64)
-        q = q_start = _modularity(ptr, adj, w, C, a, two_m, resolution)
+        q = q_start = partition_modularity(ptr, adj, w, C, a, two_m, resolution)
         sweeps = 0
         while True:
             moved = _sequential_pass(ptr, adj, w, C, k, a, order, two_m / 2.0, resolution, acc, touched)
             sweeps += 1
-            q_new = _modularity(ptr, adj, w, C, np.bincount(C, k, minlength=n), two_m, resolution)
+            q_new = partition_modularity(ptr, adj, w, C, np.bincount(C, k, minlength=n), two_m, resolution)
             if moved == 0 or q_new - q < limit:
                 return C, q_start, q_new, sweeps
             q = q_new
 
-    return _levels(graph, optimise, threshold, threshold, 0, resolution, "louvain-blondel")
+    return by_levels(graph, optimise, threshold, threshold, 0, resolution, "louvain-blondel")
