@@ -420,7 +420,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     started, load_before = time.time(), os.getloadavg()
     stamp = machine.stamp("cpu", argv)
-    kept = _kept_rows(args.merge, problems)
+    try:
+        kept = _kept_rows(args.merge, problems, stamp["device"])
+    except ValueError as exc:
+        print(f"cpu.py: --merge {args.merge}: {exc}", file=sys.stderr)
+        return 2
     for done, problem in enumerate(problems, 1):
         print(f"cpu.py: {problem} at {sizes[0]}..{sizes[-1]} edges", file=sys.stderr, flush=True)
         these = _spawn(problem, ([78] if problem == "louvain" else []) + sizes, args.timeout)
@@ -441,13 +445,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _kept_rows(path: Path | None, rerun: list[str]) -> list[dict]:
-    """The rows of ``path`` (an earlier cpu.json) whose problem is not rerun, each stamped with that run's commit."""
+def _kept_rows(path: Path | None, rerun: list[str], device: str) -> list[dict]:
+    """The rows of ``path`` (an earlier cpu.json of ``device``) whose problem is not rerun, each stamped with that
+    run's commit; ``ValueError`` saying why when the file cannot be merged."""
     if path is None:
         return []
-    earlier = json.loads(path.read_text())
+    try:
+        earlier = json.loads(path.read_text())
+        rows = earlier["rows"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"not a cpu.json this area wrote ({type(exc).__name__}: {exc})") from None
+    if earlier.get("device") != device:
+        raise ValueError(f"measured on {earlier.get('device')!r}, not on this machine ({device!r})")
     return [{"commit": earlier.get("commit"), "date": earlier.get("date"), **row}
-            for row in earlier["rows"] if row.get("problem") not in rerun]
+            for row in rows if row.get("problem") not in rerun]
 
 
 def _report(started: float, load_before: tuple, rows: list[dict], finished: list[str], planned: list[str]) -> dict:
