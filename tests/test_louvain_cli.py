@@ -74,3 +74,15 @@ def test_errors(argv, fragment, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert fragment in err and err.count("\n") == 1
+
+
+def test_the_cpu_method_from_the_command_line(capsys):
+    assert main(["louvain", "--example", "karate", "--backend", "cpu"]) == 0
+    assert "louvain (asynchronous local moving on every core, PLM-style" in capsys.readouterr().out
+    assert main(["louvain", "--example", "karate", "--backend", "cpu", "--cpu-method", "buckets", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stats"]["engine"].startswith("the GPU method's bucket decisions")
+    assert main(["louvain", "--example", "karate", "--backend", "cpu", "--cpu-method", "fast"]) == 2
+    assert "--cpu-method 'fast' is not one of asynchronous, buckets" in capsys.readouterr().err
+    assert main(["louvain", "--example", "karate", "--backend", "cpu", "--cpu-method", "asynchronous",
+                 "--layout", "thread"]) == 2
+    assert "layout='thread' is an option of the GPU method's buckets" in capsys.readouterr().err

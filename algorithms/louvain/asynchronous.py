@@ -96,7 +96,7 @@ def asynchronous_louvain(graph: LouvainGraph, *, resolution: float = 1.0, thresh
 
     result = by_levels(graph, optimise, threshold, threshold, 0, resolution, "louvain-asynchronous")
     stats = {**result.stats, "refine_sweeps": None,
-             "engine": "asynchronous local moving on every core (PLM-style, with vertex pruning)"}
+             "engine": "asynchronous local moving on every core, PLM-style, with vertex pruning"}
     if refine and result.levels:
         C, _, q, stats["refine_sweeps"] = _moves(*host_arrays(graph), threshold, resolution, start=result.labels)
         labels = np.unique(C, return_inverse=True)[1].astype(np.int32)

@@ -41,6 +41,9 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     louvain.add_argument("--dip-rule", default="independent",
                          help="louvain, after a sweep that lowers modularity: independent (go on with conflict-free "
                               "sweeps, default) or paper (stop the phase)")
+    louvain.add_argument("--cpu-method", default=None, metavar="METHOD",
+                         help="louvain on cpu: asynchronous (every core, PLM-style; the default) or buckets (the GPU "
+                              "method's own decisions; also chosen by --layout or --dip-rule)")
     louvain.add_argument("--no-refine", dest="refine", action="store_false",
                          help="louvain: the paper's method, without the final refinement on the input graph")
     louvain.add_argument("--symmetrise", default=None, metavar="RULE",
@@ -60,6 +63,7 @@ def _louvain(options: argparse.Namespace) -> int:
     import time
 
     from gpusim.algorithms.louvain import DIP_RULES, LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
+    from gpusim.algorithms.louvain.driver import CPU_METHODS
     from gpusim.errors import InvalidArgument
     from gpusim.runtime.device import Device, choose_backend
     from gpusim.runtime.registry import lookup
@@ -71,6 +75,8 @@ def _louvain(options: argparse.Namespace) -> int:
         raise InvalidArgument(f"--layout {options.layout!r} is not one of {', '.join(LAYOUTS)}")
     if options.dip_rule not in DIP_RULES:
         raise InvalidArgument(f"--dip-rule {options.dip_rule!r} is not one of {', '.join(DIP_RULES)}")
+    if options.cpu_method is not None and options.cpu_method not in CPU_METHODS:
+        raise InvalidArgument(f"--cpu-method {options.cpu_method!r} is not one of {', '.join(CPU_METHODS)}")
     if options.symmetrise is not None and options.symmetrise not in SYMMETRISE_RULES:
         raise InvalidArgument(f"--symmetrise {options.symmetrise!r} is not one of {', '.join(SYMMETRISE_RULES)}")
     if options.backend != "auto":
@@ -81,6 +87,7 @@ def _louvain(options: argparse.Namespace) -> int:
     reason, bar, backend = None, None, options.backend
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
+        extra["cpu_method"] = options.cpu_method
         chosen, reason = choose_backend(options.backend, graph.n_entries)
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
@@ -113,7 +120,8 @@ def _louvain(options: argparse.Namespace) -> int:
     def show_text() -> None:
         print(f"{source}: {graph.n} vertices, {int(graph.edges()[0].size)} edges, total weight "
               f"{graph.total_weight:g}")
-        print(f"{options.algorithm}{f' ({options.layout})' if gpu else ''} on {result.backend} ({reason})")
+        how = result.stats.get("engine") if result.backend == "cpu" else options.layout
+        print(f"{options.algorithm}{f' ({how})' if gpu and how else ''} on {result.backend} ({reason})")
         print(f"{result.n_communities} communities, modularity {result.modularity:.6f} after "
               f"{len(result.levels)} level(s); " + (f"certified: {certificate}" if certified
                                                     else f"NOT certified: {result.problem}") + f"; {seconds:.3f} s")
