@@ -201,7 +201,7 @@ def test_the_table_header_never_covers_a_row_and_jump_to_bug_shows_both_events(t
             assert len(found.token) > 300 and not page.is_visible("#token")
             assert page.inner_text("#token-length") == str(len(found.token))
             page.click("#copy")
-            assert page.inner_text("#copied") != ""
+            page.wait_for_function("document.getElementById('copied').textContent !== ''")  # a promise
             # stepping through: the current row always sits below the sticky header, inside the box
             for _ in range(40):
                 page.keyboard.press("n")
