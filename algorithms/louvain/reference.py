@@ -48,20 +48,28 @@ def _score(e, ki, a_c, m, gamma):
 
 
 @numba.njit(cache=True)
+def _neighbour_communities(v, ptr, adj, w, C, acc, touched):
+    """``acc[c]``: the weight from ``v`` to each neighbouring community ``c`` (-1: none), the communities listed in
+    ``touched``; returns how many.  The caller resets ``acc`` at them."""
+    n_touched = 0
+    for e in range(ptr[v], ptr[v + 1]):
+        j = adj[e]
+        if j != v:
+            c = C[j]
+            if acc[c] < 0.0:
+                acc[c] = 0.0
+                touched[n_touched] = c
+                n_touched += 1
+            acc[c] += w[e]
+    return n_touched
+
+
+@numba.njit(cache=True)
 def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, touched):
     """Algorithm 2 for every vertex of ``vset`` from the same state; ``new_comm`` receives the choices."""
     for v in vset:
         own = C[v]
-        n_touched = 0
-        for e in range(ptr[v], ptr[v + 1]):
-            j = adj[e]
-            if j != v:
-                c = C[j]
-                if acc[c] < 0.0:
-                    acc[c] = 0.0
-                    touched[n_touched] = c
-                    n_touched += 1
-                acc[c] += w[e]
+        n_touched = _neighbour_communities(v, ptr, adj, w, C, acc, touched)
         best = -1
         best_s = 0.0
         for t in range(n_touched):
@@ -110,16 +118,7 @@ def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
     moved = 0
     for v in order:
         own = C[v]
-        n_touched = 0
-        for e in range(ptr[v], ptr[v + 1]):
-            j = adj[e]
-            if j != v:
-                c = C[j]
-                if acc[c] < 0.0:
-                    acc[c] = 0.0
-                    touched[n_touched] = c
-                    n_touched += 1
-                acc[c] += w[e]
+        n_touched = _neighbour_communities(v, ptr, adj, w, C, acc, touched)
         a[own] -= k[v]
         best = own
         best_s = _score(acc[own] if acc[own] >= 0.0 else 0.0, k[v], a[own], m, gamma)
