@@ -1,6 +1,7 @@
 """``backend="auto"`` computes on the fastest engine present and never on the simulator.
 
-With no GPU, every registered algorithm of every problem, asked for through the one dispatcher, the public
+An input below ``CPU_BELOW`` edges goes to the compiled CPU engine without a GPU being probed.  With no GPU, every
+registered algorithm of every problem, asked for through the one dispatcher, the public
 entry points, the command line and NetworkX's dispatch with ``"auto"``, computes on ``cpu``; the simulator is
 not even constructed (its constructor is made to fail here).  ``stats["chosen"]`` says why.  The simulator runs
 when asked for by name.
@@ -61,14 +62,51 @@ def test_every_problem_is_covered():
     assert len(CASES) >= 20
 
 
+@pytest.mark.parametrize("stated", ["small", "large"])
 @pytest.mark.parametrize("problem, name", CASES)
-def test_auto_never_picks_the_simulator(no_gpu_no_simulator, problem, name):
+def test_auto_never_picks_the_simulator(no_gpu_no_simulator, problem, name, stated):
     data, size, options = _data(problem)
+    size = size if stated == "small" else 10**6  # the size is the caller's hint: "large" makes auto look for a GPU
     result = dispatch(problem, data, name, "auto", size=size, **options)
     assert result.backend == "cpu"
     assert result.valid
     chosen = result.stats["chosen"]
-    assert chosen.startswith(("auto: no CUDA driver", "a sequential reference")) and "simulator" not in chosen
+    expected = "auto: no CUDA driver" if stated == "large" else f"auto: {size:,} edges or entries, fewer than 10,000"
+    assert chosen.startswith((expected, "a sequential reference")) and "simulator" not in chosen, chosen
+
+
+def test_a_small_input_goes_to_the_cpu_engine_without_a_gpu_probed(monkeypatch):
+    import gpusim.runtime.device as device
+
+    def probed():
+        raise AssertionError("a GPU was probed for a small input")
+
+    monkeypatch.setattr(device, "_working_gpu", probed)
+    assert device.choose_backend("auto", device.CPU_BELOW - 1)[0] == "cpu"
+    assert device.choose_backend("numba", 10)[0] == "numba"  # a backend asked for is kept, whatever the size
+    with pytest.raises(AssertionError, match="probed"):
+        device.choose_backend("auto", device.CPU_BELOW)
+    with pytest.raises(AssertionError, match="probed"):
+        device.choose_backend("auto", None)  # no size stated: a GPU if there is one
+
+
+@pytest.mark.parametrize("options, stated", [({}, 6), ({"output": "device"}, None), ({"kernels": {}}, None)])
+def test_options_that_need_a_device_skip_the_size_rule(monkeypatch, options, stated):
+    import gpusim.runtime.dispatch as dispatching
+
+    seen = []
+
+    def record(backend, size):
+        seen.append(size)
+        return "cpu", "recorded"
+
+    monkeypatch.setattr(dispatching, "choose_backend", record)
+    graph, size, _ = _data("bipartite")
+    try:
+        dispatching.dispatch("bipartite", graph, "gpr", "auto", size=size, **options)
+    except Exception:  # noqa: BLE001  (the cpu engine may refuse the option; the choice was made before)
+        pass
+    assert seen == [stated]
 
 
 def test_the_public_entry_points_and_a_large_input(no_gpu_no_simulator):
@@ -81,7 +119,7 @@ def test_the_public_entry_points_and_a_large_input(no_gpu_no_simulator):
     assert maximum_weight_matching(_data("weighted")[0], "suitor").backend == "cpu"
     assert stable_marriage(_data("stable")[0], "mw-gpu").backend == "cpu"
     assert louvain(_data("communities")[0]).backend == "cpu"
-    for size in (0, 10, 10**4, 10**8):  # no size sends an answer to the simulator
+    for size in (0, 10, 10**4, 10**8, None):  # no size sends an answer to the simulator
         assert choose_backend("auto", size)[0] == "cpu"
 
 
@@ -92,10 +130,11 @@ def test_the_command_line_says_why(no_gpu_no_simulator, capsys):
                     ["louvain", "--example", "karate"], ["stable", "--example", "marriage"]):
         assert main([*command, "--json", "--quiet"]) == 0, command
         out = json.loads(capsys.readouterr().out)
-        assert out["backend"] == "cpu" and out["chosen"].startswith("auto: no CUDA driver"), (command, out["chosen"])
+        small = "edges or entries, fewer than 10,000; the compiled CPU engine answers before a GPU has started"
+        assert out["backend"] == "cpu" and out["chosen"].startswith("auto: ") and small in out["chosen"], out
         assert main([*command, "--quiet"]) == 0
         second_line = capsys.readouterr().out.splitlines()[1]
-        assert " on cpu (auto: no CUDA driver" in second_line, second_line
+        assert " on cpu (auto: " in second_line and small in second_line, second_line
 
 
 def test_networkx_dispatch_computes_on_cpu(no_gpu_no_simulator):

@@ -33,7 +33,7 @@ from gpusim.language.kernels import KERNEL_DTYPES, Kernel
 from gpusim.language.variants import planting_now
 from gpusim.types.arguments import check_positive_int
 
-__all__ = ["BACKENDS", "BACKEND_CHOICES", "Device", "choose_backend", "choose_device", "memory_shortfall"]
+__all__ = ["BACKENDS", "BACKEND_CHOICES", "CPU_BELOW", "Device", "choose_backend", "choose_device", "memory_shortfall"]
 
 #: Backend names ``Device`` accepts; ``"auto"`` picks the first GPU backend that works, else ``"sim"`` (the only
 #: device without a GPU: :func:`choose_device`).
@@ -42,6 +42,10 @@ BACKENDS = ("auto", "sim", "numba", "cupy")
 #: choice of :func:`gpusim.runtime.dispatch.dispatch`, not of a ``Device``).
 BACKEND_CHOICES = (*BACKENDS, "cpu")
 MAX_BLOCK = 1024
+#: ``"auto"`` answers an input of fewer edges (or preference-list entries) than this on the compiled CPU engine, even
+#: with a GPU present: there every problem is answered in under 10 ms on the CPU (``benchmarks/RESULTS.md``, area
+#: cpu), less than a process spends starting a GPU, and a small graph is answered as fast as NetworkX answers it.
+CPU_BELOW = 10_000
 
 
 def _working_gpu() -> tuple[str | None, str]:
@@ -63,18 +67,24 @@ def _working_gpu() -> tuple[str | None, str]:
 def choose_backend(backend: str, size: int | None = None) -> tuple[str, str]:
     """The one backend chooser for an answer: ``backend`` made concrete, and why.
 
-    ``"auto"`` computes on the fastest engine present: the first GPU backend that works, else ``"cpu"``
-    (the compiled CPU engine).  It never picks the simulator, which computes answers only when asked
-    (``backend="sim"``), whatever the input's ``size`` (edges or list entries; callers may state it, the choice
-    no longer depends on it).  Any other name is returned as asked for.
+    ``"auto"`` computes on the fastest engine present for the input: the compiled CPU engine (``"cpu"``) for an
+    input of ``size`` below :data:`CPU_BELOW` (edges or list entries; no GPU is probed or started for it), else the
+    first GPU backend that works, else ``"cpu"``.  ``size=None`` (an input that must reach a device, such as
+    ``output="device"``) skips the size rule.  ``"auto"`` never picks the simulator, which computes answers only
+    when asked (``backend="sim"``).  Any other name is returned as asked for.
 
     >>> choose_backend("sim", 10)
     ('sim', 'asked for')
+    >>> choose_backend("auto", 78)
+    ('cpu', 'auto: 78 edges or entries, fewer than 10,000; the compiled CPU engine answers before a GPU has started')
     """
     if backend not in BACKEND_CHOICES:
         raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
     if backend != "auto":
         return backend, "asked for"
+    if size is not None and size < CPU_BELOW:
+        return "cpu", (f"auto: {size:,} edges or entries, fewer than {CPU_BELOW:,}; the compiled CPU engine answers "
+                       f"before a GPU has started")
     gpu, why = _working_gpu()
     if gpu is not None:
         return gpu, why

@@ -25,7 +25,8 @@ __all__ = ["dispatch"]
 
 
 def dispatch(problem: str, data: Any, algorithm: str, backend: str = "auto", *, size: int, **options) -> Any:
-    """Run ``algorithm`` of ``problem`` on ``data``; ``size`` (edges, list entries) guides ``"auto"``."""
+    """Run ``algorithm`` of ``problem`` on ``data``; ``size`` (edges, list entries) guides ``"auto"``
+    (:func:`~gpusim.runtime.device.choose_backend`)."""
     entry = lookup(problem, algorithm)
     if backend not in BACKEND_CHOICES:
         raise InvalidArgument(f"backend={backend!r} is not one of {BACKEND_CHOICES}")
@@ -39,13 +40,20 @@ def dispatch(problem: str, data: Any, algorithm: str, backend: str = "auto", *, 
     elif backend == "auto" and options.get("device") is not None:
         chosen, reason = options["device"].backend, "the device given"
     else:
-        chosen, reason = choose_backend(backend, size)
+        chosen, reason = choose_backend(backend, None if _needs_a_device(options) else size)
     if chosen == "cpu" and "cpu" not in entry.backends:
         entry = lookup(problem, entry.on_cpu)
         reason = f"{reason}: ran its sequential counterpart {entry.name}"
     result = _run(entry, data, chosen, options)
     _stats(result)["chosen"] = reason
     return result
+
+
+def _needs_a_device(options: dict) -> bool:
+    """Whether the options ask for something only a device gives (a result left on it, several GPUs, a kernel
+    variant): then ``"auto"`` does not send a small input to the CPU engine."""
+    return (options.get("output") == "device" or options.get("devices") is not None
+            or options.get("client") is not None or options.get("kernels") is not None)
 
 
 def _run(entry: Any, data: Any, chosen: str, options: dict) -> Any:
