@@ -10,8 +10,8 @@ graph, goes to NetworkX (``can_run`` says why):
 - ``louvain_communities`` and ``louvain_partitions``: :func:`gpusim.algorithms.louvain.louvain` (Naim et
   al., IPDPS 2017) on the fastest engine there is for the graph (a GPU from 10,000 edges, else the compiled CPU
   engine: never the simulator).  A list of sets of nodes, one partition per level for ``louvain_partitions``;
-  ``louvain_communities(max_level=k)`` is the ``k``-th of them, as in NetworkX.  ``threshold`` is ``t_final``.  The partition does not depend on ``seed``
-  (NetworkX's does: it shuffles the nodes).
+  ``louvain_communities(max_level=k)`` is the ``k``-th of them, as in NetworkX.  ``threshold`` is ``t_final``.
+  The partition does not depend on ``seed`` (NetworkX's does: it shuffles the nodes).
 - ``hopcroft_karp_matching`` (also reached as ``networkx.bipartite.maximum_matching``): a maximum bipartite
   matching by :func:`gpusim.algorithms.bipartite.maximum_bipartite_matching`, as NetworkX's dict of both
   directions (a maximum matching, not necessarily the one NetworkX picks).
