@@ -10,7 +10,14 @@ kernel boundaries: INITBFSARRAY (:func:`~.kernels_bfs.start_columns`), GPUBFS-WR
 :func:`~.kernels_bfs.fix_column_side`), phase after phase, until a phase finds no augmenting path.  A grid of
 one block makes ``T.gtid()`` the thread's index in the block, so the bodies are the kernels' own.  Within one
 block ``syncthreads`` also makes every thread's writes to global memory visible to the others, which is all
-the host loop's kernel boundaries gave.
+the host loop's kernel boundaries gave.  One boundary needs no barrier: FIXMATCHING's column side and the next
+phase's INITBFSARRAY both stride over the columns from ``T.gtid()``, so INITBFSARRAY reads only the ``cmatch``
+entries its own thread has just fixed, and writes ``bfs_array`` and ``root``, which FIXMATCHING does not touch;
+the barrier after INITBFSARRAY orders the rest.
+
+Each array's intended races are declared within the steps that race on it by design
+(:func:`~gpusim.language.kernels.within`: GPUBFS-WR's, ALTERNATE's), not over the whole kernel: a race
+between two steps is a barrier missing, and the simulator reports it.
 
 The flags of a level (*vertex_inserted*, *augmenting_path_found*) rotate through three slots, so that one
 barrier a level suffices: level ``L`` writes slot ``L % 3``; after the barrier every thread reads it; thread 0
@@ -37,6 +44,7 @@ Example
 from __future__ import annotations
 
 from gpusim import T, device, kernel
+from gpusim.language.kernels import within
 
 from .kernels_bfs import alternate_paths, expand_level, fix_column_side, fix_row_side, start_columns
 
@@ -69,14 +77,18 @@ def add_matched_rows(rmatch, nr, counts, at):
 
 
 @kernel(signature=", ".join([_A, _A, _I, _I, _A, _A, _A, _A, _A, _A, _A, _I, _I, _I]), intended_races={
-    "bfs_array": "several columns may visit one column in a level, all writing the same level",
-    "predecessor": "several columns may reach one row; any of them is a valid predecessor",
-    "rmatch": "a free row is marked -2 by several columns (the same value) while others read it; ALTERNATE may "
-              "re-match a row read as -2, and FIXMATCHING repairs it",
-    "cmatch": "two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs the rest "
-              "(Deveci et al., Euro-Par 2013, Alg. 3 and §3)",
-    "flags": "flags: every writer writes 1",
-    "root": "several columns may claim one column for their roots; any one is a valid root"})
+    "bfs_array": within(expand_level, why="several columns may visit one column in a level, all writing the same "
+                                          "level"),
+    "predecessor": within(expand_level, why="several columns may reach one row; any of them is a valid predecessor"),
+    "rmatch": within(expand_level, alternate_paths,
+                     why="a free row is marked -2 by several columns (the same value) while others read it; "
+                         "ALTERNATE may re-match a row read as -2, and FIXMATCHING repairs it"),
+    "cmatch": within(alternate_paths,
+                     why="two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs "
+                         "the rest (Deveci et al., Euro-Par 2013, Alg. 3 and §3)"),
+    "flags": within(expand_level, why="flags: every writer writes 1"),
+    "root": within(expand_level, why="several columns may claim one column for their roots; any one is a valid "
+                                     "root")})
 def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, root, predecessor, flags, counts,
                          start_level, mark_end, stop_on_found):
     """Deveci et al. (Euro-Par 2013), Alg. 1 (lines 3–14) by one block: phases of GPUBFS-WR levels, ALTERNATE and
@@ -122,8 +134,7 @@ def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, ro
             T.syncthreads()
             fix_row_side(cmatch, rmatch, nr)                             # FIXMATCHING
             T.syncthreads()
-            fix_column_side(cmatch, rmatch, nc)
-            T.syncthreads()
+            fix_column_side(cmatch, rmatch, nc)                          # no barrier after it: see the notes
     add_matched_rows(rmatch, nr, counts, 2)                              # the size, for the host's one read
     if lead == 0:
         counts[0] = phases

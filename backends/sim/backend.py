@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gpusim.errors import GpusimInternalError, InvalidArgument, InvalidArgumentType, KernelBug, Livelock, OutOfTime
-from gpusim.language.kernels import Kernel, bind
+from gpusim.language.kernels import Kernel, bind, race_scopes
 
 from . import language
 from .compiled import LazyRun, RaceCheck, compiled_launcher, plan_of, policy_refused, run_compiled
@@ -206,7 +206,7 @@ class SimBackend:
             if self.races != "off":
                 races = RaceCheck(self.races, tuple(next(j for j, other in enumerate(args) if other is value)
                                                     for value in args),
-                                  frozenset(getattr(kernel, "intended_races", {})))
+                                  race_scopes(getattr(kernel, "intended_races", {})))
             launcher = compiled_launcher(kernel, values, races is not None)
             plan = plan_of(self.policy, launch_index, grid * block, self._steps_so_far)
             result = run_compiled(launcher, values, grid, block, plan, self.limits, races)
@@ -248,7 +248,7 @@ class SimBackend:
             clone, (), grid, block, policy, tracing=self.tracing, limits=self.limits,
             launch_index=launch_index, step_offset=self._steps_so_far, kernel_name=kernel.qualname,
             memory=memory, warps=warps, races=races, memory_seed=memory_seed,
-            intended_races=frozenset(getattr(kernel, "intended_races", {})),
+            intended_races=race_scopes(getattr(kernel, "intended_races", {})),
         )
         if self.progress is not None or self.deadline is not None:
             sim.on_steps = lambda: (self._report_steps(sim, False), self._check_deadline())

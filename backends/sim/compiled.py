@@ -48,6 +48,7 @@ import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,6 +59,7 @@ from .compiled_scheduler import BROKE, HEADER, OK, PCT, RANDOM, SCHEDULER, SWITC
 from .lowering import Unsupported, lower
 from .policies import PCT as PCTPolicy
 from .policies import Policy, RandomWalk, Sequential
+from .races import phase_bits
 from .trace import Run
 
 #: The most threads a compiled launch checks for races (each thread keeps a vector clock of every thread).
@@ -82,11 +84,12 @@ class CompiledRun:
 class RaceCheck:
     """Race detection on a compiled launch: ``mode`` (``"report"`` or ``"raise"``), for each kernel parameter
     the position of the first parameter given the same array (the reference names an array after it and
-    keeps one shadow for both), and the names of the arrays whose races the kernel intends."""
+    keeps one shadow for both), and where the races the kernel intends are: array name -> ``None`` (anywhere) or the
+    steps within which they are (:func:`~gpusim.language.kernels.race_scopes`; a set of names means anywhere)."""
 
     mode: str
     aliases: tuple[int, ...]
-    intended: frozenset = frozenset()
+    intended: Any = frozenset()
 
 
 class LazyRun(Run):
@@ -245,7 +248,10 @@ def _race_layout(launcher, values: tuple, grid: int, races: RaceCheck | None):
         if name not in names:
             names.append(name)
         name_ids.append(names.index(name))
-    checked = [name not in races.intended for _, name in kinds]
+    scopes = races.intended if isinstance(races.intended, dict) else dict.fromkeys(races.intended)
+    bits = phase_bits(scopes)
+    checked = [1 if name not in scopes else 0 if scopes[name] is None else 1 + 2 * sum(bits[p] for p in scopes[name])
+               for _, name in kinds]
     return (np.array(bases + [total], np.int64), np.array(checked, np.int64), np.array(name_ids, np.int64),
             kinds.__getitem__)
 

@@ -16,7 +16,7 @@ Reports come back as rows of :data:`REPORT_FIELDS`; :func:`reports_of` turns the
 
 >>> import numpy as np
 >>> state = race_state(2, np.array([0, 4]), np.array([1]), np.array([0]), 0)  # 2 threads, one array of 4
->>> race_access(state, 0, 0, 1, 1, True, 0, False), race_access(state, 1, 0, 1, 0, False, 1, False)
+>>> race_access(state, 0, 0, 1, 1, True, 0, False, 0), race_access(state, 1, 0, 1, 0, False, 1, False, 0)
 (False, False)
 >>> reports_of(race_rows(state), 2, ["k.py:5", "k.py:6"], lambda code: ("global", "a"))
 [RaceReport(kind='RAW', memory='global', array='a', index=1, first=((0, 0), 'store', 'k.py:5'), \
@@ -42,18 +42,20 @@ __all__ = ["KINDS", "REPORT_FIELDS", "race_access", "race_atomic", "race_barrier
 KINDS = ("RAW", "WAR", "WAW")
 #: The columns of a report row.
 REPORT_FIELDS = ("kind", "code", "index", "first_thread", "first_op", "first_site", "thread", "op", "site")
-_RECORD = 6  # thread, epoch, operation, site, atomic, next record
+_RECORD = 7  # thread, epoch, operation, site, atomic, steps, next record
 
 
 @numba.njit(cache=True)
 def race_state(n, bases, checked, names, mode):
     """A fresh race state for ``n`` threads.  Array number ``c`` has cells ``bases[c] .. bases[c + 1] - 1``;
-    ``checked[c]`` says whether its accesses are checked (not an intended race), ``names[c]`` is its name's
-    number (reports are deduplicated by name); ``mode`` 1 stops at the first race (``raise``)."""
+    ``checked[c]`` is 0 when its races are intended anywhere (not checked), else 1 plus twice the bit mask of the
+    steps within which they are intended (:func:`~gpusim.language.kernels.within`; 0: none); ``names[c]`` is its
+    name's number (reports are deduplicated by name); ``mode`` 1 stops at the first race (``raise``)."""
     clocks = np.zeros((n, n), np.int32)
     for t in range(n):
         clocks[t, t] = 1
-    cells = np.zeros((bases[-1], 7), np.int64)  # write: thread, epoch, op, site, atomic; readers: head, tail
+    cells = np.zeros((bases[-1], 8), np.int64)  # write: thread, epoch, op, site, atomic; readers: head, tail;
+    # the write's steps
     cells[:, 0] = -1
     cells[:, 5] = -1
     cells[:, 6] = -1
@@ -87,17 +89,22 @@ def _report(state, kind, code, index, first, first_op, first_site, thread, op, s
 
 
 @numba.njit(cache=True)
-def race_access(state, thread, code, index, op, is_write, site, atomic):
-    """A checked access by ``thread`` to element ``index`` of array ``code``: True when a race stops the run."""
-    if state[10][code] == 0:  # an intended race: not checked
+def race_access(state, thread, code, index, op, is_write, site, atomic, steps):
+    """A checked access by ``thread`` to element ``index`` of array ``code``, made inside the declared steps
+    ``steps`` (a bit mask): True when a race stops the run.  A race between two accesses both inside one of the
+    steps within which the array's races are intended is not reported."""
+    checked = state[10][code]
+    if checked == 0:  # an intended race: not checked
         return False
+    steps = steps & (checked >> 1)
     clocks, cells, records, readers = state[0], state[1], state[2], state[3]
     n = state[8][1]
     cell = state[9][code] + index
     clock = clocks[thread]
     found = False
     writer = cells[cell, 0]
-    if writer >= 0 and writer != thread and cells[cell, 1] > clock[writer] and not (atomic and cells[cell, 4] != 0):
+    if writer >= 0 and writer != thread and cells[cell, 1] > clock[writer] and not (atomic and cells[cell, 4] != 0) \
+            and steps & cells[cell, 7] == 0:
         found = _report(state, 2 if is_write else 0, code, index, writer, cells[cell, 2], cells[cell, 3], thread,
                         op, site)
     if is_write:
@@ -105,16 +112,17 @@ def race_access(state, thread, code, index, op, is_write, site, atomic):
         while r >= 0:
             base = r * _RECORD
             reader = records[base]
-            if reader != thread and records[base + 1] > clock[reader] and not (atomic and records[base + 4] != 0):
+            if reader != thread and records[base + 1] > clock[reader] and not (atomic and records[base + 4] != 0) \
+                    and steps & records[base + 5] == 0:
                 if not found:
                     found = _report(state, 1, code, index, reader, records[base + 2], records[base + 3], thread,
                                     op, site)
                 break
-            r = records[base + 5]
+            r = records[base + 6]
         r = cells[cell, 5]
         while r >= 0:  # the readers are forgotten
             readers.pop(cell * n + records[r * _RECORD])
-            r = records[r * _RECORD + 5]
+            r = records[r * _RECORD + 6]
         cells[cell, 0] = thread
         cells[cell, 1] = clock[thread]
         cells[cell, 2] = op
@@ -122,6 +130,7 @@ def race_access(state, thread, code, index, op, is_write, site, atomic):
         cells[cell, 4] = 1 if atomic else 0
         cells[cell, 5] = -1
         cells[cell, 6] = -1
+        cells[cell, 7] = steps
     else:
         key = cell * n + thread
         r = readers.get(key, -1)
@@ -133,7 +142,7 @@ def race_access(state, thread, code, index, op, is_write, site, atomic):
             records.append(-1)
             readers[key] = r
             if cells[cell, 6] >= 0:
-                records[cells[cell, 6] * _RECORD + 5] = r
+                records[cells[cell, 6] * _RECORD + 6] = r
             else:
                 cells[cell, 5] = r
             cells[cell, 6] = r
@@ -142,11 +151,12 @@ def race_access(state, thread, code, index, op, is_write, site, atomic):
         records[base + 2] = op
         records[base + 3] = site
         records[base + 4] = 1 if atomic else 0
+        records[base + 5] = steps
     return found and state[8][0] == 1
 
 
 @numba.njit(cache=True)
-def race_atomic(state, thread, code, index, op, site):
+def race_atomic(state, thread, code, index, op, site, steps):
     """An atomic: acquire then release on its location, then (unless the array is an intended race) its access."""
     clock = state[0][thread]
     cell = state[9][code] + index
@@ -160,7 +170,7 @@ def race_atomic(state, thread, code, index, op, site):
     else:
         atomics[cell] = clock.copy()
     clock[thread] += 1
-    return race_access(state, thread, code, index, op, op != 7, site, True)
+    return race_access(state, thread, code, index, op, op != 7, site, True, steps)
 
 
 @numba.njit(cache=True)

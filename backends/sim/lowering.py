@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpusim.language.kernels import DeviceFunction, Kernel
+from gpusim.language.kernels import DeviceFunction, Kernel, race_scopes
 
 from .lowering_ast import (
     Unsupported,
@@ -56,6 +56,7 @@ from .lowering_ast import (
     without_docstring,
     without_returns,
 )
+from .races import phase_bits
 
 __all__ = ["BARRIER", "COLLECTIVE", "COLLECTIVES", "EXIT", "FAIL", "OPERATIONS", "POINT", "Lowered", "Unsupported",
            "lower"]
@@ -127,6 +128,7 @@ class _Scope:
     masked: set[str]
     prefix: str
     renamed: dict[str, str] = field(default_factory=dict)
+    steps: int = 0  # the bits of the declared race steps (races.phase_bits) this function is inlined inside
 
 
 class _Lowering:
@@ -143,6 +145,7 @@ class _Lowering:
         self.collective_sites: dict[tuple[str, str], int] = {}  # (operation, "file.py:line") -> site number
         self.inlined = itertools.count(1)
         self.dtypes: dict[str, str] = {}  # array (lowered name) -> NumPy dtype name
+        self.phase_bits = phase_bits(race_scopes(kernel.intended_races))  # the steps of within() declarations
 
     def fresh(self, kind: str) -> str:
         return f"_q_{kind}{next(self.counter)}"
@@ -288,7 +291,8 @@ class _Lowering:
         if array in scope.masked:
             pre.append(parse_stmt(f"if {array}_qm[{slot.id}] == 0:\n    yield FAIL"))
         pre.append(parse_stmt(f"{value} = {array}[{slot.id}]"))
-        pre += self.race_check(array, f"race_access(_q_R, _q_gt, {{code}}, {slot.id}, 0, False, {{site}}, False)")
+        pre += self.race_check(array, f"race_access(_q_R, _q_gt, {{code}}, {slot.id}, 0, False, {{site}}, False, "
+                                      f"{{steps}})")
         return pre, ast.Name(value, ast.Load())
 
     def store(self, array: str, index: ast.expr, value: ast.expr, scope: _Scope, evaluated: bool = False
@@ -309,7 +313,8 @@ class _Lowering:
         if array in scope.masked:
             pre.append(parse_stmt(f"{array}_qm[{slot.id}] = 1"))
         pre.append(parse_stmt(f"if {array}[{slot.id}] != {old}:\n    _q_st[1] = _q_st[0]"))
-        pre += self.race_check(array, f"race_access(_q_R, _q_gt, {{code}}, {slot.id}, 1, True, {{site}}, False)")
+        pre += self.race_check(array, f"race_access(_q_R, _q_gt, {{code}}, {slot.id}, 1, True, {{site}}, False, "
+                                      f"{{steps}})")
         return pre
 
     def atomic(self, name: str, call: ast.Call, scope: _Scope) -> tuple[list[ast.stmt], ast.Name]:
@@ -349,12 +354,14 @@ class _Lowering:
         if name != "atomic_load":
             pre.append(parse_stmt(f"if {at} != {old}:\n    _q_st[1] = _q_st[0]"))
         operation = OPERATIONS.index(name)
-        pre += self.race_check(array, f"race_atomic(_q_R, _q_gt, {{code}}, {slot.id}, {operation}, {{site}})", call)
+        pre += self.race_check(array, f"race_atomic(_q_R, _q_gt, {{code}}, {slot.id}, {operation}, {{site}}, "
+                                      f"{{steps}})", call)
         return pre, ast.Name(old, ast.Load())
 
     def race_check(self, array: str, call: str, node: ast.AST | None = None) -> list[ast.stmt]:
-        """With race detection, ``call`` (``{code}``: the array's number, ``{site}``: the line's) after an access
-        to a global or shared array; a race in ``raise`` mode makes the thread yield ``FAIL``."""
+        """With race detection, ``call`` (``{code}``: the array's number, ``{site}``: the line's, ``{steps}``: the
+        declared race steps the access is inside) after an access to a global or shared array; a race in ``raise``
+        mode makes the thread yield ``FAIL``."""
         if not self.races:
             return []
         if array in self.shared_pool:
@@ -366,7 +373,7 @@ class _Lowering:
         statement, scope = self.at
         where = file_line(scope.fn, node if node is not None else statement)
         site = self.sites.setdefault(where, len(self.sites))
-        return [parse_stmt(f"if {call.format(code=code, site=site)}:\n    yield FAIL")]
+        return [parse_stmt(f"if {call.format(code=code, site=site, steps=scope.steps)}:\n    yield FAIL")]
 
     # -- expressions -----------------------------------------------------------------------------------
     def expr(self, node: ast.expr, scope: _Scope) -> tuple[list[ast.stmt], ast.expr]:
@@ -492,7 +499,7 @@ class _Lowering:
         if len(params) != len(call.args) or call.keywords:
             raise Unsupported(self.where(call, scope, f"the call of {function.name} with these arguments"))
         prefix = f"_q_f{next(self.inlined)}_"
-        inner = _Scope(function.fn, set(), set(), prefix)
+        inner = _Scope(function.fn, set(), set(), prefix, steps=scope.steps | self.phase_bits.get(function.name, 0))
         pre: list[ast.stmt] = []
         for param, argument in zip(params, call.args, strict=True):
             if isinstance(argument, ast.Name) and self.local_name(argument.id, scope) in scope.arrays:

@@ -24,7 +24,12 @@ What orders accesses (happens-before edges), and what is assumed:
 
 Races a kernel intends (the papers' kernels race on purpose and repair afterwards) are marked
 per array: ``@kernel(..., intended_races={"visited": "why"})`` names kernel parameters or shared
-arrays whose accesses are not checked.
+arrays whose accesses are not checked.  ``{"visited": within(step, why="...")}``
+(:func:`gpusim.language.kernels.within`) is finer: the array is checked, and a race on it is not
+reported only when both accesses were made inside ``step`` (the ``@device`` function, at any depth
+of calls below it; the frames of the calling thread say so).  A kernel that runs several steps
+between barriers, each racing by design, so still has a race between two steps reported: the
+barrier between them missing.
 
 >>> report = RaceReport("RAW", "global", "counter", 0, ((0, 1), "store", "k.py:5"), ((0, 2), "load", "k.py:5"))
 >>> print(report)
@@ -36,7 +41,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["RACE_MODES", "RaceDetector", "RaceReport", "explain_race"]
+__all__ = ["RACE_MODES", "RaceDetector", "RaceReport", "explain_race", "phase_bits"]
 
 #: The values of ``races=``.
 RACE_MODES = ("off", "report", "raise")
@@ -115,10 +120,19 @@ def explain_race(report: RaceReport) -> str:
 class RaceDetector:
     """Vector clocks of one launch, and the races found (deduplicated per array, lines and kind)."""
 
-    def __init__(self, n_threads: int, block: int, intended: frozenset = frozenset()):
+    def __init__(self, n_threads: int, block: int, intended=frozenset(), kernel_name: str = ""):
+        """``intended``: array name -> ``None`` (races intended anywhere: not checked) or the names of the steps
+        within which they are (:func:`~gpusim.language.kernels.race_scopes`); a set of names means anywhere.
+        ``kernel_name``: where the walk up a thread's frames for its steps stops."""
         self.n = n_threads
         self.block = block
-        self.intended = intended
+        scopes = intended if isinstance(intended, dict) else dict.fromkeys(intended)
+        self.intended = frozenset(array for array, phases in scopes.items() if phases is None)
+        self.phase_bits = phase_bits(scopes)
+        # array -> bit mask of the steps within which its races are intended (arrays checked, with exceptions)
+        self.within = {array: sum(self.phase_bits[name] for name in phases)
+                       for array, phases in scopes.items() if phases}
+        self.kernel_name = kernel_name
         self.clocks = [None] * n_threads  # created lazily: [0] * n with own entry 1
         self.atomic_clocks: dict[tuple, list] = {}
         self.fence_clock = [0] * n_threads
@@ -138,8 +152,23 @@ class RaceDetector:
     def checks(self, proxy) -> bool:
         return proxy.name not in self.intended
 
+    def _steps(self, frame) -> int:
+        """The bit mask of the declared steps (:func:`~gpusim.language.kernels.within`) the access at ``frame`` is
+        made inside: the functions on the thread's frames up to the kernel's."""
+        bits, kernel, mask = self.phase_bits, self.kernel_name, 0
+        while frame is not None:
+            name = frame.f_code.co_name
+            if name == kernel:
+                break
+            mask |= bits.get(name, 0)
+            frame = frame.f_back
+        return mask
+
     def access(self, thread: int, proxy, index: int, op: str, is_write: bool, frame) -> RaceReport | None:
-        """Record a plain access (or an atomic, ``op`` starting with ``atomic``); return a new race, if any."""
+        """Record a plain access (or an atomic, ``op`` starting with ``atomic``); return a new race, if any.
+
+        On an array whose races are intended within some steps, a race is not reported when both accesses were
+        made inside one of them (the masks of both sides share one of the array's bits)."""
         clock = self._clock(thread)
         key = (id(proxy), index)
         cell = self.shadow.get(key)
@@ -147,22 +176,25 @@ class RaceDetector:
             cell = self.shadow[key] = [None, {}, proxy]
         found = None
         atomic = op.startswith("atomic")
+        allowed = self.within.get(proxy.name, 0)
+        steps = self._steps(frame) & allowed if allowed else 0
         write = cell[0]
-        if write is not None and write[0] != thread and write[1] > clock[write[0]] and not (atomic and write[5]):
+        if write is not None and write[0] != thread and write[1] > clock[write[0]] and not (atomic and write[5]) \
+                and not steps & write[6]:
             if is_write:
                 found = self._report("WAW", proxy, index, write, thread, op, frame)
             else:
                 found = self._report("RAW", proxy, index, write, thread, op, frame)
         if is_write:
-            for reader, (epoch, rop, code, line, ratomic) in cell[1].items():
-                if reader != thread and epoch > clock[reader] and not (atomic and ratomic):
+            for reader, (epoch, rop, code, line, ratomic, rsteps) in cell[1].items():
+                if reader != thread and epoch > clock[reader] and not (atomic and ratomic) and not steps & rsteps:
                     found = found or self._report("WAR", proxy, index, (reader, epoch, rop, code, line), thread,
                                                   op, frame)
                     break
-            cell[0] = (thread, clock[thread], op, frame.f_code, frame.f_lineno, atomic)
+            cell[0] = (thread, clock[thread], op, frame.f_code, frame.f_lineno, atomic, steps)
             cell[1] = {}
         else:
-            cell[1][thread] = (clock[thread], op, frame.f_code, frame.f_lineno, atomic)
+            cell[1][thread] = (clock[thread], op, frame.f_code, frame.f_lineno, atomic, steps)
         return found
 
     def _report(self, kind: str, proxy, index: int, earlier: tuple, thread: int, op: str, frame):
@@ -206,6 +238,19 @@ class RaceDetector:
             clock = self.clocks[thread]
             clock[:] = joined
             clock[thread] += 1
+
+
+def phase_bits(scopes: dict) -> dict[str, int]:
+    """One bit for each step named in ``scopes`` (array -> ``None`` or step names), in sorted order: the race
+    detectors' (this one's and the compiled engine's) numbering of the steps.
+
+    >>> phase_bits({"a": ("expand", "alternate"), "b": None, "c": ("expand",)})
+    {'alternate': 1, 'expand': 2}
+    """
+    names = sorted({name for phases in scopes.values() if phases for name in phases})
+    if len(names) > 62:
+        raise ValueError(f"at most 62 steps may be named in within() declarations of one kernel, got {len(names)}")
+    return {name: 1 << k for k, name in enumerate(names)}
 
 
 def _join(into: list, other: list) -> None:

@@ -126,7 +126,7 @@ class Simulator:
     def __init__(self, kernel, args: tuple, grid: int, block: int, policy: Policy, *, tracing: bool,
                  limits: Limits, launch_index: int = 0, step_offset: int = 0, kernel_name: str = "",
                  memory: str = "sc", warps: str = "independent", races: str = "off", memory_seed: str = "0",
-                 intended_races: frozenset = frozenset()):
+                 intended_races=frozenset()):
         check_modes(memory, warps, races)
         self.kernel = kernel
         self.args = args
@@ -165,7 +165,8 @@ class Simulator:
         self.main: greenlet | None = None
         self.memory, self.warp_mode, self.race_mode = memory, warps, races
         self.weak = WeakMemory(n, memory_seed) if memory == "weak" else None
-        self.races = RaceDetector(n, block, frozenset(intended_races)) if races != "off" else None
+        self.races = (RaceDetector(n, block, intended_races, getattr(kernel, "__name__", ""))
+                      if races != "off" else None)
         self.proxy_class = CheckedProxy if self.weak is not None or self.races is not None else ArrayProxy
         self.lockstep = Lockstep(self) if warps == "lockstep" else None
 
@@ -426,8 +427,11 @@ class Simulator:
     def race(self, proxy: ArrayProxy, index: int, op: str, is_write: bool, frame) -> None:
         report = self.races.access(self.current, proxy, index, op, is_write, frame)
         if report is not None and self.race_mode == "raise":
-            raise DataRace(f"DataRace: {report}\n{report.explain()}\n(mark a race the kernel intends with "
-                           f"@kernel(..., intended_races={{{proxy.name!r}: 'why'}}))", report=report)
+            steps = [name for name, bit in self.races.phase_bits.items() if self.races.within.get(proxy.name, 0) & bit]
+            hint = (f"the kernel intends races on {proxy.name!r} only within {', '.join(steps)}: these two accesses "
+                    f"are not both inside one of them (a barrier missing between two steps?)" if steps else
+                    f"mark a race the kernel intends with @kernel(..., intended_races={{{proxy.name!r}: 'why'}})")
+            raise DataRace(f"DataRace: {report}\n{report.explain()}\n({hint})", report=report)
 
     def race_atomic(self, proxy: ArrayProxy, index: int, op: str, is_write: bool, frame) -> None:
         self.races.atomic(self.current, proxy, index)

@@ -32,8 +32,8 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.language.sources import getsourcelines
 
 __all__ = [
-    "KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "array_names", "bind", "device", "kernel",
-    "parse_signature", "registry",
+    "KERNEL_DTYPES", "DeviceFunction", "Kernel", "Param", "RacesWithin", "array_names", "bind", "device", "kernel",
+    "parse_signature", "race_scopes", "registry", "within",
 ]
 
 _REGISTRY: list[_Compiled] = []
@@ -145,7 +145,11 @@ def kernel(fn: Callable | None = None, *, signature: str | None = None, check: b
     intended_races:
         Races the kernel has on purpose (the papers' kernels race and repair afterwards): a dict
         from a kernel parameter or shared-array name to why.  The simulator's race detector
-        (``Device("sim", races="report")``) does not check those arrays.
+        (``Device("sim", races="report")``) does not report a race on those arrays.  A plain reason
+        covers every race on the array anywhere in the kernel; ``within(step, ..., why=...)``
+        (:func:`within`) covers only the races between two accesses made inside one of those
+        ``@device`` steps, so that a kernel running several steps between barriers still has a race
+        across two steps (a missing barrier) reported.
 
     Example
     -------
@@ -169,6 +173,70 @@ def device(fn: Callable | None = None, *, check: bool = True) -> DeviceFunction:
     return DeviceFunction(fn, check=check)
 
 
+class RacesWithin(str):
+    """An ``intended_races`` reason that holds only inside some ``@device`` steps (made by :func:`within`).
+
+    It is the reason as a ``str`` (the reason, then the steps' names), so everything that reads a reason
+    reads it; ``phases`` holds the steps' names.
+    """
+
+    phases: tuple[str, ...]
+
+    def __new__(cls, why: str, phases: tuple[str, ...]):
+        made = super().__new__(cls, f"{why} (within {', '.join(phases)} only)")
+        made.phases = phases
+        return made
+
+    def __reduce__(self):  # pickled (a Dask worker) as what it is, not as a plain str
+        return _races_within, (str(self), self.phases)
+
+
+def _races_within(text: str, phases: tuple[str, ...]) -> RacesWithin:
+    made = str.__new__(RacesWithin, text)
+    made.phases = phases
+    return made
+
+
+def within(*steps: DeviceFunction, why: str) -> RacesWithin:
+    """An ``intended_races`` entry whose races are intended only inside ``steps``.
+
+    A race on the array (two unordered accesses, one a plain write) is then not reported when both
+    accesses are made inside one of ``steps`` (in its body or a helper it calls), and reported otherwise:
+    a step's races are what the paper intends, and a race between two steps, or between a step and the
+    kernel's own code, is a missing barrier.  The steps are named by their function name, as the kernel
+    calls them.  Simulator-only metadata: the GPU backends compile the same source and ignore it.
+
+    Example
+    -------
+    >>> from gpusim import T, device, kernel
+    >>> @device
+    ... def mark(seen):
+    ...     seen[0] = T.gtid()
+    >>> @kernel(intended_races={"seen": within(mark, why="any thread's mark will do")})
+    ... def marks(seen, out):
+    ...     mark(seen)
+    ...     T.syncthreads()
+    ...     out[T.gtid()] = seen[0]
+    >>> marks.intended_races["seen"], marks.intended_races["seen"].phases
+    ("any thread's mark will do (within mark only)", ('mark',))
+    """
+    if not steps or not all(isinstance(step, DeviceFunction) for step in steps):
+        raise InvalidArgumentType(f"within() takes one or more @device functions, got {steps!r}")
+    if not isinstance(why, str) or not why:
+        raise InvalidArgumentType(f"within() needs why=, the reason the races are intended, got {why!r}")
+    return RacesWithin(why, tuple(step.name for step in steps))
+
+
+def race_scopes(intended_races: dict[str, str]) -> dict[str, tuple[str, ...] | None]:
+    """Where each declared array's races are intended: ``None`` anywhere in the kernel, else the steps'
+    names (:func:`within`).
+
+    >>> race_scopes({"a": "why"})
+    {'a': None}
+    """
+    return {array: getattr(why, "phases", None) for array, why in intended_races.items()}
+
+
 def _check_intended_races(intended_races, name: str) -> dict[str, str]:
     if intended_races is None:
         return {}
@@ -176,7 +244,7 @@ def _check_intended_races(intended_races, name: str) -> dict[str, str]:
             isinstance(k, str) and isinstance(v, str) for k, v in intended_races.items()):
         raise InvalidArgumentType(
             f"intended_races of kernel {name!r} must be a dict from an array name to why its races are "
-            f"intended, got {intended_races!r}")
+            f"intended (a str, or within(step, ..., why=...)), got {intended_races!r}")
     return dict(intended_races)
 
 
