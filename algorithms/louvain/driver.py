@@ -147,7 +147,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
                 follow_leaves: bool = True, refine: bool = True, progress: bool = False,
                 device: Device | None = None, kernels: LouvainKernels | None = None,
-                cpu_method: str | None = None) -> CommunityResult:
+                cpu_method: str | None = None, degree_buckets=mv.DEGREE_BUCKETS,
+                community_buckets=agg.COMMUNITY_BUCKETS, max_grid: int | None = None) -> CommunityResult:
     """Communities of ``graph`` by the GPU Louvain method of Naim et al. (IPDPS 2017).
 
     Parameters
@@ -194,13 +195,26 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         ``False``: the paper's method.
     kernels:
         A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
+    degree_buckets, community_buckets:
+        The upper degree bounds of §4.1's vertex groups (six, ascending: 4, 8, 16, 32, 84, 319, the last two
+        groups a block per vertex) and community groups (two: 127, 479, the last two a block per community), or
+        lower ones, each at most the paper's (so the hash tables fit their groups' slots), the first bounds
+        only (the others stay the paper's); a comma-separated string too, as the command line gives it
+        (``"1,1,1,1,1,2"``).  Lower bounds send small vertices and
+        communities to the wider groups: the block kernels then run on a small graph (the explorer's launch
+        path for them, :mod:`gpusim.explore.paths`).  ``layout="thread"`` has no vertex groups.
+    max_grid:
+        Launch at most this many blocks (None: 4 on the simulator, 8192 on a GPU): the kernels' grid-stride loops
+        then give a block several vertices or communities in turn, as on a GPU with fewer blocks resident than
+        work (what the explorer's launch paths use to reach a loop's second turn).  The result does not depend
+        on it.
     cpu_method:
         What ``"cpu"`` runs.  ``"asynchronous"``: vertices moved one after another on every core
         (:mod:`~gpusim.algorithms.louvain.asynchronous`; ``threshold``, ``resolution`` and ``refine`` apply).
         ``"buckets"``: this method's own decisions, each bucket's moves on every core, which equal the
         simulator's (:func:`~gpusim.algorithms.louvain.reference.bucket_louvain`).  By default
-        ``"asynchronous"``, or ``"buckets"`` when ``layout``, ``dip_rule``, ``follow_leaves``, ``bin_threshold``
-        or ``bin_vertices`` is not its default (options of this method alone).
+        ``"asynchronous"``, or ``"buckets"`` when ``layout``, ``dip_rule``, ``follow_leaves``, ``bin_threshold``,
+        ``bin_vertices`` or ``degree_buckets`` is not its default (options of this method alone).
 
     Returns
     -------
@@ -214,6 +228,10 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     resolution = _positive("resolution", resolution)
     threshold, bin_threshold = _positive("threshold", threshold), _positive("bin_threshold", bin_threshold)
     bin_vertices = check_int("bin_vertices", bin_vertices, 0, None)
+    degree_buckets = _bounds("degree_buckets", degree_buckets, mv.DEGREE_BUCKETS)
+    community_buckets = _bounds("community_buckets", community_buckets, agg.COMMUNITY_BUCKETS)
+    if max_grid is not None:
+        max_grid = check_int("max_grid", max_grid, 1, None)
     if layout not in LAYOUTS:
         raise InvalidArgument(f"layout={layout!r} is not one of {LAYOUTS}")
     if dip_rule not in DIP_RULES:
@@ -238,20 +256,21 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         chosen, reason = choose_backend(backend, graph.n_entries)
     if chosen == "cpu":
         method = _cpu_method(cpu_method, layout=layout, dip_rule=dip_rule, follow_leaves=follow_leaves,
-                             bin_threshold=bin_threshold, bin_vertices=bin_vertices)
+                             bin_threshold=bin_threshold, bin_vertices=bin_vertices, degree_buckets=degree_buckets)
         with engine_threads():
             if method == "asynchronous":
                 result = asynchronous_louvain(graph, resolution=resolution, threshold=threshold, refine=refine)
             else:
                 result = bucket_louvain(graph, resolution=resolution, threshold=threshold,
                                         bin_threshold=bin_threshold, bin_vertices=int(bin_vertices), layout=layout,
-                                        dip_rule=dip_rule, follow_leaves=follow_leaves, refine=refine, parallel=True)
+                                        dip_rule=dip_rule, follow_leaves=follow_leaves, refine=refine, parallel=True,
+                                        degree_buckets=degree_buckets)
                 result.stats["engine"] = "the GPU method's bucket decisions, each bucket on every core"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)
         result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
-                      follow_leaves, refine).result()
+                      follow_leaves, refine, (degree_buckets, community_buckets), max_grid).result()
     result.stats["chosen"] = reason
     return result
 
@@ -259,7 +278,25 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
 #: ``cpu_method=``: what ``backend="cpu"`` runs.
 CPU_METHODS = ("asynchronous", "buckets")
 _BUCKET_DEFAULTS = {"layout": "buckets", "dip_rule": "independent", "follow_leaves": True, "bin_threshold": T_BIN,
-                    "bin_vertices": BIN_VERTICES}
+                    "bin_vertices": BIN_VERTICES, "degree_buckets": mv.DEGREE_BUCKETS}
+
+
+def _bounds(name: str, value, paper: tuple[int, ...]) -> tuple[int, ...]:
+    """``degree_buckets`` or ``community_buckets`` checked: up to as many ascending bounds as the paper's, each at
+    most the paper's, the bounds not given the paper's (a comma-separated string read as integers)."""
+    if isinstance(value, str):
+        try:
+            value = tuple(int(part) for part in value.split(","))
+        except ValueError:
+            raise InvalidArgument(f"{name}={value!r} must be up to {len(paper)} comma-separated integers") from None
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not 1 <= len(value) <= len(paper):
+        raise InvalidArgument(f"{name}={value!r} must be 1 to {len(paper)} ascending bounds (the paper's: {paper})")
+    bounds = tuple(check_int(name, bound, 1, None) for bound in value) + tuple(paper[len(value):])
+    if any(b > c for b, c in zip(bounds, bounds[1:], strict=False)) or any(b > p for b, p in zip(bounds, paper,
+                                                                                               strict=True)):
+        raise InvalidArgument(f"{name}={bounds} must be ascending, each at most the paper's {paper} (the hash tables "
+                              f"fit their groups' slots up to those degrees)")
+    return bounds
 
 
 def _cpu_method(asked: str | None, **bucket_options) -> str:
@@ -328,12 +365,14 @@ class _Run:
 
     def __init__(self, graph: LouvainGraph | DeviceWeightedGraph, dev: Device, resolution: float, limits: tuple,
                  layout: str, kernels: LouvainKernels, progress: bool, dip_rule: str = "independent",
-                 follow_leaves: bool = True, refine: bool = False):
+                 follow_leaves: bool = True, refine: bool = False,
+                 buckets: tuple = (mv.DEGREE_BUCKETS, agg.COMMUNITY_BUCKETS), max_grid: int | None = None):
         self.graph, self.dev, self.gamma, self.limits, self.dip_rule = graph, dev, resolution, limits, dip_rule
+        self.degree_buckets, self.community_buckets = buckets
         self.follow_leaves, self.refine = follow_leaves, refine
         self.layout, self.kernels = layout, kernels
         self.launch = Launcher(dev, progress=progress, description="louvain levels")
-        self.max_grid = 4 if dev.backend == "sim" else 8192
+        self.max_grid = max_grid or (4 if dev.backend == "sim" else 8192)
         self.primes_host = prime_table()
         self.conflict_free_from: list[int | None] = []
         self.global_tables = None
@@ -469,7 +508,7 @@ class _Run:
 
         degree = self.zeros(n, np.int32)
         self.each(mv.entry_counts, n, ptr, degree, n)
-        bounds = mv.DEGREE_BUCKETS if self.layout == "buckets" else ()
+        bounds = self.degree_buckets if self.layout == "buckets" else ()
         vset, buckets = self.partition(degree, bounds, n)
         q = q_start = best_q = totals_and_q()
         self.each(mv.copy_labels, n, C, best, n)
@@ -540,7 +579,7 @@ class _Run:
         cursor, com = self.zeros(n, np.int32), self.zeros(n, np.int32)
         self.each(mv.copy_labels, n, com_start, cursor, n)
         self.each(agg.place_vertices, n, C, cursor, com, n)
-        cset, buckets = self.partition(com_degree, agg.COMMUNITY_BUCKETS, n)
+        cset, buckets = self.partition(com_degree, self.community_buckets, n)
         member_start = None
         if buckets[1][1] or buckets[2][1]:  # the block kernels number each community's edges flat
             member_degree = self.zeros(n, np.int32)

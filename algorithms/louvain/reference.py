@@ -265,15 +265,16 @@ def weighted_degrees(ptr, w):  # pragma: no cover - compiled
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
                    dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
-                   parallel: bool = False) -> CommunityResult:
+                   parallel: bool = False, degree_buckets: tuple[int, ...] = DEGREE_BOUNDS) -> CommunityResult:
     """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
 
     ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
-    ``dip_rule``, ``follow_leaves`` and ``refine`` are :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
+    ``dip_rule``, ``follow_leaves``, ``refine`` and ``degree_buckets`` (the buckets' upper bounds) are
+    :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
     ``parallel=True``: each bucket's moves are decided on every core
     (:func:`~gpusim.algorithms.louvain.parallel.bucket_moves`, the same choices): the CPU engine.
     """
-    bounds = np.array(DEGREE_BOUNDS if layout == "buckets" else (), np.int64)
+    bounds = np.array(tuple(degree_buckets) if layout == "buckets" else (), np.int64)
     conflict_free_from: list[int | None] = []
 
     def optimise(ptr, adj, w, limit, start=None):

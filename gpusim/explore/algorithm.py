@@ -17,7 +17,10 @@ weighted       a valid matching (b-matching) of the input; the same pairs as the
 stable         stable (no blocking pair, checked from the lists) and man-optimal: the same wives as
                sequential Gale-Shapley
 communities    a partition of the input's vertices whose reported modularity is its modularity in the
-               input, no level of the dendrogram above the final one
+               input, no level of the dendrogram above the final one; and, when every sum of the input's
+               weights is exact (integer weights: then no schedule can change a decision), the same
+               dendrogram, modularity per level and sweeps as the sequential bucket reference
+               (:func:`~gpusim.algorithms.louvain.reference.bucket_louvain`, the method's own decisions)
 =============  ======================================================================================
 
 Any exception — from a kernel, the driver's own checks or the oracle — is a failure too
@@ -111,6 +114,9 @@ def draw_input(name: str, seed: int) -> Any:
     n = 2 * int(rng.integers(2, 5)) if name == "roma" else int(rng.integers(4, 10))
     pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
     keep = pairs if name == "roma" else [p for p in pairs if rng.random() < 0.5] or pairs[:1]
+    if entry.problem == "communities":  # a hub joined to every vertex: the highest degree, n - 1
+        hub = int(rng.integers(n))
+        keep = sorted(set(keep) | {(min(hub, v), max(hub, v)) for v in range(n) if v != hub})
     weights = rng.permutation(len(keep)) + 1.0  # distinct: the greedy matching is unique
     u, v = (np.array(side, np.int64) for side in zip(*keep, strict=True))
     if entry.problem == "communities":
@@ -146,6 +152,9 @@ def _reference(entry, data: Any, options: dict) -> Any:
     """The sequential counterpart's result (independent of the kernels), for the oracles that compare."""
     registry = _registry()
     sequential = entry if "cpu" in entry.backends else registry.lookup(entry.problem, entry.on_cpu)
+    if entry.problem == "communities":  # the method's own decisions, sequentially (its bucket reference)
+        kept = {key: value for key, value in options.items() if key in _BUCKET_OPTIONS}
+        return sequential.run(data, backend="cpu", cpu_method="buckets", **kept)
     kept = {key: value for key, value in options.items() if key in ("b", "capacities")}
     return sequential.run(data, backend="cpu", **kept)
 
@@ -185,6 +194,46 @@ def _roma_swap(result: Any, data: Any, threshold: float) -> str | None:
     return None
 
 
+#: The options of the GPU Louvain method that its sequential bucket reference takes (the others, ``max_grid`` and
+#: ``community_buckets``, change how the work is spread over threads, not the result).
+_BUCKET_OPTIONS = ("resolution", "threshold", "bin_threshold", "bin_vertices", "layout", "dip_rule", "follow_leaves",
+                   "refine", "degree_buckets")
+
+
+def _exact_sums(data: Any) -> bool:
+    """Whether every sum of ``data``'s weights is exact in float64 (integer weights, a total below 2^53): then any
+    order of summation, so any schedule, gives the same sums."""
+    weights = np.asarray(getattr(data, "weights", ()), np.float64)
+    return bool(np.all(weights == np.round(weights)) and float(np.abs(weights).sum()) < 2.0**52)
+
+
+def _same_decisions(result: Any, reference: Any) -> str | None:
+    """What differs between a GPU Louvain run and its sequential bucket reference, or ``None``.
+
+    The method is deterministic given its input: every vertex of a bucket decides from the same state, the ties go
+    to the lowest id, the new ids follow the community ids; with exact sums the schedule cannot change a
+    decision, so the dendrogram, each level's modularity and the sweeps must be the reference's.
+    """
+    levels, theirs = [level.tolist() for level in result.levels], [level.tolist() for level in reference.levels]
+    for depth, (mine, expected) in enumerate(zip(levels, theirs, strict=False)):
+        if mine != expected:
+            vertex = next(v for v, (a, b) in enumerate(zip(mine, expected, strict=True)) if a != b)
+            return (f"level {depth} differs from the sequential bucket reference's: vertex {vertex} in community "
+                    f"{mine[vertex]}, expected {expected[vertex]} (labels {mine}, expected {expected})")
+    if len(levels) != len(theirs):
+        return f"{len(levels)} level(s), the sequential bucket reference {len(theirs)}"
+    if result.labels.tolist() != reference.labels.tolist():
+        return (f"labels {result.labels.tolist()} differ from the sequential bucket reference's "
+                f"{reference.labels.tolist()}")
+    for depth, (q, expected) in enumerate(zip(result.level_modularity, reference.level_modularity, strict=False)):
+        if not np.isclose(q, expected, rtol=1e-12, atol=1e-15):
+            return f"level {depth} reports modularity {q!r}, the sequential bucket reference {expected!r}"
+    if result.stats.get("sweeps") != reference.stats.get("sweeps"):
+        return (f"sweeps per level {result.stats.get('sweeps')}, the sequential bucket reference "
+                f"{reference.stats.get('sweeps')}")
+    return None
+
+
 def oracle(entry, data: Any, result: Any, reference: Any, options: dict) -> str | None:
     """What is wrong with ``result`` of algorithm ``entry`` on ``data``, or ``None`` (see the module notes)."""
     if result.problem is not None:
@@ -201,7 +250,7 @@ def oracle(entry, data: Any, result: Any, reference: Any, options: dict) -> str 
             return f"stable but not man-optimal: wives {result.wife.tolist()}, expected {reference.wife.tolist()}"
         return None
     if entry.problem == "communities":
-        return None
+        return _same_decisions(result, reference) if reference is not None else None
     if entry.name == "roma":
         added = result.stats.get("phase_weights") or [result.weight]
         if not np.isclose(added[-1], result.weight, rtol=1e-9, atol=1e-12):
@@ -301,7 +350,8 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
 
 def _runner(entry, data: Any, kernels: dict, driver: dict):
     reference = functools.cache(lambda: _reference(entry, data, driver))
-    needs_reference = entry.problem == "stable" or (entry.problem == "weighted" and entry.name != "roma")
+    needs_reference = (entry.problem == "stable" or (entry.problem == "weighted" and entry.name != "roma")
+                       or (entry.problem == "communities" and "cpu" in entry.backends and _exact_sums(data)))
     padded = {"pad": True} if entry.name == "roma" and data.n % 2 and "pad" not in driver else {}
 
     def run(dev) -> str | None:

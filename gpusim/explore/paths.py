@@ -7,7 +7,9 @@ claim), so that :func:`~gpusim.explore.hunt.hunt` with ``paths=True`` (``gpusim 
 --all-paths``) visits every one, and the coverage note names the option that reaches a kernel never launched
 (:func:`hint`).  A path may also widen what a kernel already launched does: a grid smaller than the work, so a
 grid-stride loop turns more than once (its barrier at the loop's end then matters), or a capacity ``b = 2``, so
-that a vertex has an offer out while it makes another (two threads then update its counter at once).
+that a vertex has an offer out while it makes another (two threads then update its counter at once).  Louvain's
+block-per-vertex and block-per-community kernels serve degrees above 84 and 127 on a GPU; its third path lowers
+the bucket bounds (``degree_buckets``, ``community_buckets``) so that a small input's hub takes them.
 :data:`NEEDS` says what no option on a small input reaches.
 
 >>> hint("apfb", "augment_in_one_block")
@@ -15,7 +17,7 @@ that a vertex has an offer out while it makes another (two threads then update i
 >>> hint("apfb", "fix_rows")
 '--start empty'
 >>> hint("louvain", "move_block_global")
-'an input with a vertex of degree above 319'
+'--option degree_buckets=1,2,3,4,4,6 --option community_buckets=4,12,24 --option max_grid=1'
 """
 
 from __future__ import annotations
@@ -63,16 +65,16 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
     "louvain": (
         ({}, ("move_subwarp", "merge_warp")),
         ({"layout": "thread"}, ("move_thread",)),
+        # the wider groups of §4.1 from small degrees (a random input's hub, degree n - 1, gets a block), one block
+        # a launch so that it takes several vertices or communities in turn
+        ({"degree_buckets": "1,2,3,4,4,6", "community_buckets": "4,12,24", "max_grid": 1},
+         ("move_block_shared", "move_block_global", "merge_block_shared", "merge_block_global", "merge_chunks")),
     ),
 }
 
 #: Kernels no option launches on a small input, and what does.
 NEEDS = {
     "has_hub": "a GPU backend: warp_degree='auto' asks it there",
-    "move_block_shared": "an input with a vertex of degree 85 to 319",
-    "move_block_global": "an input with a vertex of degree above 319",
-    "merge_block_shared": "an input whose community has degree 128 to 479",
-    "merge_block_global": "an input whose community has degree above 479",
 }
 
 
