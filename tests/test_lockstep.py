@@ -493,6 +493,11 @@ CASES = {
         "modularity_terms copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
         "merge_block_shared merge_block_global member_degrees scatter_counts compact_edges relabel"),
     "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),
+    # the communities above the last bound (8192 edges on a GPU), several blocks each: the hub's, from bound 24
+    "louvain-chunks": Case(lambda dev: louvain(_louvain_hubs(), device=dev,
+                                               community_buckets="4,12,24").labels.tolist(),
+                           lambda: bucket_louvain(_louvain_hubs()).labels.tolist(),
+                           frozenset({"count_chunks", "merge_chunks"})),
     # the first phase dips at its fifth sweep, then goes on with conflict-free sweeps (tests/test_louvain.py)
     "louvain-conflict-free": _louvain_case(
         LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=17)),

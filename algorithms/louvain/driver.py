@@ -197,7 +197,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
     degree_buckets, community_buckets:
         The upper degree bounds of §4.1's vertex groups (six, ascending: 4, 8, 16, 32, 84, 319, the last two
-        groups a block per vertex) and community groups (two: 127, 479, the last two a block per community), or
+        groups a block per vertex) and community groups (three: 127, 479, 8192, the last two a block per community,
+        the one above 8192 several blocks a community: ``MERGE_CHUNK`` edges each), or
         lower ones, each at most the paper's (so the hash tables fit their groups' slots), the first bounds
         only (the others stay the paper's); a comma-separated string too, as the command line gives it
         (``"1,1,1,1,1,2"``).  Lower bounds send small vertices and
@@ -567,6 +568,17 @@ class _Run:
         new_id, n_new = exclusive_scan(self.dev, flags, n, self.launch)
         return com_size, com_degree, new_id, n_new
 
+    def merge_in_chunks(self, args: tuple, tail: tuple, tables: tuple, member_start, offset: int, count: int) -> None:
+        """The last community group (more than ``chunk`` edges, the group's lower bound): ``chunk`` edges a block,
+        in three launches of :func:`~gpusim.algorithms.louvain.kernels_aggregate.merge_chunks` (clear, hash, emit)."""
+        chunk = self.community_buckets[-1]
+        chunks = self.zeros(count, np.int32)
+        self.each(agg.count_chunks, count, args[7], args[8], offset, count, chunk, chunks)
+        chunk_start, total = exclusive_scan(self.dev, chunks, count, self.launch)
+        for step in range(3):
+            self.launch(self.kernels.merge_chunks, min(total, self.max_grid), mv.BLOCK, *args, offset, count, *tail,
+                        *tables, member_start, chunk, chunk_start, total, step)
+
     def contract(self, ptr, adj, w, C, n: int, always: bool = False):
         """Algorithm 3: the graph of the communities of ``C``; None when every community is one vertex (unless
         ``always``)."""
@@ -581,7 +593,7 @@ class _Run:
         self.each(agg.place_vertices, n, C, cursor, com, n)
         cset, buckets = self.partition(com_degree, self.community_buckets, n)
         member_start = None
-        if buckets[1][1] or buckets[2][1]:  # the block kernels number each community's edges flat
+        if any(count for _, count in buckets[1:]):  # the block kernels number each community's edges flat
             member_degree = self.zeros(n, np.int32)
             self.each(agg.member_degrees, n, ptr, com, member_degree, n)
             member_start, _ = exclusive_scan(dev, member_degree, n, self.launch)
@@ -598,9 +610,11 @@ class _Run:
             elif b == 1:
                 self.launch(kernels.merge_block_shared, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
                             *tail, member_start)
-            else:
+            elif b == 2:
                 self.launch(kernels.merge_block_global, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
                             *tail, *self.tables(bound, n), member_start)
+            else:
+                self.merge_in_chunks(args, tail, self.tables(bound, n), member_start, offset, count)
         new_count = self.zeros(n_new, np.int32)
         self.each(agg.scatter_counts, n, fill, new_id, com_size, new_count, n)
         new_ptr, entries = exclusive_scan(dev, new_count, n_new, self.launch)

@@ -35,11 +35,13 @@ class LouvainKernels(NamedTuple):
     merge_warp: Kernel
     merge_block_shared: Kernel
     merge_block_global: Kernel
+    merge_chunks: Kernel
 
 
 #: The paper's kernels.
 PAPER = LouvainKernels(move.move_subwarp, move.move_block_shared, move.move_block_global, move.move_thread,
-                       aggregate.merge_warp, aggregate.merge_block_shared, aggregate.merge_block_global)
+                       aggregate.merge_warp, aggregate.merge_block_shared, aggregate.merge_block_global,
+                       aggregate.merge_chunks)
 
 def louvain_kernels(**helpers: DeviceFunction) -> LouvainKernels:
     """The paper's kernels with the named ``@device`` helpers (``insert=``, ``allowed=``, ...) replaced."""
