@@ -302,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         for layout in ("buckets", "thread"):
             louvain(warm, device=Device(backend), layout=layout, bin_threshold=1e-6)
     rows = []
+    meta = {**machine.stamp("louvain", argv), "quick": options.quick,
+            "backends": {b: gpu_status(b)[1] for b in GPU_BACKENDS}}
     for scale in sizes:
         n = 1 << scale
         makers = {"planted": ("planted partition", lambda n=n, s=scale: planted_partition(n, options.degree, s)[0]),
@@ -311,8 +313,9 @@ def main(argv: list[str] | None = None) -> int:
             for row in rows_for(name, graph, backends, options):
                 rows.append(row)
                 print(json.dumps(row, default=float), flush=True)
-    meta = {**machine.stamp("louvain", argv), "quick": options.quick,
-            "backends": {b: gpu_status(b)[1] for b in GPU_BACKENDS}}
+            # after every graph: a run stopped by a time limit keeps what it measured
+            json_path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
+            picture(rows, png_path)
     json_path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
     picture(rows, png_path)
     return 0
