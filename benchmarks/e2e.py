@@ -32,7 +32,7 @@ Every size must equal ECL-MM's (a mismatch is printed and recorded in ``errors``
 printed and written under ``ecl_mm`` in the ``bipartite`` area's JSON.  Usage::
 
     python -m benchmarks bipartite [--quick] [--parts ecl-mm] [--ecl-dir DIR] [--matrices DIR] [--repeats N]
-                                   [--variants NAME,...]
+                                   [--variants NAME,...] [--more-families]
 """
 
 from __future__ import annotations
@@ -87,11 +87,30 @@ def quick_graphs():
     yield "geometric 2^13 deg~12, RCP", gen.random_permutation(gen.random_geometric(1 << 13, radius, seed=1), seed=4)
 
 
-def all_graphs(quick: bool, matrices: Path):
-    """The bundled matrices (the three smallest with ``quick``), then the generated families."""
+def more_graphs(quick: bool):
+    """The larger families of ECL-MM's own evaluation (Akathoott and Burtscher, IPDPS 2025): a Graph500 Kronecker
+    graph, a road network (junctions joined by long chains of degree-2 vertices), a random geometric graph at 2^22
+    vertices, and a bipartite graph with heavy-tailed degrees on both sides; the road and geometric graphs permuted
+    (RCP), as the papers do with graphs whose diagonal makes the cheap matching perfect."""
+    scale, side, points, heavy = (12, 40, 1 << 13, 1 << 13) if quick else (22, 700, 1 << 22, 1 << 21)
+    yield f"kronecker scale {scale}, ef 16 (Graph500)", gen.rmat(scale, 16, seed=5)
+    yield f"road network {side}x{side}, chains of 7, RCP", gen.random_permutation(gen.road_network(side, side, 7),
+                                                                                     seed=6)
+    radius = math.sqrt(12 / (math.pi * points))
+    yield (f"geometric 2^{points.bit_length() - 1} deg~12, RCP",
+           gen.random_permutation(gen.random_geometric(points, radius, seed=7), seed=8))
+    yield (f"power-law bipartite 2^{heavy.bit_length() - 1}, exponent 2.1",
+           gen.power_law_bipartite(heavy, heavy, 8 * heavy, 2.1, seed=9))
+
+
+def all_graphs(quick: bool, matrices: Path, more: bool = False):
+    """The bundled matrices (the three smallest with ``quick``), then the generated families (and with ``more``,
+    :func:`more_graphs`)."""
     bundled = list(bundled_graphs(matrices)) if matrices.is_dir() else []
     yield from bundled[:3] if quick else bundled
     yield from quick_graphs() if quick else generated_graphs(False)
+    if more:
+        yield from more_graphs(quick)
 
 
 def device_resident(graph: BipartiteGraph, backend: str):
@@ -277,6 +296,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--repeats", type=int, default=2,
                         help="timed calls per algorithm after the warm-up (at least: short calls get more)")
     parser.add_argument("--no-resident", action="store_true", help="skip the device-resident calls")
+    parser.add_argument("--more-families", action="store_true",
+                        help="add ECL-MM's larger families: Graph500 Kronecker scale 22, a road network, a random "
+                             "geometric graph on 2^22 points, a power-law bipartite graph")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"options measured beside the defaults, comma-separated, '' for none (default all: "
                              f"{', '.join(VARIANTS)})")
@@ -309,7 +331,8 @@ def compare(options, save) -> tuple[dict | None, int]:
     scratch = Path(tempfile.mkdtemp(prefix="gpusim-e2e-"))
     warm_up(backends, options.variants)
     try:
-        for name, graph in tqdm(all_graphs(options.quick, Path(options.matrices)), desc="graphs", unit="graph"):
+        graphs = all_graphs(options.quick, Path(options.matrices), options.more_families)
+        for name, graph in tqdm(graphs, desc="graphs", unit="graph"):
             try:
                 ecl = ecl_mm.run(binary, ecl_mm.write_egr(graph, scratch / "graph.egr"), ecl_repeats)
             except ecl_mm.EclError as exc:

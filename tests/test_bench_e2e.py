@@ -133,6 +133,18 @@ def test_generated_quick_graphs_round_trip_through_egr(tmp_path):
 e2e = _load("e2e")
 
 
+def test_the_larger_families_at_quick_size_are_what_they_say():
+    graphs = dict(e2e.more_graphs(quick=True))
+    assert [name.split()[0] for name in graphs] == ["kronecker", "road", "geometric", "power-law"]
+    for name, graph in graphs.items():
+        assert graph.n_edges > 10_000, name
+        if name.startswith(("road", "geometric")):  # with their diagonals: a perfect matching, hidden by RCP
+            assert _scipy_size(graph) == graph.n_rows == graph.n_cols, name
+    heavy = graphs["power-law bipartite 2^13, exponent 2.1"]
+    for degrees in (np.diff(heavy.row_ptr), np.diff(heavy.col_ptr)):
+        assert degrees.max() > 30 * degrees.mean()
+
+
 def _scipy_size(graph: BipartiteGraph) -> int:
     from scipy.sparse.csgraph import maximum_bipartite_matching
 

@@ -7,7 +7,15 @@ import pytest
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.types.generators import grid, random_geometric, random_permutation, rmat, uniform_random
+from gpusim.types.generators import (
+    grid,
+    power_law_bipartite,
+    random_geometric,
+    random_permutation,
+    rmat,
+    road_network,
+    uniform_random,
+)
 from gpusim.types.graphs import BipartiteGraph
 
 
@@ -48,6 +56,8 @@ SEEDED = {
     "rmat_uniform": lambda seed: rmat(6, 4, seed=seed, a=0.25, b=0.25, c=0.25),
     "random_geometric": lambda seed: random_geometric(300, 0.08, seed=seed),
     "random_permutation": lambda seed: random_permutation(grid(7, 9), seed=seed),
+    "power_law_bipartite": lambda seed: power_law_bipartite(500, 300, 3000, 2.3, seed=seed),
+    "road_network_rcp": lambda seed: random_permutation(road_network(4, 5, 3), seed=seed),
 }
 
 
@@ -138,6 +148,39 @@ def test_random_geometric_matches_brute_force(n, radius):
         assert np.array_equal(rows, want_rows) and np.array_equal(cols, want_cols)
 
 
+@pytest.mark.parametrize(("rows", "cols", "chain"), [(0, 0, 3), (1, 1, 5), (1, 4, 2), (3, 3, 0), (4, 5, 3), (6, 2, 4)])
+def test_road_network_is_junctions_joined_by_chains(rows, cols, chain):
+    import networkx as nx
+
+    graph = road_network(rows, cols, chain, diagonal=False)
+    assert_well_formed(graph)
+    assert is_symmetric(graph)
+    expected = nx.grid_2d_graph(rows, cols)  # the mesh, each edge subdivided into a path of chain + 1 edges
+    for u, v in list(expected.edges()):
+        expected.remove_edge(u, v)
+        nx.add_path(expected, [u, *((u, v, k) for k in range(chain)), v])
+    assert graph.n_rows == expected.number_of_nodes() and graph.n_edges == 2 * expected.number_of_edges()
+    degrees = np.diff(graph.row_ptr)
+    assert sorted(degrees.tolist()) == sorted(d for _, d in expected.degree())
+    built = nx.from_scipy_sparse_array(graph.to_scipy())
+    assert nx.is_isomorphic(built, expected) if expected.number_of_nodes() <= 40 else True
+    with_diagonal = road_network(rows, cols, chain)
+    assert with_diagonal.n_edges == graph.n_edges + graph.n_rows  # the diagonal: a perfect matching exists
+    assert matching_size(with_diagonal) == graph.n_rows
+
+
+def test_power_law_bipartite_has_hubs_on_both_sides():
+    graph = power_law_bipartite(4000, 2000, 40000, 2.1, seed=3)
+    assert_well_formed(graph)
+    assert 30000 < graph.n_edges <= 40000
+    for degrees in (np.diff(graph.row_ptr), np.diff(graph.col_ptr)):
+        assert degrees.max() > 30 * degrees.mean()
+        assert np.median(degrees) < 0.7 * degrees.mean()  # most vertices sit in the light tail
+    uniform = uniform_random(4000, 2000, graph.n_edges, seed=3)
+    assert np.diff(uniform.row_ptr).max() < 5 * np.diff(uniform.row_ptr).mean() + 10
+    assert power_law_bipartite(10, 10, 0, 2.5, seed=0).n_edges == 0
+
+
 def test_random_permutation_is_graph_permuted():
     graph = rmat(7, 4, seed=2)
     permuted = random_permutation(graph, seed=9)
@@ -182,6 +225,13 @@ BAD_CALLS = [
     (random_geometric, (5, None, 0), InvalidArgumentType, "radius=None"),
     (random_geometric, (5, 0.1, 1.0), InvalidArgumentType, "seed=1.0"),
     (lambda: random_geometric(5, 0.1, 0, diagonal="no"), (), InvalidArgumentType, "diagonal='no'"),
+    (road_network, (3, -1, 2), InvalidArgument, "cols=-1"),
+    (road_network, (3, 3, 1.5), InvalidArgumentType, "chain=1.5"),
+    (road_network, (40000, 40000, 2), InvalidArgument, "more than 2147483647"),
+    (power_law_bipartite, (10, 10, 5, 2.0, 0), InvalidArgument, "exponent=2.0"),
+    (power_law_bipartite, (10, 10, 5, 11.0, 0), InvalidArgument, "exponent=11.0"),
+    (power_law_bipartite, (0, 10, 5, 2.5, 0), InvalidArgument, "n_edges=5 edges need vertices"),
+    (power_law_bipartite, (10, 10, 5, 2.5, -1), InvalidArgument, "seed=-1"),
     (random_permutation, (_G.to_scipy(), 0), InvalidArgumentType, "csr_array"),
     (random_permutation, (_G, -1), InvalidArgument, "seed=-1"),
     (random_permutation, (_G, 0.5), InvalidArgumentType, "seed=0.5"),

@@ -3,7 +3,8 @@
 Deveci et al. (Euro-Par 2013, ICPP 2013) benchmark on SuiteSparse matrices and on their random row and column
 permutations (the *RCP* sets); large instances are not stored in this repository, so these
 generators build them: uniform random patterns, R-MAT / Kronecker power-law graphs (Graph500's
-``kron_g500``), road-like 2-D grids, random geometric graphs, and the RCP permutation of any
+``kron_g500``), road-like 2-D grids and road networks (junctions joined by long chains), random geometric
+graphs, bipartite graphs with heavy-tailed degrees on both sides (Chung-Lu), and the RCP permutation of any
 graph.  Every generator is vectorised NumPy (no Python loop over edges), draws from
 ``numpy.random.default_rng(seed)`` only, returns a :class:`~gpusim.types.graphs.BipartiteGraph` with no
 duplicate edge, and builds 10^7 edges in a few seconds.  The same arguments give the same graph.
@@ -34,7 +35,8 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.arguments import INT32_MAX, check_bool, check_edge_total, check_int, check_real, check_seed
 from gpusim.types.graphs import BipartiteGraph
 
-__all__ = ["grid", "random_geometric", "random_permutation", "rmat", "uniform_random"]
+__all__ = ["grid", "power_law_bipartite", "random_geometric", "random_permutation", "rmat", "road_network",
+           "uniform_random"]
 
 _RMAT_CHUNK = 1 << 16  # edges per batch of R-MAT draws (part of the seeded stream: do not change)
 
@@ -273,6 +275,133 @@ def grid(rows: int, cols: int, diagonal: bool = True) -> BipartiteGraph:
     u = np.concatenate((ids[:, :-1].ravel(), ids[:-1, :].ravel()))
     v = np.concatenate((ids[:, 1:].ravel(), ids[1:, :].ravel()))
     return _square_pattern(u, v, n, diagonal)
+
+
+def road_network(rows: int, cols: int, chain: int, diagonal: bool = True) -> BipartiteGraph:
+    """A road-like network: a ``rows x cols`` planar mesh of junctions whose every mesh edge is a road of ``chain``
+    vertices of degree 2, as the long chains of real road networks (ECL-MM's and the matching papers' road inputs).
+
+    Junction ``(i, j)`` is vertex ``i * cols + j``; the road from a junction to its right or lower neighbour adds
+    ``chain`` vertices, numbered after the junctions, road after road.  The graph is returned as the pattern of its
+    adjacency matrix, with the diagonal when ``diagonal`` is true (as :func:`grid`; apply :func:`random_permutation`
+    for the papers' RCP instance).  Without the diagonal it is bipartite exactly when ``chain`` is odd.
+
+    Parameters
+    ----------
+    rows, cols : int
+        Junctions per side, non-negative.
+    chain : int
+        Vertices on each road between two junctions, non-negative (0: :func:`grid`).
+    diagonal : bool
+        Join every vertex to itself (default True).
+
+    Returns
+    -------
+    BipartiteGraph
+        Square: ``N + chain * R`` rows and columns for ``N = rows * cols`` junctions and
+        ``R = rows (cols - 1) + (rows - 1) cols`` roads, ``2 (chain + 1) R`` off-diagonal entries.
+
+    Raises
+    ------
+    InvalidArgumentType
+        A non-integer size or ``chain``, a non-bool ``diagonal``.
+    InvalidArgument
+        A negative value, or more than 2**31 - 1 vertices or edges.
+
+    Examples
+    --------
+    >>> g = road_network(2, 2, 3, diagonal=False)
+    >>> g.shape, g.n_edges
+    ((16, 16), 32)
+    >>> road_network(3, 3, 0).n_edges == grid(3, 3).n_edges
+    True
+    """
+    rows = check_int("rows", rows)
+    cols = check_int("cols", cols)
+    chain = check_int("chain", chain)
+    diagonal = check_bool("diagonal", diagonal)
+    junctions = rows * cols
+    roads = rows * max(cols - 1, 0) + max(rows - 1, 0) * cols
+    n = junctions + chain * roads
+    if n > INT32_MAX:
+        raise InvalidArgument(f"road_network({rows}, {cols}, {chain}) has {n} vertices, more than {INT32_MAX}: "
+                              f"vertex ids are int32")
+    ids = np.arange(junctions, dtype=np.int64).reshape(rows, cols)
+    start = np.concatenate((ids[:, :-1].ravel(), ids[:-1, :].ravel()))  # each road's two junctions
+    end = np.concatenate((ids[:, 1:].ravel(), ids[1:, :].ravel()))
+    # road r: start[r] - inner[r, 0] - ... - inner[r, chain - 1] - end[r]
+    inner = junctions + np.arange(chain * start.size, dtype=np.int64).reshape(start.size, chain)
+    path = np.concatenate((start[:, None], inner, end[:, None]), axis=1)
+    u, v = path[:, :-1].ravel(), path[:, 1:].ravel()
+    check_edge_total(2 * u.size + (n if diagonal else 0), f"adjacency entries of road_network({rows}, {cols}, {chain})")
+    return _square_pattern(np.minimum(u, v), np.maximum(u, v), n, diagonal)
+
+
+def power_law_bipartite(n_rows: int, n_cols: int, n_edges: int, exponent: float, seed: int) -> BipartiteGraph:
+    """A bipartite graph with heavy-tailed degrees on both sides (Chung-Lu): each of ``n_edges`` draws picks a row
+    with probability proportional to ``(i + 1) ** (-1 / (exponent - 1))`` and a column likewise, so that both
+    degree sequences follow a power law of that exponent; repeated pairs are merged.  Rows and columns are then
+    renumbered at random, so that the hubs are not the low ids.
+
+    Parameters
+    ----------
+    n_rows, n_cols : int
+        Vertices on each side, non-negative (positive when ``n_edges`` is).
+    n_edges : int
+        Pairs drawn, non-negative; the graph has at most this many edges.
+    exponent : float
+        The degree distribution's exponent, in (2, 10]; smaller is heavier-tailed.
+    seed : int
+        Non-negative; the same seed gives the same graph.
+
+    Returns
+    -------
+    BipartiteGraph
+
+    Raises
+    ------
+    InvalidArgumentType
+        A non-integer size or seed, a non-real ``exponent``.
+    InvalidArgument
+        Out-of-range values, or edges without vertices to join.
+
+    References
+    ----------
+    F. Chung and L. Lu, "Connected components in random graphs with given expected degree sequences", Annals of
+    Combinatorics 6 (2002).
+
+    Examples
+    --------
+    >>> g = power_law_bipartite(2000, 1000, 20000, 2.2, seed=0)
+    >>> g.shape, g.n_edges <= 20000
+    ((2000, 1000), True)
+    >>> rows, cols = np.diff(g.row_ptr), np.diff(g.col_ptr)
+    >>> bool(rows.max() > 20 * rows.mean() and cols.max() > 20 * cols.mean())   # hubs on both sides
+    True
+    """
+    n_rows = check_int("n_rows", n_rows)
+    n_cols = check_int("n_cols", n_cols)
+    n_edges = check_int("n_edges", n_edges)
+    exponent = check_real("exponent", exponent, 2.0, 10.0)
+    seed = check_seed(seed)
+    if exponent <= 2.0:
+        raise InvalidArgument(f"exponent={exponent} must be above 2 (the expected degrees diverge at 2)")
+    if n_edges and not (n_rows and n_cols):
+        raise InvalidArgument(f"n_edges={n_edges} edges need vertices on both sides, got n_rows={n_rows}, "
+                              f"n_cols={n_cols}")
+    check_edge_total(n_edges, "edges drawn (n_edges)")
+    rng = np.random.default_rng(seed)
+
+    def side(n: int) -> np.ndarray:
+        weights = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (exponent - 1.0))
+        cumulative = np.cumsum(weights)
+        picks = np.searchsorted(cumulative, rng.random(n_edges) * cumulative[-1], side="right")
+        return rng.permutation(n).astype(np.int64)[np.minimum(picks, n - 1)]
+
+    if not n_edges:
+        return _from_keys(np.zeros(0, np.int64), n_rows, n_cols)
+    rows, cols = side(n_rows), side(n_cols)
+    return _from_keys(_sorted_unique(rows * n_cols + cols), n_rows, n_cols)
 
 
 def random_geometric(n: int, radius: float, seed: int, diagonal: bool = True) -> BipartiteGraph:
