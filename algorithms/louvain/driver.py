@@ -59,7 +59,7 @@ from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
 from .kernels_scan import exclusive_scan
-from .reference import bucket_louvain
+from .reference import bucket_bounds, bucket_louvain
 from .result import CommunityResult
 from .variants import PAPER, LouvainKernels
 
@@ -195,20 +195,13 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         ``False``: the paper's method.
     kernels:
         A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
-    degree_buckets, community_buckets:
-        The upper degree bounds of §4.1's vertex groups (six, ascending: 4, 8, 16, 32, 84, 319, the last two
-        groups a block per vertex) and community groups (three: 127, 479, 8192, the last two a block per community,
-        the one above 8192 several blocks a community: ``MERGE_CHUNK`` edges each), or
-        lower ones, each at most the paper's (so the hash tables fit their groups' slots), the first bounds
-        only (the others stay the paper's); a comma-separated string too, as the command line gives it
-        (``"1,1,1,1,1,2"``).  Lower bounds send small vertices and
-        communities to the wider groups: the block kernels then run on a small graph (the explorer's launch
-        path for them, :mod:`gpusim.explore.paths`).  ``layout="thread"`` has no vertex groups.
-    max_grid:
-        Launch at most this many blocks (None: 4 on the simulator, 8192 on a GPU): the kernels' grid-stride loops
-        then give a block several vertices or communities in turn, as on a GPU with fewer blocks resident than
-        work (what the explorer's launch paths use to reach a loop's second turn).  The result does not depend
-        on it.
+    degree_buckets, community_buckets, max_grid:
+        Lower bounds than §4.1's for the vertex groups (six: 4, 8, 16, 32, 84, 319) and community groups
+        (:data:`~.kernels_aggregate.COMMUNITY_BUCKETS`), each at most the paper's, the first ones only or all
+        (:func:`~.reference.bucket_bounds`; ``"1,2,3"`` as the command line gives it): small vertices and
+        communities then take the block kernels (the explorer's launch path for them).  ``max_grid``: at most
+        this many blocks a launch (default 4 on the simulator, 8192 on a GPU), so a block takes several vertices
+        or communities in turn.  Neither ``community_buckets`` nor ``max_grid`` changes the result.
     cpu_method:
         What ``"cpu"`` runs.  ``"asynchronous"``: vertices moved one after another on every core
         (:mod:`~gpusim.algorithms.louvain.asynchronous`; ``threshold``, ``resolution`` and ``refine`` apply).
@@ -229,8 +222,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     resolution = _positive("resolution", resolution)
     threshold, bin_threshold = _positive("threshold", threshold), _positive("bin_threshold", bin_threshold)
     bin_vertices = check_int("bin_vertices", bin_vertices, 0, None)
-    degree_buckets = _bounds("degree_buckets", degree_buckets, mv.DEGREE_BUCKETS)
-    community_buckets = _bounds("community_buckets", community_buckets, agg.COMMUNITY_BUCKETS)
+    degree_buckets = bucket_bounds("degree_buckets", degree_buckets, mv.DEGREE_BUCKETS)
+    community_buckets = bucket_bounds("community_buckets", community_buckets, agg.COMMUNITY_BUCKETS)
     if max_grid is not None:
         max_grid = check_int("max_grid", max_grid, 1, None)
     if layout not in LAYOUTS:
@@ -280,24 +273,6 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
 CPU_METHODS = ("asynchronous", "buckets")
 _BUCKET_DEFAULTS = {"layout": "buckets", "dip_rule": "independent", "follow_leaves": True, "bin_threshold": T_BIN,
                     "bin_vertices": BIN_VERTICES, "degree_buckets": mv.DEGREE_BUCKETS}
-
-
-def _bounds(name: str, value, paper: tuple[int, ...]) -> tuple[int, ...]:
-    """``degree_buckets`` or ``community_buckets`` checked: up to as many ascending bounds as the paper's, each at
-    most the paper's, the bounds not given the paper's (a comma-separated string read as integers)."""
-    if isinstance(value, str):
-        try:
-            value = tuple(int(part) for part in value.split(","))
-        except ValueError:
-            raise InvalidArgument(f"{name}={value!r} must be up to {len(paper)} comma-separated integers") from None
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not 1 <= len(value) <= len(paper):
-        raise InvalidArgument(f"{name}={value!r} must be 1 to {len(paper)} ascending bounds (the paper's: {paper})")
-    bounds = tuple(check_int(name, bound, 1, None) for bound in value) + tuple(paper[len(value):])
-    if any(b > c for b, c in zip(bounds, bounds[1:], strict=False)) or any(b > p for b, p in zip(bounds, paper,
-                                                                                               strict=True)):
-        raise InvalidArgument(f"{name}={bounds} must be ascending, each at most the paper's {paper} (the hash tables "
-                              f"fit their groups' slots up to those degrees)")
-    return bounds
 
 
 def _cpu_method(asked: str | None, **bucket_options) -> str:

@@ -28,18 +28,39 @@ import time
 import numba
 import numpy as np
 
+from gpusim.errors import InvalidArgument
 from gpusim.runtime.registry import register
+from gpusim.types.arguments import check_int
 
 from .graph import LouvainGraph
 from .parallel import PARALLEL_ENTRIES, PARALLEL_FROM, bucket_moves, scratch
 from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
-__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_louvain", "by_levels", "contract", "host_arrays",
-           "partition_modularity", "weighted_degrees"]
+__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "by_levels", "contract",
+           "host_arrays", "partition_modularity", "weighted_degrees"]
 
 #: The degree buckets of §4.1, as in :data:`gpusim.algorithms.louvain.kernels_move.DEGREE_BUCKETS`.
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
+
+
+def bucket_bounds(name: str, value, paper: tuple[int, ...]) -> tuple[int, ...]:
+    """The GPU method's ``degree_buckets`` or ``community_buckets`` checked: up to as many ascending bounds as the
+    paper's, each at most the paper's (so the hash tables fit their groups' slots), the bounds not given the paper's
+    (a comma-separated string read as integers)."""
+    if isinstance(value, str):
+        try:
+            value = tuple(int(part) for part in value.split(","))
+        except ValueError:
+            raise InvalidArgument(f"{name}={value!r} must be up to {len(paper)} comma-separated integers") from None
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or not 1 <= len(value) <= len(paper):
+        raise InvalidArgument(f"{name}={value!r} must be 1 to {len(paper)} ascending bounds (the paper's: {paper})")
+    bounds = tuple(check_int(name, bound, 1, None) for bound in value) + tuple(paper[len(value):])
+    if any(b > c for b, c in zip(bounds, bounds[1:], strict=False)) or any(b > p for b, p in zip(bounds, paper,
+                                                                                               strict=True)):
+        raise InvalidArgument(f"{name}={bounds} must be ascending, each at most the paper's {paper} (the hash tables "
+                              f"fit their groups' slots up to those degrees)")
+    return bounds
 
 
 @numba.njit(cache=True)
