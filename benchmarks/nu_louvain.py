@@ -29,6 +29,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = (ROOT / ".anchors" / "nu-louvain", ROOT.parent / "shared" / "anchors" / "nu-louvain")
+#: Runs of each method in one process; the program prints their mean.
+REPEATS = 3
 METHODS = {"louvainStaticOmp": "GVE-Louvain", "louvainStaticCuda": "nu-Louvain"}
 _LINE = re.compile(r"\{(\d+) threads\} -> \{\s*([\d.]+)ms,.*?(\d+) iters,\s*(\d+) passes,\s*([-\d.]+) modularity\}"
                    r"\s*(\w+)")
@@ -54,12 +56,13 @@ def build(sources: Path, build_dir: Path) -> Path:
     if nvcc is None:
         raise AnchorError("nvcc is not on PATH: nu-Louvain is not built")
     threads = os.cpu_count() or 1
-    binary = build_dir / f"nu-louvain-{threads}"
+    binary = build_dir / f"nu-louvain-{threads}-repeat{REPEATS}"
     if binary.is_file():
         return binary
     build_dir.mkdir(parents=True, exist_ok=True)
-    command = [nvcc, "-DTYPE=float", f"-DMAX_THREADS={threads}", "-DREPEAT_METHOD=1", "-std=c++17", "-arch=native",
-               "-O3", "-Xcompiler", "-fopenmp", "-x", "cu", str(sources / "main.cxx"), "-o", str(binary)]
+    command = [nvcc, "-DTYPE=float", f"-DMAX_THREADS={threads}", f"-DREPEAT_METHOD={REPEATS}", "-std=c++17",
+               "-arch=native", "-O3", "-Xcompiler", "-fopenmp", "-x", "cu", str(sources / "main.cxx"),
+               "-o", str(binary)]
     done = subprocess.run(command, cwd=sources, capture_output=True, text=True)
     if done.returncode:
         raise AnchorError(f"nvcc failed ({done.returncode}): {done.stderr.strip()[-400:]}")

@@ -324,6 +324,43 @@ def test_a_cupyx_weighted_graph_is_checked_on_the_gpu():
         resident(Device("cupy"), DeviceWeightedGraph.from_cupyx(csp.csr_matrix(sp.csr_array([[0, 1.0], [0, 0]]))))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("form", ["canonical", "unsorted", "duplicates", "diagonal and zeros", "coo"])
+def test_a_cupyx_weighted_graph_is_the_host_graph_of_the_same_matrix(form):
+    """A canonical CSR skips the sorts (``canonical_rows``); every other form is canonicalised: same graph."""
+    _gpu("cupy")
+    import cupy
+    import cupyx.scipy.sparse as csp
+
+    from gpusim.types.device_graphs import canonical_rows
+
+    rng = np.random.default_rng(7)
+    dense = np.triu(rng.integers(-3, 4, (60, 60)) * (rng.random((60, 60)) < 0.1), 1).astype(np.float64)
+    dense = dense + dense.T
+    if form == "diagonal and zeros":
+        dense[5, 5] = 2.0
+    host = sp.csr_matrix(dense)
+    if form == "diagonal and zeros":
+        host.data[0] = 0.0  # an explicit zero: no edge
+    if form == "unsorted":  # each row's list reversed
+        for lo, hi in zip(host.indptr[:-1], host.indptr[1:], strict=True):
+            host.indices[lo:hi], host.data[lo:hi] = host.indices[lo:hi][::-1].copy(), host.data[lo:hi][::-1].copy()
+        host.has_sorted_indices = False
+    matrix = csp.coo_matrix(host.tocoo()) if form == "coo" else csp.csr_matrix(host)
+    if form == "duplicates":
+        coo = host.tocoo()
+        matrix = csp.csr_matrix(csp.coo_matrix((cupy.asarray(np.r_[coo.data / 2, coo.data / 2]),
+                                                (cupy.asarray(np.r_[coo.row, coo.row]),
+                                                 cupy.asarray(np.r_[coo.col, coo.col]))), shape=host.shape))
+    assert (canonical_rows(matrix) is not None) == (form == "canonical")
+    built = DeviceWeightedGraph.from_cupyx(matrix)
+    expected = WeightedGraph.from_scipy(host)
+    for got, want in ((built.ptr, expected.ptr), (built.adj, expected.adj), (built.weights, expected.weights)):
+        assert np.array_equal(cupy.asnumpy(got), want)
+    if form == "canonical":  # copies: the caller's matrix is not shared
+        assert built.adj.data.ptr != matrix.indices.data.ptr and built.ptr.data.ptr != matrix.indptr.data.ptr
+
+
 def test_roma_checks_memory_for_its_dense_matrix(monkeypatch):
     from gpusim.algorithms.weighted import roma
 

@@ -29,6 +29,7 @@ InputFacts(n=4, entries=4, isolated=1, total_weight=3.5)
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,7 +38,7 @@ from gpusim import T, kernel
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import check_grid
-from gpusim.types.device_graphs import DeviceWeightedGraph, is_device_sparse
+from gpusim.types.device_graphs import DeviceWeightedGraph, canonical_rows, is_device_sparse
 
 from .graph import LouvainGraph, load_louvain_graph
 
@@ -136,8 +137,12 @@ def from_cupyx(matrix: Any) -> DeviceWeightedGraph:
     import cupy
 
     if len(matrix.shape) == 2 and matrix.shape[0] == matrix.shape[1] and matrix.dtype.kind in "fiub":
-        coo = matrix.tocsr().tocoo()  # a new matrix: the caller's is not put in canonical form
-        coo.sum_duplicates()
+        rows = canonical_rows(matrix)
+        if rows is not None:  # canonical already: its entries as they are, no sort
+            coo = SimpleNamespace(row=rows, col=matrix.indices, data=matrix.data)
+        else:
+            coo = matrix.tocsr().tocoo()  # a new matrix: the caller's is not put in canonical form
+            coo.sum_duplicates()
         loops = cupy.flatnonzero((coo.row == coo.col) & (coo.data != 0))
         if int(loops.size):
             k = int(loops[0])
