@@ -36,7 +36,7 @@ def test_the_paths_reach_every_declared_kernel(name):
 def test_the_coverage_note_names_the_option_that_launches_a_kernel_never_launched(capsys):
     found = hunt("apfb", random_inputs=1, budget=2)
     note = found.coverage.note()
-    assert "augment_in_one_block (--option launches=one-block)" in note and "--all-paths" in note
+    assert "augment_in_one_block (--option launches=one-block --start empty)" in note and "--all-paths" in note
     every = hunt("apfb", random_inputs=1, budget=14, paths=True)
     assert set(every.coverage.missed) <= set(NEEDS), every.coverage.missed
     assert main(["explore", "--algorithm", "roma", "--random-inputs", "1", "--budget", "4", "--all-paths",

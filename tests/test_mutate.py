@@ -147,7 +147,7 @@ def test_a_host_loop_that_relaunches_for_ever_ends_in_livelock_and_a_deadline_st
         dev.launch(count_level, 1, 4, (3, dev.array(np.array([3, 1, 3, 0], np.int32)), 4, counts, 1))
 
 
-def test_a_mutant_whose_hunt_passes_its_time_limit_counts_as_found_a_hang(monkeypatch):
+def test_a_mutant_whose_hunt_passes_its_time_limit_is_undecided_not_found(monkeypatch):
     import time
 
     from gpusim.explore import algorithm as algorithm_module
@@ -159,7 +159,8 @@ def test_a_mutant_whose_hunt_passes_its_time_limit_counts_as_found_a_hang(monkey
     began = time.perf_counter()
     row = mutant_row("apfb", hang, ["gpubfs_wr_warp"], settings)
     assert time.perf_counter() - began < 20
-    assert row["verdict"] == "found" and row["timed_out"] and "time limit of 3 s" in row["finding"]
+    assert row["verdict"] == "not found" and row["timed_out"] and row["finding"] is None
+    assert "time limit of 3 s before any failure" in row["reason"] and "--time-limit" in row["reason"]
 
 
 def test_a_negative_time_limit_is_a_usage_error(capsys):

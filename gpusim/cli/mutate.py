@@ -41,7 +41,7 @@ def register_mutate(commands, common: argparse.ArgumentParser) -> None:
                         help="seconds to shrink each failure found (default 30; 0: not shrunk)")
     mutate.add_argument("--time-limit", type=float, default=120.0, metavar="S",
                         help="seconds of wall-clock time a mutant's hunt may take, shrinking included (default 120; "
-                             "0: none); a mutant stopped there counts as found, a hang")
+                             "0: none); a mutant stopped there before any failure is not found, undecided")
     mutate.add_argument("--workers", type=int, default=1, metavar="N",
                         help="hunt the mutants on a local Dask cluster of N worker processes (default 1: here)")
     mutate.add_argument("--scheduler", metavar="ADDRESS",

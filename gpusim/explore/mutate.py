@@ -431,9 +431,10 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
     (:data:`.paths.LAUNCH_PATHS`), under the models its kind needs; ``races="raise"`` counts an undeclared data
     race as found, and a failure found is shrunk (``shrink_time`` seconds at most; ``None``: not shrunk).  A
     mutant's hunt, shrinking included, stops at ``time_limit`` seconds of wall-clock time (``None``: none), inside a
-    run if need be (the simulator's ``deadline``), and the mutant counts as found, a hang, with that reason; a run
-    whose host code launches more than ``max_launches`` kernels (a driver loop relaunching for ever) is a
-    ``Livelock`` finding of its own, replayable.  The
+    run if need be (the simulator's ``deadline``); a mutant stopped so before any failure counts as not found, with
+    that reason (undecided: only a larger limit decides it).  A hang is a finding of its own, replayable: a launch
+    past ``max_steps``, or a run whose host code launches more than ``max_launches`` kernels (a driver loop
+    relaunching for ever), is a ``Livelock``.  The
     unmutated algorithm is hunted first the same way: a finding there ends the run (``InvalidArgument``), as a
     mutation score means nothing over a false alarm.  With ``client`` (a ``dask.distributed.Client``) each
     mutant is hunted on a Dask worker, which makes it again from the kernels' source by its name.
@@ -518,11 +519,12 @@ def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: d
         try:
             result = _hunted(name, mutant.kernels, _models(mutant), settings, shrink=True,
                              deadline=None if limit is None else start + limit)
-        except OutOfTime:
+        except OutOfTime:  # undecided: a hang shows as a Livelock (max_steps, max_launches), not as slowness
             result = None
-            row["verdict"], row["timed_out"] = "found", True
-            row["finding"] = (f"hang: its hunt ran past the time limit of {limit:g} s and was stopped there "
-                              f"(the unmutated algorithm passed the same hunt; a hang counts as found)")
+            row["verdict"], row["timed_out"] = "not found", True
+            row["reason"] = (f"its hunt ran past the time limit of {limit:g} s before any failure and was stopped "
+                             f"there: undecided, not a hang (a run that never ends is a Livelock finding); a larger "
+                             f"--time-limit decides it")
         if result is not None:
             row["verdict"] = ("found" if result.found else "equivalent" if mutant.equivalent_if_unfound
                               else "not found")

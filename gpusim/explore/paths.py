@@ -13,7 +13,7 @@ the bucket bounds (``degree_buckets``, ``community_buckets``) so that a small in
 :data:`NEEDS` says what no option on a small input reaches.
 
 >>> hint("apfb", "augment_in_one_block")
-'--option launches=one-block'
+'--option launches=one-block --start empty'
 >>> hint("apfb", "fix_rows")
 '--start empty'
 >>> hint("louvain", "move_block_global")
@@ -33,7 +33,8 @@ _BFS = (
     ({"warp_degree": 1}, ("gpubfs_wr_warp",)),
     ({"direction": "bottom-up"}, ("gpubfs_wr_bottom_up",)),
     ({"direction": "auto"}, ("count_level",)),
-    ({"launches": "one-block"}, ("augment_in_one_block",)),
+    # from the empty matching: on a small input the cheap start leaves the one block no augmenting path to alternate
+    ({"launches": "one-block", "initial": "empty"}, ("augment_in_one_block",)),
 )
 
 #: Per algorithm: ``(driver options, kernels those options launch on a small input)``; the first is the default.
