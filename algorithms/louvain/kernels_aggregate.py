@@ -6,11 +6,10 @@ Each community becomes one vertex of the next graph: its size and degree bound b
 lines 17–19), then ``mergeCommunity`` hashes the edges of all its vertices by the neighbour's
 community (lines 20–23) on a warp (degree bound 1–127, table in shared memory), a block (128–479,
 shared) or a block with the table in global memory (above 479), and writes the table's entries,
-renamed to the new ids, to the community's part of the new edge list.  gpusim adds a fourth group, degree sums
-above 8,192 (``MERGE_CHUNK``; the hub communities of a power-law graph, millions of edges): several blocks each
-(:func:`merge_chunks`), where one block of 128 threads alone took 0.14 s on an R-MAT graph of 2·10^7 edges.
-The lists are then packed
-(:func:`compact_edges`) and the dendrogram extended (:func:`relabel`).
+renamed to the new ids, to the community's part of the new edge list.  gpusim adds a fourth group, degree
+sums above 8,192 (``MERGE_CHUNK``; the hub communities of a power-law graph, millions of edges): several blocks
+each (:func:`merge_chunks`), where one block of 128 threads alone took 0.14 s on an R-MAT graph of 2·10^7
+edges.  The lists are then packed (:func:`compact_edges`) and the dendrogram extended (:func:`relabel`).
 
 The new graph's entries are ``A'[c, d] = sum of A[i, j]`` over ``i`` in ``c`` and ``j`` in ``d``: the
 edges inside ``c`` become its self-loop, and the total weight is unchanged.
