@@ -341,6 +341,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     meta = {**machine.stamp("louvain", argv), "quick": options.quick,
             "backends": {b: gpu_status(b)[1] for b in GPU_BACKENDS}}
+
+    def save() -> None:
+        json_path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
+        picture(rows, png_path)
+
     for scale in sizes:
         n = 1 << scale
         makers = {"planted": ("planted partition", lambda n=n, s=scale: planted_partition(n, options.degree, s)[0]),
@@ -350,11 +355,8 @@ def main(argv: list[str] | None = None) -> int:
             for row in rows_for(name, graph, backends, options):
                 rows.append(row)
                 print(json.dumps(row, default=float), flush=True)
-            # after every graph: a run stopped by a time limit keeps what it measured
-            json_path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
-            picture(rows, png_path)
-    json_path.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=float))
-    picture(rows, png_path)
+            save()  # after every graph: a run stopped by a time limit keeps what it measured
+    save()
     return 0
 
 

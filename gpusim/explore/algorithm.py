@@ -201,7 +201,7 @@ _BUCKET_OPTIONS = ("resolution", "threshold", "bin_threshold", "bin_vertices", "
 
 
 def _exact_sums(data: Any) -> bool:
-    """Whether every sum of ``data``'s weights is exact in float64 (integer weights, a total below 2^53): then any
+    """Whether every sum of ``data``'s weights is exact in float64 (integer weights, a total below 2^52): then any
     order of summation, so any schedule, gives the same sums."""
     weights = np.asarray(getattr(data, "weights", ()), np.float64)
     return bool(np.all(weights == np.round(weights)) and float(np.abs(weights).sum()) < 2.0**52)
