@@ -16,6 +16,7 @@ from hypothesis import given
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.testing.strategies import preference_instances
+from gpusim.types import preference_lists
 from gpusim.types.graphs import example_path
 from gpusim.types.preferences import PreferenceInstance
 
@@ -60,6 +61,37 @@ def test_bundled_example():
 @given(preference_instances())
 def test_ranking_arrays_match_oracle_smi(inst):
     check_against_oracle(inst)
+
+
+@pytest.fixture
+def compiled_always():
+    """Every instance takes the compiled linear-time passes, as one of at least ``COMPILED_FROM`` entries does."""
+    before = preference_lists.COMPILED_FROM
+    preference_lists.COMPILED_FROM = 0
+    yield
+    preference_lists.COMPILED_FROM = before
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_compiled_passes_match_the_oracle(compiled_always, seed):
+    rng = np.random.default_rng(seed)
+    n_men, n_women = (int(x) for x in rng.integers(0, 7, 2))
+    men = [rng.permutation(n_women)[:rng.integers(0, n_women + 1)].tolist() for _ in range(n_men)]
+    women = [rng.permutation(n_men)[:rng.integers(0, n_men + 1)].tolist() for _ in range(n_women)]
+    check_against_oracle(PreferenceInstance(men, women))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_first_repeat_finds_the_first_entry_seen_before_in_its_list(compiled, monkeypatch):
+    monkeypatch.setattr(preference_lists, "COMPILED_FROM", 0 if compiled else 1 << 16)
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        lengths = rng.integers(0, 5, rng.integers(1, 5))
+        ptr = np.concatenate(([0], np.cumsum(lengths)))
+        flat = rng.integers(0, 6, ptr[-1])
+        expected = next((k for i in range(len(lengths)) for k in range(ptr[i], ptr[i + 1])
+                         if flat[k] in flat[ptr[i]:k]), -1)
+        assert preference_lists.first_repeat(ptr, flat, 6) == expected
 
 
 @given(preference_instances(max_n=5, complete=True))

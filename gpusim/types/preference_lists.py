@@ -171,9 +171,35 @@ def csr_arrays(side: str, ptr: Any, ids: Any) -> tuple[np.ndarray, np.ndarray]:
     return ptr64, ids64
 
 
+#: Below this many list entries the precomputations run in NumPy, so that a small instance loads no compiled
+#: function: numba's first cached function in a process costs 0.2–0.4 s (its typing registries), more than the
+#: whole NumPy path takes at this size.  Above it, the compiled linear-time passes.
+COMPILED_FROM = 1 << 16
+
+
+def _owners(ptr: np.ndarray) -> np.ndarray:
+    """The list each entry belongs to."""
+    return np.repeat(np.arange(ptr.shape[0] - 1, dtype=np.int64), np.diff(ptr))
+
+
+def first_repeat(ptr: np.ndarray, flat: np.ndarray, n_other: int) -> int:
+    """Index of the first entry that repeats an earlier entry of the same list, or -1.
+
+    >>> first_repeat(np.array([0, 2, 5]), np.array([1, 0, 2, 1, 2]), 3)
+    4
+    """
+    if flat.shape[0] >= COMPILED_FROM:
+        return int(_first_repeat_compiled(ptr, flat, n_other))
+    key = _owners(ptr) * max(n_other, 1) + flat
+    repeats = np.ones(key.shape[0], bool)
+    repeats[np.unique(key, return_index=True)[1]] = False
+    found = np.flatnonzero(repeats)
+    return int(found[0]) if found.size else -1
+
+
 @numba.njit(cache=True)
-def first_repeat(ptr, flat, n_other):  # pragma: no cover - compiled
-    """Index of the first entry that repeats an earlier entry of the same list, or -1 (linear time)."""
+def _first_repeat_compiled(ptr, flat, n_other):  # pragma: no cover - compiled
+    """``first_repeat`` in linear time."""
     seen = np.full(max(n_other, 1), -1, np.int64)
     for i in range(ptr.shape[0] - 1):
         for k in range(ptr[i], ptr[i + 1]):
@@ -181,6 +207,30 @@ def first_repeat(ptr, flat, n_other):  # pragma: no cover - compiled
                 return k
             seen[flat[k]] = i
     return -1
+
+
+def _pair_by_sorting(n_women, m_ptr, m_flat, w_ptr, w_flat):
+    """``_linear_precomputation``'s answer by sorting the women's entries by (man, woman): O(L log L)."""
+    m_key = _owners(m_ptr) * max(n_women, 1) + m_flat
+    w_key = w_flat.astype(np.int64) * max(n_women, 1) + _owners(w_ptr)
+    m_partner = np.full(m_key.shape[0], -1, np.int64)
+    w_partner = np.full(w_key.shape[0], -1, np.int64)
+    if w_key.size and m_key.size:
+        order = np.argsort(w_key)
+        at = np.minimum(np.searchsorted(w_key[order], m_key), w_key.shape[0] - 1)
+        mutual = np.flatnonzero(w_key[order[at]] == m_key)
+        m_partner[mutual] = order[at[mutual]]
+        w_partner[order[at[mutual]]] = mutual
+    return m_partner, w_partner
+
+
+def _purge_vectorised(ptr, flat, partner):
+    """``_purge`` in NumPy."""
+    kept = partner >= 0
+    kept_before = np.concatenate(([0], np.cumsum(kept)))
+    new_ptr = kept_before[ptr]
+    position = np.where(kept, kept_before[:-1] - new_ptr[_owners(ptr)], -1)
+    return new_ptr, flat[kept].astype(np.int32), position
 
 
 @numba.njit(cache=True)
@@ -249,18 +299,6 @@ def _purge(ptr, flat, partner):  # pragma: no cover - compiled
     return new_ptr, new_flat, position
 
 
-@numba.njit(cache=True)
-def _partner_ranks(partner, other_position, kept):  # pragma: no cover - compiled
-    """For each kept entry, the position of its partner entry in the other side's purged list."""
-    out = np.empty(kept, np.int32)
-    i = 0
-    for k in range(partner.shape[0]):
-        if partner[k] >= 0:
-            out[i] = other_position[partner[k]]
-            i += 1
-    return out
-
-
 def mutual_csr(n_men: int, n_women: int, m_ptr: np.ndarray, m_flat: np.ndarray, w_ptr: np.ndarray,
                 w_flat: np.ndarray) -> dict[str, np.ndarray]:
     """Purge non-mutual entries and pair every entry with the other person's rank of the owner.
@@ -268,17 +306,20 @@ def mutual_csr(n_men: int, n_women: int, m_ptr: np.ndarray, m_flat: np.ndarray, 
     The linear-time precomputation of Manne et al. (CSC 2016) §2 (see ``_linear_precomputation``);
     the rank a woman gives a man is her entry's position in her purged list.
     """
-    m_partner, w_partner = _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat)
-    men = _purge(m_ptr, m_flat, m_partner)
-    women = _purge(w_ptr, w_flat, w_partner)
+    if m_flat.shape[0] + w_flat.shape[0] < COMPILED_FROM:
+        m_partner, w_partner = _pair_by_sorting(n_women, m_ptr, m_flat, w_ptr, w_flat)
+        men, women = _purge_vectorised(m_ptr, m_flat, m_partner), _purge_vectorised(w_ptr, w_flat, w_partner)
+    else:
+        m_partner, w_partner = _linear_precomputation(n_men, n_women, m_ptr, m_flat, w_ptr, w_flat)
+        men, women = _purge(m_ptr, m_flat, m_partner), _purge(w_ptr, w_flat, w_partner)
     if men[1].shape[0] > INT32_MAX:
         raise InvalidArgument(f"{men[1].shape[0]} mutually acceptable pairs exceed {INT32_MAX}: "
                               "kernels index the lists with int32")
     return {
         "men_ptr": _readonly_int32(men[0]), "men_list": _readonly(men[1]),
-        "men_rank_by_woman": _readonly(_partner_ranks(m_partner, women[2], men[1].shape[0])),
+        "men_rank_by_woman": _readonly(women[2][m_partner[m_partner >= 0]].astype(np.int32)),
         "women_ptr": _readonly_int32(women[0]), "women_list": _readonly(women[1]),
-        "women_rank_by_man": _readonly(_partner_ranks(w_partner, men[2], women[1].shape[0])),
+        "women_rank_by_man": _readonly(men[2][w_partner[w_partner >= 0]].astype(np.int32)),
     }
 
 
