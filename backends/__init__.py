@@ -9,13 +9,16 @@ extra to install.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+import threading
 from typing import Any, Protocol
 
 import numpy as np
 
 from gpusim.errors import BackendUnavailable, InvalidArgument
 
-__all__ = ["GPU_BACKENDS", "Backend", "cuda_driver_missing", "gpu_status", "load_backend"]
+__all__ = ["GPU_BACKENDS", "Backend", "cuda_driver_missing", "gpu_status", "load_backend", "start_driver_early"]
 
 #: The GPU backends, in the order ``"auto"`` tries them.
 GPU_BACKENDS = ("numba", "cupy")
@@ -58,8 +61,6 @@ def cuda_driver_missing() -> str | None:
     """
     if not _DRIVER:
         import ctypes
-        import os
-        import sys
 
         library = _DRIVER_LIBRARIES.get(sys.platform, "libcuda.so.1")
         why = None
@@ -74,6 +75,30 @@ def cuda_driver_missing() -> str | None:
                 why = f"no CUDA driver ({library} does not load)"
         _DRIVER.append(why)
     return _DRIVER[0]
+
+
+def start_driver_early() -> None:
+    """Start the CUDA driver and the first GPU's primary context on a background thread, while Python imports
+    numba-cuda or CuPy: the 0.1-0.3 s the driver takes then passes beside the imports (a driver call releases the
+    interpreter's lock) instead of after them.  numba-cuda and CuPy retain that same primary context.  Nothing
+    happens where the driver does not load, and a failure here is left for the backend's own probe to report.
+    The command line calls it for an explicit ``--backend numba`` or ``cupy`` on one GPU.
+    """
+    if cuda_driver_missing() is not None or os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        return
+    threading.Thread(target=_retain_primary_context, name="gpusim-cuda-driver", daemon=True).start()
+
+
+def _retain_primary_context() -> None:
+    import ctypes
+
+    try:
+        driver = ctypes.CDLL(_DRIVER_LIBRARIES.get(sys.platform, "libcuda.so.1"))
+        device, context = ctypes.c_int(), ctypes.c_void_p()
+        if driver.cuInit(0) == 0 and driver.cuDeviceGet(ctypes.byref(device), 0) == 0:
+            driver.cuDevicePrimaryCtxRetain(ctypes.byref(context), device)
+    except (OSError, AttributeError):
+        pass
 
 
 def gpu_status(name: str) -> tuple[bool, str]:

@@ -275,6 +275,10 @@ def run_checked(options: argparse.Namespace) -> int:
     """Run the chosen subcommand; a failure becomes one line and an exit status."""
     debug = getattr(options, "debug", False) or os.environ.get("GPUSIM_DEBUG", "") not in ("", "0")
     options.record = {}
+    if getattr(options, "backend", None) in ("numba", "cupy") and getattr(options, "devices", None) is None:
+        from gpusim.backends import start_driver_early
+
+        start_driver_early()
     try:
         return options.run(options)
     except (Exception, KeyboardInterrupt) as error:
