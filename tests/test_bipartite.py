@@ -64,7 +64,7 @@ simulated_policies = st.one_of(schedules(max_preemptions=4, max_step=3000),
 @settings(max_examples=30)
 @pytest.mark.parametrize("variant", VARIANTS, ids=VARIANT_IDS)
 @given(graph=bipartite_graphs(max_rows=9, max_cols=9), policy=simulated_policies,
-       initial=st.sampled_from(["cheap", "empty"]), permute=st.integers(0, 3))
+       initial=st.sampled_from(["cheap", "proposals", "empty"]), permute=st.integers(0, 3))
 def test_maximum_and_certified_under_any_schedule(variant, graph, policy, initial, permute):
     if permute:
         graph = graph.permuted(permute)
@@ -76,7 +76,7 @@ def test_maximum_and_certified_under_any_schedule(variant, graph, policy, initia
 @pytest.mark.parametrize("gpu", ["numba", "cupy"])
 @settings(max_examples=40)
 @given(graph=bipartite_graphs(max_rows=40, max_cols=40), variant=st.sampled_from(VARIANTS),
-       initial=st.sampled_from(["cheap", "empty"]), permute=st.integers(0, 3))
+       initial=st.sampled_from(["cheap", "proposals", "empty"]), permute=st.integers(0, 3))
 def test_maximum_and_certified_on_the_gpus(gpu, graph, variant, initial, permute):
     from gpusim.backends import gpu_status
 

@@ -458,6 +458,8 @@ CASES = {
                                  initial="cheap-host", direction="auto"),
     "gpr": _bipartite_case(bipartite.gpr, BIPARTITE, "cheap_claim list_free_columns fill init_relabel "
                            "global_relabel_level init_active push_active fix_columns"),
+    "gpr-proposals": _bipartite_case(bipartite.gpr, BIPARTITE, "count_row_degrees propose_to_lightest_row "
+                                     "accept_lowest_offer cheap_claim", initial="proposals"),
     "gpr-first": _bipartite_case(bipartite.gpr, BIPARTITE, "fill init_relabel global_relabel_level push_relabel_all "
                                  "fix_columns", variant="first"),
     "gpr-shrink": _bipartite_case(bipartite.gpr, EVERY_COLUMN_FREE, "init_active compact_active push_active",

@@ -179,11 +179,11 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
         phases = levels = reads = 0
         size = None  # counted on the device by the one-block kernel, else by bipartite_result
         if one_block and nc > 0 and nr > 0:
-            if start is not None:  # a start given is copied in, outside the phases as every copy
+            if not isinstance(start, str):  # a start given is copied in, outside the phases as every copy
                 rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
-            with launch.phase("one block"):  # the cheap start too: the host waits for the device once, at the end
-                if start is None:
-                    rmatch, cmatch = cheap_start(launch, graph, col_ptr, col_adj)
+            with launch.phase("one block"):  # a device start too: the host waits for the device once, at the end
+                if isinstance(start, str):
+                    rmatch, cmatch = cheap_start(launch, graph, col_ptr, col_adj, start)
                 dev.fill(flags, 0)
                 dev.fill(counts, 0)
                 launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
@@ -279,7 +279,9 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     initial:
         ``"cheap"`` (default: the cheap matching made on the device by one launch of
         :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`, a maximal matching that may differ
-        from the seeds' sequential one), ``"cheap-host"`` (the seeds' sequential greedy, made on the host),
+        from the seeds' sequential one), ``"proposals"`` (rounds of proposals to the lightest free row before
+        it, :mod:`~gpusim.algorithms.bipartite.kernels_proposals`: fewer columns left to the BFS where degrees
+        are skewed), ``"cheap-host"`` (the seeds' sequential greedy, made on the host),
         ``"empty"``, or ``(row_match, col_match)``.
     device:
         A :class:`~gpusim.Device` to run on (say, a simulator with a chosen policy).

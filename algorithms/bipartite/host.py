@@ -6,8 +6,8 @@ Example
 >>> g = BipartiteGraph.from_edges([0, 0, 1], [0, 1, 0])
 >>> [a.tolist() for a in initial_matching(g, "cheap-host")], [a.tolist() for a in initial_matching(g, "empty")]
 ([[0, -1], [0, -1]], [[-1, -1], [-1, -1]])
->>> initial_matching(g, "cheap") is None   # the cheap matching is made on the device (kernels_cheap)
-True
+>>> initial_matching(g, "cheap"), initial_matching(g, None)   # made on the device (kernels_cheap)
+('cheap', 'cheap')
 """
 
 from __future__ import annotations
@@ -25,10 +25,17 @@ from gpusim.types.graphs import BipartiteGraph
 
 from .cheap import cheap_matching
 from .kernels_cheap import cheap_claim
+from .kernels_proposals import (
+    NO_OFFER,
+    PROPOSAL_ROUNDS,
+    accept_lowest_offer,
+    count_row_degrees,
+    propose_to_lightest_row,
+)
 
-__all__ = ["COMPACT_BLOCK", "CT_SHAPE", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK", "SHRINK_THRESHOLD",
-           "STARTS", "cheap_start", "check_choice", "device_start", "graph_array", "initial_matching", "nonempty",
-           "prepare", "violation"]
+__all__ = ["COMPACT_BLOCK", "CT_SHAPE", "DEVICE_STARTS", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK",
+           "SHRINK_THRESHOLD", "STARTS", "cheap_start", "check_choice", "device_start", "graph_array",
+           "initial_matching", "nonempty", "prepare", "violation"]
 
 #: Threads per block for one-thread-per-vertex (MT) launches, per backend.
 MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
@@ -44,10 +51,13 @@ SHRINK_THRESHOLD = 512
 LEVELS_PER_READ = 16
 #: The largest ``levels_per_read=`` accepted.
 MAX_LEVELS_PER_READ = 1024
-#: The named starts ``initial=`` takes: the cheap matching made on the device (the default,
-#: :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`), the seeds' sequential greedy made on the
-#: host, and no matching.
-STARTS = ("cheap", "cheap-host", "empty")
+#: The starts made on the device: the cheap matching (the default,
+#: :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`), and rounds of proposals to the lightest free row
+#: before it (:mod:`~gpusim.algorithms.bipartite.kernels_proposals`).
+DEVICE_STARTS = ("cheap", "proposals")
+#: The named starts ``initial=`` takes: those made on the device, the seeds' sequential greedy made on the host, and
+#: no matching.
+STARTS = (*DEVICE_STARTS, "cheap-host", "empty")
 
 
 def prepare(graph: Any, backend: str, device: Any, initial: Any, progress: Any,
@@ -59,11 +69,13 @@ def prepare(graph: Any, backend: str, device: Any, initial: Any, progress: Any,
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     dev = device if device is not None else own_device(backend)
-    if is_device_graph(graph):  # no host copy of the graph: the cheap matching made on the device, or none
-        if not (initial is None or (isinstance(initial, str) and initial in ("cheap", "empty"))):
-            raise InvalidArgument(f"initial must be 'cheap' or 'empty' for a device-resident graph, got {initial!r}")
+    if is_device_graph(graph):  # no host copy of the graph: a start made on the device, or none
+        if not (initial is None or (isinstance(initial, str) and initial in (*DEVICE_STARTS, "empty"))):
+            raise InvalidArgument(f"initial must be one of {(*DEVICE_STARTS, 'empty')} for a device-resident graph, "
+                                  f"got {initial!r}")
         empty = isinstance(initial, str) and initial == "empty"
-        start = (np.full(graph.n_rows, -1, np.int32), np.full(graph.n_cols, -1, np.int32)) if empty else None
+        start = (np.full(graph.n_rows, -1, np.int32), np.full(graph.n_cols, -1, np.int32)) if empty else (
+            initial or "cheap")
     else:
         start = initial_matching(graph, initial)
     if not isinstance(progress, bool):
@@ -71,15 +83,15 @@ def prepare(graph: Any, backend: str, device: Any, initial: Any, progress: Any,
     return dev, Launcher(dev, progress, name), start
 
 
-def initial_matching(graph: BipartiteGraph, initial: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """``initial`` as ``(row_match, col_match)`` on the host, checked, or ``None`` for ``"cheap"`` (the
-    default, also ``None``): the cheap matching that :func:`device_start` makes on the device.
+def initial_matching(graph: BipartiteGraph, initial: Any) -> tuple[np.ndarray, np.ndarray] | str:
+    """``initial`` as ``(row_match, col_match)`` on the host, checked, or the name of a start that
+    :func:`device_start` makes on the device (:data:`DEVICE_STARTS`; ``None`` is ``"cheap"``, the default).
 
     ``"cheap-host"`` is the seeds' sequential greedy (:func:`~gpusim.algorithms.bipartite.cheap.cheap_matching`),
     ``"empty"`` no matching, a pair a given matching.
     """
-    if initial is None or (isinstance(initial, str) and initial == "cheap"):
-        return None
+    if initial is None or (isinstance(initial, str) and initial in DEVICE_STARTS):
+        return initial or "cheap"
     if isinstance(initial, str) and initial == "cheap-host":
         row_match, col_match, _ = cheap_matching(graph)
     elif isinstance(initial, str) and initial == "empty":
@@ -92,27 +104,35 @@ def initial_matching(graph: BipartiteGraph, initial: Any) -> tuple[np.ndarray, n
     return np.asarray(row_match, np.int32), np.asarray(col_match, np.int32)
 
 
-def device_start(launch: Launcher, graph: BipartiteGraph, start: tuple[np.ndarray, np.ndarray] | None,
+def device_start(launch: Launcher, graph: BipartiteGraph, start: tuple[np.ndarray, np.ndarray] | str,
                  col_ptr: Any, col_adj: Any) -> tuple:
     """The starting matching on the device, as ``(rmatch, cmatch)`` (each at least one element long): ``start``
-    copied there, or, for ``None``, the cheap matching made there by one launch of
-    :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim` over the device's ``col_ptr``/``col_adj``
-    (phase ``"cheap"``)."""
+    copied there, or the start it names made there over the device's ``col_ptr``/``col_adj`` (phase ``"cheap"``,
+    :func:`cheap_start`)."""
     dev = launch.device
-    if start is not None:
+    if not isinstance(start, str):
         return dev.array(nonempty(start[0])), dev.array(nonempty(start[1]))
     with launch.phase("cheap"):
-        return cheap_start(launch, graph, col_ptr, col_adj)
+        return cheap_start(launch, graph, col_ptr, col_adj, start)
 
 
-def cheap_start(launch: Launcher, graph: BipartiteGraph, col_ptr: Any, col_adj: Any) -> tuple:
-    """The cheap matching's launches (:func:`device_start`'s, untimed: for a caller that times them in a phase of
-    its own)."""
+def cheap_start(launch: Launcher, graph: BipartiteGraph, col_ptr: Any, col_adj: Any, how: str = "cheap") -> tuple:
+    """The launches of a start made on the device (:func:`device_start`'s, untimed: for a caller that times them in
+    a phase of its own): for ``"proposals"``, :data:`PROPOSAL_ROUNDS` rounds of proposals to the lightest free row
+    (:mod:`~gpusim.algorithms.bipartite.kernels_proposals`); then, for both, one launch of
+    :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`, the cheap matching."""
     dev, nr, nc = launch.device, graph.n_rows, graph.n_cols
     rmatch, cmatch = dev.full(max(nr, 1), -1, np.int32), dev.full(max(nc, 1), -1, np.int32)
     if nr > 0 and nc > 0:
         block = MT_BLOCK[dev.backend]
-        launch(cheap_claim, Device.grid_for(nc, block), block, col_ptr, col_adj, rmatch, cmatch, nc)
+        col_grid, row_grid = Device.grid_for(nc, block), Device.grid_for(nr, block)
+        if how == "proposals":
+            degree, offer = dev.zeros(nr, np.int32), dev.full(nr, NO_OFFER, np.int32)
+            launch(count_row_degrees, Device.grid_for(graph.n_edges, block), block, col_adj, degree, graph.n_edges)
+            for _ in range(PROPOSAL_ROUNDS):
+                launch(propose_to_lightest_row, col_grid, block, col_ptr, col_adj, degree, rmatch, cmatch, offer, nc)
+                launch(accept_lowest_offer, row_grid, block, offer, rmatch, cmatch, nr)
+        launch(cheap_claim, col_grid, block, col_ptr, col_adj, rmatch, cmatch, nc)
     return rmatch, cmatch
 
 

@@ -55,7 +55,7 @@ def _add_hunt_options(explore: argparse.ArgumentParser) -> None:
     explore.add_argument("--example", metavar="NAME", help="with --algorithm: a bundled example input")
     explore.add_argument("--random-inputs", type=int, nargs="?", const=8, metavar="N",
                          help="with --algorithm: N small inputs drawn from seeds (default 8), the budget shared")
-    explore.add_argument("--start", choices=("cheap", "empty"),
+    explore.add_argument("--start", choices=("cheap", "proposals", "empty"),
                          help="with --algorithm: a bipartite driver's initial matching (default cheap)")
     explore.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                          help="with --algorithm: a driver keyword, e.g. shrink_at=1 (repeatable)")

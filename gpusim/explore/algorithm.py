@@ -53,7 +53,7 @@ __all__ = ["MODEL_DEFAULTS", "STARTS", "algorithm_entry", "algorithm_names", "al
            "import_kernels", "oracle", "scenario_from_name"]
 
 #: The starts ``start=`` takes: where a bipartite driver begins (``initial=``).
-STARTS = ("cheap", "empty")
+STARTS = ("cheap", "proposals", "empty")
 _PREFIX = "algorithm:"
 #: The simulator's memory and warp models, by default; another is named in the scenario's name
 #: (``...:memory=weak:warps=lockstep``), so that its replay tokens rebuild it.

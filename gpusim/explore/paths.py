@@ -29,6 +29,7 @@ __all__ = ["LAUNCH_PATHS", "NEEDS", "hint", "paths_of"]
 _BFS = (
     ({}, ("cheap_claim", "init_bfs_array", "gpubfs_wr")),
     ({"initial": "empty"}, ("alternate", "fix_rows", "fix_columns")),
+    ({"initial": "proposals"}, ("count_row_degrees", "propose_to_lightest_row", "accept_lowest_offer")),
     ({"initial": "empty", "bfs": "plain"}, ("gpubfs",)),
     ({"warp_degree": 1}, ("gpubfs_wr_warp",)),
     ({"direction": "bottom-up"}, ("gpubfs_wr_bottom_up",)),
@@ -46,6 +47,7 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
         ({"initial": "empty"}, ("init_relabel", "global_relabel_level", "init_active", "push_active")),
         ({"initial": "empty", "shrink_at": 1}, ("compact_active",)),
         ({"variant": "first"}, ("push_relabel_all",)),
+        ({"initial": "proposals"}, ("count_row_degrees", "propose_to_lightest_row", "accept_lowest_offer")),
     ),
     "suitor": (
         ({}, ("gpu_suitor",)),
