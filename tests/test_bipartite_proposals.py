@@ -5,6 +5,8 @@ from it reach SciPy's maximum on the simulator and on every GPU backend."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,7 +15,7 @@ from test_bipartite_cheap_kernel import assert_maximal_matching, policies
 
 from gpusim import Device
 from gpusim.algorithms.bipartite.host import cheap_start
-from gpusim.algorithms.bipartite.kernels_proposals import PROPOSAL_ROUNDS
+from gpusim.algorithms.bipartite.kernels_proposals import LOOK_AHEAD, PROPOSAL_ROUNDS
 from gpusim.backends import gpu_status
 from gpusim.runtime.launcher import Launcher
 from gpusim.testing.strategies import bipartite_graphs
@@ -29,15 +31,16 @@ def proposals(graph: BipartiteGraph, dev: Device) -> tuple[np.ndarray, np.ndarra
 
 
 def rounds_written_out(graph: BipartiteGraph) -> list[int]:
-    """The rounds by hand: each free column names its free row of least degree (the first in its list on a tie),
-    each named row takes its lowest column; then columns in id order take their first free row."""
+    """The rounds by hand: each free column names its free row of least degree among its first ``LOOK_AHEAD`` (the
+    first in its list on a tie), each named row takes its lowest column; then columns in id order take their first
+    free row."""
     degree = np.bincount(graph.col_adj, minlength=graph.n_rows)
     rm, cm = [-1] * graph.n_rows, [-1] * graph.n_cols
     lists = [graph.col_adj[graph.col_ptr[c]:graph.col_ptr[c + 1]].tolist() for c in range(graph.n_cols)]
     for _ in range(PROPOSAL_ROUNDS):
         offers: dict[int, int] = {}
         for c in range(graph.n_cols):
-            free = [r for r in lists[c] if rm[r] == -1]
+            free = [r for r in lists[c][:LOOK_AHEAD] if rm[r] == -1]
             if cm[c] == -1 and free:
                 row = min(free, key=lambda r: degree[r])
                 offers[row] = min(offers.get(row, c), c)
@@ -70,6 +73,18 @@ def test_a_light_row_is_kept_for_the_column_that_has_no_other():
     graph = BipartiteGraph.from_edges([0, 1, 0], [0, 0, 1])
     rm, cm = proposals(graph, Device("sim", policy="sequential"))
     assert rm.tolist() == [1, 0] and cm.tolist() == [1, 0]
+
+
+def test_a_hub_column_looks_at_its_first_rows_only(monkeypatch):
+    # column 0 reaches rows 0..3; row 3 is the lightest (degree 1) but lies past a look-ahead of 2
+    from gpusim.algorithms.bipartite import kernels_proposals
+
+    graph = BipartiteGraph.from_edges([0, 1, 2, 3, 0, 1, 2], [0, 0, 0, 0, 1, 2, 3])
+    monkeypatch.setattr(kernels_proposals, "LOOK_AHEAD", 2)
+    monkeypatch.setattr(sys.modules[__name__], "LOOK_AHEAD", 2)
+    rm, _ = proposals(graph, Device("sim", policy="sequential"))
+    assert rm.tolist() == rounds_written_out(graph)
+    assert rm[3] == -1 or rm[3] != 0  # column 0 did not take row 3
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=VARIANT_IDS)
