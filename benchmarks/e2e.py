@@ -13,7 +13,7 @@ permutation, R-MAT scale 21 edge factor 8, a 1500 × 1500 grid permuted, a rando
 and the bundled matrices of ``--matrices``. For each, every registered GPU bipartite algorithm (``apfb``, ``apsb``,
 ``gpr``, ...) and the options of :data:`VARIANTS` (APFB as the host loop of launches with a thread per column, the
 defaults before one-block launches and hub detection; with a warp per high-degree column; with direction-optimising
-BFS; with both; APFB, APsB and G-PR from the proposals start) on numba and cupy, warm (one call first, then the best
+BFS; with both; APFB, APsB and G-PR from either start) on numba and cupy, warm (one call first, then the best
 of ``--repeats`` calls, or of more for a short call: until they add up to :data:`MIN_TIMED_SECONDS`, at most
 :data:`MAX_CALLS`):
 
@@ -67,7 +67,8 @@ GPU_BIPARTITE = tuple(entry.name for entry in algorithms("bipartite") if entry.g
 VARIANTS = {"apfb-levels": ("apfb", {"launches": "levels", "warp_degree": None}),
             "apfb-warp32": ("apfb", {"warp_degree": 32}), "apfb-auto": ("apfb", {"direction": "auto"}),
             "apfb-auto-warp32": ("apfb", {"direction": "auto", "warp_degree": 32}),
-            **{f"{name}-proposals": (name, {"initial": "proposals"}) for name in ("apfb", "apsb", "gpr")}}
+            **{f"{name}-{start}": (name, {"initial": start}) for name in ("apfb", "apsb", "gpr")
+               for start in ("proposals", "cheap")}}
 #: ECL-MM prints microseconds: shorter times count as this in the ratios.
 FLOOR = 1e-6
 #: A short call is timed until its calls add up to this many seconds, at most :data:`MAX_CALLS` times

@@ -105,3 +105,19 @@ def test_on_the_gpus_from_the_proposals(backend, name):
     graph = generators.power_law_bipartite(1 << 14, 1 << 14, 8 << 14, 2.1, seed=3)
     result = run((name, {}), graph, Device(backend), initial="proposals")
     assert_maximum(result, graph)
+
+
+@pytest.mark.parametrize("name", ["apfb", "apsb", "gpr"])
+def test_the_default_start_is_the_proposals_from_a_million_edges(name, monkeypatch):
+    from gpusim.algorithms.bipartite import host
+
+    assert host.PROPOSALS_FROM == 1_000_000
+    graph = generators.rmat(6, 4, seed=2)
+    small = run((name, {}), graph, Device("sim", seed=1))
+    assert "propose_to_lightest_row" not in small.stats["launches"]
+    monkeypatch.setattr(host, "PROPOSALS_FROM", graph.n_edges)  # as if the graph had a million edges
+    large = run((name, {}), graph, Device("sim", seed=1))
+    assert large.stats["launches"]["propose_to_lightest_row"] == PROPOSAL_ROUNDS
+    assert_maximum(large, graph)
+    explicit = run((name, {}), graph, Device("sim", seed=1), initial="cheap")
+    assert "propose_to_lightest_row" not in explicit.stats["launches"]

@@ -277,12 +277,13 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         ``"ct"``: a constant grid (256 × 256 on a GPU), each thread striding over vertices;
         ``"mt"``: a thread per vertex.  CT was faster in every configuration of Table 1.
     initial:
-        ``"cheap"`` (default: the cheap matching made on the device by one launch of
+        ``"cheap"`` (the cheap matching made on the device by one launch of
         :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`, a maximal matching that may differ
         from the seeds' sequential one), ``"proposals"`` (rounds of proposals to the lightest free row before
         it, :mod:`~gpusim.algorithms.bipartite.kernels_proposals`: fewer columns left to the BFS where degrees
-        are skewed), ``"cheap-host"`` (the seeds' sequential greedy, made on the host),
-        ``"empty"``, or ``(row_match, col_match)``.
+        are skewed), ``None`` (the default: the proposals from 10^6 edges, the cheap matching below,
+        :func:`~gpusim.algorithms.bipartite.host.default_start`), ``"cheap-host"`` (the seeds' sequential
+        greedy, made on the host), ``"empty"``, or ``(row_match, col_match)``.
     device:
         A :class:`~gpusim.Device` to run on (say, a simulator with a chosen policy).
     check_invariants:

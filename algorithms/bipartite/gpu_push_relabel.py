@@ -86,8 +86,8 @@ def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active"
         the paper's best with shrinking; 0.3 the other good value); ``("fixed", k)``: every
         ``k`` loops.
     backend, initial, device, progress, output:
-        As :func:`apfb`; the default start is the cheap matching made on the device
-        (:func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`), and the initial active lists (the
+        As :func:`apfb`; the default start is made on the device (the proposals from 10^6 edges, the cheap
+        matching below: :func:`~gpusim.algorithms.bipartite.host.default_start`), and the initial active lists (the
         free columns, Alg. 7 and §III-C) are listed there too
         (:func:`~gpusim.algorithms.bipartite.kernels_push_relabel.list_free_columns`): no copy from the host.
     check_invariants:
