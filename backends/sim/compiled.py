@@ -325,7 +325,9 @@ def _build(kernel: Kernel, kinds: tuple[str, ...], races: bool):
     operands = ", _q_ci, _q_cf, _q_ca" if lowered.collectives else ""
     hooks = {"race_init": "    _q_R = race_state(n, _q_rbases, _q_rchecked, _q_rnames, _q_rmode)" if races else "",
              "race_arg": ", _q_R" if races else "",
-             "race_warp": "            race_barrier(_q_R, wwait[w], 32)\n" if races else "",
+             # independent warps: of the collectives only syncwarp orders the lanes' memory (no shuffle or vote)
+             "race_warp": ("            if (code - COLLECTIVE) % 16 == SYNCWARP:\n"
+                           "                race_barrier(_q_R, wwait[w], 32)\n") if races else "",
              "race_block": "            race_barrier(_q_R, waiting[b], nwait[b] + 1)\n" if races else "",
              "race_rows": "race_rows(_q_R)" if races else "np.zeros((0, 9), np.int64)"}
     source = SCHEDULER.format(params=args, args=args, pools=pools, pool_args=pool_args, keep=keep, operands=operands,

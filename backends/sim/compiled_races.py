@@ -1,15 +1,15 @@
 """The race detector of the compiled engine: :mod:`.races`' happens-before rules in numba.
 
 The same vector clocks and the same shadow memory as :class:`~gpusim.backends.sim.races.RaceDetector`,
-step for step: program order, barriers and warp collectives (every member's past before every
-member's future), atomics acquire-release on their location, ``threadfence`` a sequentially
-consistent fence, and a report per (array name, lines, hazard kind), the first one found.  A race
-state is a tuple (:func:`race_state`); the generator of each thread calls :func:`race_access` after
-each load and store of a global or shared array, :func:`race_atomic` after each atomic and
-:func:`race_fence` after each fence, and the scheduler calls :func:`race_barrier` when a barrier or a
-collective releases its members.  ``race_access`` and ``race_atomic`` return ``True`` when a race was
-found in ``raise`` mode: the thread then yields ``FAIL`` and the reference simulator replays the
-launch and raises :class:`~gpusim.errors.DataRace`.
+step for step: program order, barriers and ``syncwarp`` (every member's past before every member's
+future; a shuffle or vote orders nothing, the compiled engine's warps being independent), atomics
+acquire-release on their location, ``threadfence`` a sequentially consistent fence, and a report per
+(array name, lines, hazard kind), the first one found.  A race state is a tuple (:func:`race_state`);
+the generator of each thread calls :func:`race_access` after each load and store of a global or shared
+array, :func:`race_atomic` after each atomic and :func:`race_fence` after each fence, and the scheduler
+calls :func:`race_barrier` when a barrier or a ``syncwarp`` releases its members.  ``race_access`` and
+``race_atomic`` return ``True`` when a race was found in ``raise`` mode: the thread then yields ``FAIL``
+and the reference simulator replays the launch and raises :class:`~gpusim.errors.DataRace`.
 
 Reports come back as rows of :data:`REPORT_FIELDS`; :func:`reports_of` turns them into the reference's
 :class:`~gpusim.backends.sim.races.RaceReport`.

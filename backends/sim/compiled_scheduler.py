@@ -24,13 +24,13 @@ for a forced hand-over.
 
 from __future__ import annotations
 
-from .lowering import BARRIER, COLLECTIVE, EXIT, FAIL, POINT
+from .lowering import BARRIER, COLLECTIVE, COLLECTIVES, EXIT, FAIL, POINT
 
 __all__ = ["BROKE", "HEADER", "RUNTIME_VERSION", "NEVER_STEP", "OK", "PCT", "RANDOM", "SCHEDULER", "SWITCHES"]
 
 #: Changes whenever the scheduler or its numba helpers (:mod:`~gpusim.backends.sim.generators`,
 #: :mod:`.compiled_races`) change, so that generated modules cached on disk are rebuilt.
-RUNTIME_VERSION = 4
+RUNTIME_VERSION = 5
 OK, BROKE = 0, 1
 RANDOM, PCT, SWITCHES = 0, 1, 2
 #: "do not ask the policy again" (the reference's ``NEVER``).
@@ -47,6 +47,7 @@ from gpusim.backends.sim.generators import gen_at, gen_size, gen_store, like, op
 
 CACHE = {{cache}}
 POINT, EXIT, FAIL, BARRIER, COLLECTIVE = {POINT}, {EXIT}, {FAIL}, {BARRIER}, {COLLECTIVE}
+SYNCWARP = {COLLECTIVES.index("syncwarp")}
 OK, BROKE = {OK}, {BROKE}
 RANDOM, PCT, SWITCHES = {RANDOM}, {PCT}, {SWITCHES}
 NEVER = {NEVER_STEP}

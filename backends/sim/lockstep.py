@@ -23,7 +23,10 @@ early ``return``, is where a lane that returned early waits for the lanes still 
 caller's next collective).  Between branches, the active lanes' memory operations interleave as the
 policy chooses (a real warp issues each instruction for all its active lanes together: the
 simulator allows those orders and more).  Warp collectives and barriers work as in the default
-mode.  The independent mode runs the kernel unchanged, at no cost.
+mode, but for one thing: every warp collective (a shuffle or vote too, not only ``syncwarp``) orders
+the lanes' accesses for the race detector, the lanes having run each instruction together up to it
+(with independent warps only ``syncwarp`` does, as CUDA promises since Volta).  The independent
+mode runs the kernel unchanged, at no cost.
 """
 
 from __future__ import annotations

@@ -9,8 +9,12 @@ What orders accesses (happens-before edges), and what is assumed:
 
 * program order within a thread;
 * ``syncthreads``: everything a thread of the block did before the barrier happens before
-  everything any thread of the block does after it; ``syncwarp`` and the warp collectives
-  (shuffles, votes) do the same for the warp's lanes;
+  everything any thread of the block does after it; ``syncwarp`` does the same for the warp's
+  lanes.  The other warp collectives (shuffles, votes, reductions) exchange values but order no
+  memory with independent warps (the default, Volta and later: CUDA promises ordering among a
+  warp's lanes only at ``__syncwarp``), so lanes that write, shuffle, then read each other's
+  writes race.  With lockstep warps (``warps="lockstep"``, before Volta) the lanes run each
+  instruction together, and there every collective orders them as ``syncwarp`` does;
 * atomics are *acquire-release on their location*: an atomic on ``a[i]`` happens after every
   earlier atomic on ``a[i]`` (in the order they ran), and everything before it in its thread
   happens before everything after any later atomic on ``a[i]``.  This is what the papers'

@@ -20,7 +20,7 @@ load may see an old value.  This module models that, GPU-like (not x86-TSO):
 * **Fences.**  ``T.threadfence()`` publishes the thread's pending stores and refreshes its view:
   its later loads see every value published before the fence.  ``syncthreads`` (and ``syncwarp``)
   does the same for the block (warp): every arriving thread publishes, and every released thread's
-  view is refreshed.
+  view is refreshed.  A shuffle or vote publishes and refreshes nothing (it exchanges registers).
 * **Atomics** act on memory directly: an atomic first publishes the thread's own pending stores to
   that one location, then reads and writes the newest value (coherence), and the thread's view of
   that location is the newest afterwards.  An atomic is not a fence for other locations.

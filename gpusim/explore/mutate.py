@@ -404,12 +404,6 @@ def _repair_kernels(parsed: list) -> set[str]:
     return found
 
 
-#: Why a removed ``syncwarp`` may stay unseen (a limit of the simulator's model, not an equivalence).
-_SYNCWARP_UNSEEN = ("the simulator makes every warp collective (shuffle, vote) a rendezvous of the 32 lanes that "
-                    "orders their accesses as a syncwarp does (backends/sim/races.py), so a syncwarp beside "
-                    "collectives cannot be missed by it; CUDA promises memory ordering among lanes only at syncwarp")
-
-
 def _models(mutant: Mutant) -> list[tuple[str, str]]:
     """The memory and warp models a mutant is hunted under: those where its kind of change can show."""
     if mutant.kind == "fence-removed":
@@ -539,8 +533,7 @@ def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: d
             row["finding"] = f"{failure.kind} after {result.schedules} schedule(s){shrunk}"
         elif result is not None:
             row["reason"] = (f"no failure in {result.schedules} schedule(s) under {_models(mutant)}"
-                             + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else "")
-                             + (f"; {_SYNCWARP_UNSEEN}" if mutant.text.startswith("T.syncwarp(") else ""))
+                             + (f"; {mutant.equivalent_if_unfound}" if mutant.equivalent_if_unfound else ""))
     row["seconds"] = round(time.perf_counter() - start, 2)
     return row
 
