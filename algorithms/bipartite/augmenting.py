@@ -45,6 +45,7 @@ from .host import (
     LEVELS_PER_READ,
     MAX_LEVELS_PER_READ,
     MT_BLOCK,
+    START_KERNELS,
     cheap_start,
     check_choice,
     device_start,
@@ -257,7 +258,7 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
 @register("bipartite", "apfb", backends=("sim", "numba", "cupy"), on_cpu="hk",
           title="APFB: augmenting paths, full BFS (GPUBFS / GPUBFS-WR, ALTERNATE, FIXMATCHING)",
           paper="deveci2013apfb", where="Alg. 1 without lines 9-10, Alg. 2-4",
-          guarantees="maximum", kernels=tuple(KERNELS.values()))
+          guarantees="maximum", kernels=(*KERNELS.values(), *START_KERNELS))
 def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
@@ -358,7 +359,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
           title="APsB: shortest augmenting paths (GPUBFS / GPUBFS-WR, ALTERNATE, FIXMATCHING)",
           paper="deveci2013apfb", where="Alg. 1-4", guarantees="maximum",
-          kernels=tuple(KERNELS.values()))
+          kernels=(*KERNELS.values(), *START_KERNELS))
 def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layout: str = "ct",
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,

@@ -35,6 +35,7 @@ from .host import (
     MAX_LEVELS_PER_READ,
     MT_BLOCK,
     SHRINK_THRESHOLD,
+    START_KERNELS,
     check_choice,
     device_start,
     nonempty,
@@ -62,7 +63,7 @@ KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_
 @register("bipartite", "gpr", backends=("sim", "numba", "cupy"), on_cpu="pr",
           title="G-PR: push-relabel with global relabelling, active lists and compaction",
           paper="deveci2013gpr", where="Alg. 3-9", guarantees="maximum",
-          kernels=tuple(KERNELS.values()))
+          kernels=(*KERNELS.values(), *START_KERNELS))
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
         check_invariants: bool = False, progress: bool = False, kernels: dict | None = None,
