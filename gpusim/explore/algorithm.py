@@ -291,7 +291,7 @@ def algorithm_scenario(name: str, graph: Any = None, *, example: str | None = No
         dotted path of such a mapping, ``"package.module.NAME"``, imported (and named in the scenario's
         name, so that its replay tokens rebuild it).
     start:
-        ``"cheap"`` or ``"empty"``: a bipartite driver's initial matching (``initial=``).  The repair
+        ``"cheap"``, ``"proposals"`` or ``"empty"``: a bipartite driver's initial matching (``initial=``).  The repair
         steps of G-PR and APFB only matter from an empty start.
     options:
         More driver keywords, e.g. ``{"shrink_at": 1}`` (G-PR compacts on a small graph), ``{"b": 2}``.
