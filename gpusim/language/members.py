@@ -45,7 +45,7 @@ MEMBERS: dict[str, Member] = {
     "warp_size": _M("index", "warp_size() -> int32", "32"),
     # barriers and fences
     "syncthreads": _M("barrier", "syncthreads()", "block barrier: every thread of the block must reach it"),
-    "syncwarp": _M("barrier", "syncwarp()", "warp barrier over all 32 lanes; orders their memory (a shuffle does not)"),
+    "syncwarp": _M("barrier", "syncwarp()", "warp barrier of all 32 lanes, ordering their memory as no shuffle does"),
     "threadfence": _M("barrier", "threadfence()", "orders this thread's memory operations device-wide"),
     # warp shuffles (full mask; values i32/i64/f32/f64)
     "shfl_down": _M("shuffle", "shfl_down(value, delta) -> value", "value of lane + delta (own if out of range)"),
