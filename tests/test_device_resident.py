@@ -232,7 +232,8 @@ def test_device_graphs_refuse_cpu_algorithms_other_backends_and_bad_output():
         maximum_bipartite_matching(d, "gpr", backend="cpu")
     with pytest.raises(InvalidArgument, match="output='disk' is not one of"):
         gpr(g, backend="sim", output="disk")
-    with pytest.raises(InvalidArgument, match="initial must be 'cheap' or 'empty' for a device-resident graph"):
+    with pytest.raises(InvalidArgument,
+                       match=r"initial must be one of \('cheap', 'proposals', 'empty'\) for a device-resident graph"):
         gpr(d, backend="sim", initial=(np.zeros(10, np.int32), np.zeros(7, np.int32)))
 
 

@@ -356,16 +356,10 @@ class Simulator:
         self._block_current(thread, ("syncthreads", site))
 
     def collective(self, thread: SimThread, op: str, value, argument):
-        """A warp collective (shuffle, vote, reduction, syncwarp): a rendezvous of the warp's 32 lanes.
-
-        Every collective waits for all 32 lanes and exchanges their values, but only ``syncwarp`` orders memory
-        among them with independent warps (CUDA, Volta and later: ``__shfl_sync`` and the votes exchange
-        registers, only ``__syncwarp`` is a memory barrier among the lanes).  So only a ``syncwarp`` adds a
-        happens-before edge for the race detector and publishes and refreshes weak memory; a shuffle, vote or
-        reduction leaves both alone.  With lockstep warps (:mod:`.lockstep`, before Volta) the lanes run each
-        instruction together, so a collective is a point they all passed at once: there every collective orders
-        the lanes' accesses (weak memory is still published and refreshed at ``syncwarp`` only).
-        """
+        """A warp collective (shuffle, vote, reduction, syncwarp): a rendezvous of the warp's 32 lanes, exchanging
+        their values.  With independent warps only ``syncwarp`` orders memory among the lanes (CUDA since Volta),
+        for the race detector and weak memory alike; with lockstep warps (:mod:`.lockstep`) every collective orders
+        their accesses, and weak memory is still published and refreshed at ``syncwarp`` only."""
         step = self.point()
         site = _location(sys._getframe(2))
         key = (thread.bid, thread.tid // WARP_SIZE)
