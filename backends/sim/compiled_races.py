@@ -4,7 +4,7 @@ The same vector clocks and the same shadow memory as :class:`~gpusim.backends.si
 step for step: program order, barriers and ``syncwarp`` (every member's past before every member's
 future; a shuffle or vote orders nothing, the compiled engine's warps being independent), atomics
 acquire-release on their location, ``threadfence`` a sequentially consistent fence, and a report per
-(array name, lines, hazard kind), the first one found.  A race state is one numba structure (:func:`race_state`);
+(array name, lines, hazard kind), the first one found.  A race state is a tuple (:func:`race_state`);
 the generator of each thread calls :func:`race_access` after each load and store of a global or shared
 array, :func:`race_atomic` after each atomic and :func:`race_fence` after each fence, and the scheduler
 calls :func:`race_barrier` when a barrier or a ``syncwarp`` releases its members.  ``race_access`` and
@@ -30,7 +30,6 @@ from collections.abc import Callable
 import numba
 import numpy as np
 from numba import types
-from numba.experimental import structref
 from numba.typed import Dict, List
 
 from .lowering import OPERATIONS
@@ -44,32 +43,6 @@ KINDS = ("RAW", "WAR", "WAW")
 #: The columns of a report row.
 REPORT_FIELDS = ("kind", "code", "index", "first_thread", "first_op", "first_site", "thread", "op", "site")
 _RECORD = 7  # thread, epoch, operation, site, atomic, steps, next record
-_FEW_READERS = 8  # a cell's readers up to this many are found by walking their list, more through a dictionary
-
-
-@structref.register
-class _RaceStateType(types.StructRef):
-    """The numba type of a race state: one reference-counted object.  (A tuple of its arrays and containers, as
-    it was, made every call of :func:`race_access` count a reference to each of them in and out: a compiled
-    launch with races checked ran 4 to 6 times slower than without.)"""
-
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(kind)) for name, kind in fields)
-
-
-class _RaceState(structref.StructRefProxy):
-    """A race state seen from Python (opaque: the functions of this module read it)."""
-
-
-structref.define_boxing(_RaceStateType, _RaceState)
-
-_STATE = _RaceStateType([
-    ("clocks", types.int32[:, ::1]), ("cells", types.int64[:, ::1]), ("records", types.int64[:, ::1]),
-    ("readers", types.DictType(types.int64, types.int64)), ("atomics", types.DictType(types.int64, types.int32[:])),
-    ("fence", types.int32[::1]), ("reports", types.ListType(types.int64)),
-    ("seen", types.DictType(types.int64, types.int64)), ("mode", types.int64), ("n", types.int64),
-    ("free", types.int64), ("used", types.int64), ("bases", types.int64[:]), ("checked", types.int64[:]),
-    ("names", types.int64[:])])
 
 
 @numba.njit(cache=True)
@@ -78,40 +51,31 @@ def race_state(n, bases, checked, names, mode):
     ``checked[c]`` is 0 when its races are intended anywhere (not checked), else 1 plus twice the bit mask of the
     steps within which they are intended (:func:`~gpusim.language.kernels.within`; 0: none); ``names[c]`` is its
     name's number (reports are deduplicated by name); ``mode`` 1 stops at the first race (``raise``)."""
-    state = structref.new(_STATE)
-    state.clocks = np.zeros((n, n), np.int32)
+    clocks = np.zeros((n, n), np.int32)
     for t in range(n):
-        state.clocks[t, t] = 1
-    cells = np.zeros((bases[-1], 9), np.int64)  # write: thread, epoch, op, site, atomic; readers: head, tail;
-    # the write's steps; the number of readers
+        clocks[t, t] = 1
+    cells = np.zeros((bases[-1], 8), np.int64)  # write: thread, epoch, op, site, atomic; readers: head, tail;
+    # the write's steps
     cells[:, 0] = -1
     cells[:, 5] = -1
     cells[:, 6] = -1
-    state.cells = cells
-    state.records = np.zeros((64, _RECORD), np.int64)  # reader records, replaced by one twice as long when full
-    state.readers = Dict.empty(types.int64, types.int64)  # cell * n + thread -> record, for cells of many readers
-    state.atomics = Dict.empty(types.int64, types.int32[:])
-    state.fence = np.zeros(n, np.int32)
-    state.reports = List.empty_list(types.int64)
-    state.seen = Dict.empty(types.int64, types.int64)
-    state.mode = mode
-    state.n = n
-    state.free = -1  # the first free record
-    state.used = 0  # records ever used
-    state.bases = bases
-    state.checked = checked
-    state.names = names
-    return state
+    records = List.empty_list(types.int64)
+    readers = Dict.empty(types.int64, types.int64)  # cell * n + thread -> record
+    atomics = Dict.empty(types.int64, types.int32[:])
+    fence = np.zeros(n, np.int32)
+    reports = List.empty_list(types.int64)
+    seen = Dict.empty(types.int64, types.int64)
+    info = np.array([mode, n], np.int64)
+    return clocks, cells, records, readers, atomics, fence, reports, seen, info, bases, checked, names
 
 
 @numba.njit(cache=True)
 def _report(state, kind, code, index, first, first_op, first_site, thread, op, site):
-    key = ((state.names[code] * 4 + kind) * (1 << 24) + first_site) * (1 << 24) + site
-    seen = state.seen
-    if key in seen:
+    key = ((state[11][code] * 4 + kind) * (1 << 24) + first_site) * (1 << 24) + site
+    if key in state[7]:
         return False
-    seen[key] = 1
-    reports = state.reports
+    state[7][key] = 1
+    reports = state[6]
     reports.append(kind)
     reports.append(code)
     reports.append(index)
@@ -125,33 +89,17 @@ def _report(state, kind, code, index, first, first_op, first_site, thread, op, s
 
 
 @numba.njit(cache=True)
-def _new_record(state):
-    """A reader record, from those a write freed or a new one (the array doubles when full)."""
-    r = state.free
-    if r >= 0:
-        state.free = state.records[r, 6]
-        return r
-    r = state.used
-    if r == state.records.shape[0]:
-        grown = np.zeros((2 * r, _RECORD), np.int64)
-        grown[:r] = state.records
-        state.records = grown
-    state.used = r + 1
-    return r
-
-
-@numba.njit(cache=True)
 def race_access(state, thread, code, index, op, is_write, site, atomic, steps):
     """A checked access by ``thread`` to element ``index`` of array ``code``, made inside the declared steps
     ``steps`` (a bit mask): True when a race stops the run.  A race between two accesses both inside one of the
     steps within which the array's races are intended is not reported."""
-    checked = state.checked[code]
+    checked = state[10][code]
     if checked == 0:  # an intended race: not checked
         return False
     steps = steps & (checked >> 1)
-    clocks, cells, records = state.clocks, state.cells, state.records
-    n = state.n
-    cell = state.bases[code] + index
+    clocks, cells, records, readers = state[0], state[1], state[2], state[3]
+    n = state[8][1]
+    cell = state[9][code] + index
     clock = clocks[thread]
     found = False
     writer = cells[cell, 0]
@@ -162,23 +110,19 @@ def race_access(state, thread, code, index, op, is_write, site, atomic, steps):
     if is_write:
         r = cells[cell, 5]
         while r >= 0:
-            reader = records[r, 0]
-            if reader != thread and records[r, 1] > clock[reader] and not (atomic and records[r, 4] != 0) \
-                    and steps & records[r, 5] == 0:
+            base = r * _RECORD
+            reader = records[base]
+            if reader != thread and records[base + 1] > clock[reader] and not (atomic and records[base + 4] != 0) \
+                    and steps & records[base + 5] == 0:
                 if not found:
-                    found = _report(state, 1, code, index, reader, records[r, 2], records[r, 3], thread,
+                    found = _report(state, 1, code, index, reader, records[base + 2], records[base + 3], thread,
                                     op, site)
                 break
-            r = records[r, 6]
-        head = cells[cell, 5]
-        if head >= 0:  # the readers are forgotten, their records freed
-            if cells[cell, 8] > _FEW_READERS:
-                r = head
-                while r >= 0:
-                    state.readers.pop(cell * n + records[r, 0])
-                    r = records[r, 6]
-            records[cells[cell, 6], 6] = state.free
-            state.free = head
+            r = records[base + 6]
+        r = cells[cell, 5]
+        while r >= 0:  # the readers are forgotten
+            readers.pop(cell * n + records[r * _RECORD])
+            r = records[r * _RECORD + 6]
         cells[cell, 0] = thread
         cells[cell, 1] = clock[thread]
         cells[cell, 2] = op
@@ -187,53 +131,36 @@ def race_access(state, thread, code, index, op, is_write, site, atomic, steps):
         cells[cell, 5] = -1
         cells[cell, 6] = -1
         cells[cell, 7] = steps
-        cells[cell, 8] = 0
     else:
-        count = cells[cell, 8]
-        r = -1
-        if count > _FEW_READERS:
-            readers = state.readers
-            if cell * n + thread in readers:
-                r = readers[cell * n + thread]
-        else:  # a short list: walked
-            q = cells[cell, 5]
-            while q >= 0:
-                if records[q, 0] == thread:
-                    r = q
-                    break
-                q = records[q, 6]
+        key = cell * n + thread
+        r = readers.get(key, -1)
         if r < 0:  # a new reader goes to the end of the list (the reference's dict order)
-            r = _new_record(state)
-            records = state.records
-            records[r, 0] = thread
-            records[r, 6] = -1
+            r = len(records) // _RECORD
+            records.append(thread)
+            for _ in range(_RECORD - 2):
+                records.append(0)
+            records.append(-1)
+            readers[key] = r
             if cells[cell, 6] >= 0:
-                records[cells[cell, 6], 6] = r
+                records[cells[cell, 6] * _RECORD + 6] = r
             else:
                 cells[cell, 5] = r
             cells[cell, 6] = r
-            cells[cell, 8] = count + 1
-            if count == _FEW_READERS:  # from now on found through the dictionary
-                q = cells[cell, 5]
-                while q >= 0:
-                    state.readers[cell * n + records[q, 0]] = q
-                    q = records[q, 6]
-            elif count > _FEW_READERS:
-                state.readers[cell * n + thread] = r
-        records[r, 1] = clock[thread]
-        records[r, 2] = op
-        records[r, 3] = site
-        records[r, 4] = 1 if atomic else 0
-        records[r, 5] = steps
-    return found and state.mode == 1
+        base = r * _RECORD
+        records[base + 1] = clock[thread]
+        records[base + 2] = op
+        records[base + 3] = site
+        records[base + 4] = 1 if atomic else 0
+        records[base + 5] = steps
+    return found and state[8][0] == 1
 
 
 @numba.njit(cache=True)
 def race_atomic(state, thread, code, index, op, site, steps):
     """An atomic: acquire then release on its location, then (unless the array is an intended race) its access."""
-    clock = state.clocks[thread]
-    cell = state.bases[code] + index
-    atomics = state.atomics
+    clock = state[0][thread]
+    cell = state[9][code] + index
+    atomics = state[4]
     if cell in atomics:
         sync = atomics[cell]
         for k in range(clock.shape[0]):
@@ -249,8 +176,8 @@ def race_atomic(state, thread, code, index, op, site, steps):
 @numba.njit(cache=True)
 def race_fence(state, thread):
     """``threadfence``: after every earlier fence of any thread."""
-    clock = state.clocks[thread]
-    fence = state.fence
+    clock = state[0][thread]
+    fence = state[5]
     for k in range(clock.shape[0]):
         if fence[k] > clock[k]:
             clock[k] = fence[k]
@@ -261,7 +188,7 @@ def race_fence(state, thread):
 @numba.njit(cache=True)
 def race_barrier(state, members, count):
     """A released barrier of ``members[:count]``: every member's past before every member's future."""
-    clocks = state.clocks
+    clocks = state[0]
     joined = np.zeros(clocks.shape[1], np.int32)
     for j in range(count):
         clock = clocks[members[j]]
@@ -276,7 +203,7 @@ def race_barrier(state, members, count):
 @numba.njit(cache=True)
 def race_rows(state):
     """The reports found, one row of :data:`REPORT_FIELDS` each."""
-    flat = state.reports
+    flat = state[6]
     rows = np.zeros((len(flat) // 9, 9), np.int64)
     for k in range(len(flat)):
         rows[k // 9, k % 9] = flat[k]

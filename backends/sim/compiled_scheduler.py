@@ -30,7 +30,7 @@ __all__ = ["BROKE", "HEADER", "RUNTIME_VERSION", "NEVER_STEP", "OK", "PCT", "RAN
 
 #: Changes whenever the scheduler or its numba helpers (:mod:`~gpusim.backends.sim.generators`,
 #: :mod:`.compiled_races`) change, so that generated modules cached on disk are rebuilt.
-RUNTIME_VERSION = 6
+RUNTIME_VERSION = 5
 OK, BROKE = 0, 1
 RANDOM, PCT, SWITCHES = 0, 1, 2
 #: "do not ask the policy again" (the reference's ``NEVER``).
