@@ -51,9 +51,9 @@ SHRINK_THRESHOLD = 512
 LEVELS_PER_READ = 16
 #: The largest ``levels_per_read=`` accepted.
 MAX_LEVELS_PER_READ = 1024
-#: The starts made on the device: the cheap matching (the default,
-#: :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`), and rounds of proposals to the lightest free row
-#: before it (:mod:`~gpusim.algorithms.bipartite.kernels_proposals`).
+#: The starts made on the device: the cheap matching (:func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`),
+#: and rounds of proposals to the lightest free row before it (:mod:`~gpusim.algorithms.bipartite.kernels_proposals`);
+#: ``initial=None`` picks one by size (:func:`default_start`).
 DEVICE_STARTS = ("cheap", "proposals")
 #: The named starts ``initial=`` takes: those made on the device, the seeds' sequential greedy made on the host, and
 #: no matching.
