@@ -169,6 +169,36 @@ def test_checker_finds_blocking_pairs_and_invalid_marriages():
         blocking_pairs(PreferenceInstance([[0]], [[]]), [0])
 
 
+@settings(max_examples=200)
+@given(inst=preference_instances(max_n=5), data=st.data())
+def test_checker_equals_the_definition_on_any_marriage(inst, data):
+    """Any assignment, valid or not, against the definition written out pair by pair from the lists as given."""
+    capacities = capacities_for(data, inst)
+    b = [1] * inst.n_women if capacities is None else capacities
+    wife = data.draw(st.lists(st.integers(-1, inst.n_women - 1), min_size=inst.n_men, max_size=inst.n_men))
+    men, women = inst.men_prefs, inst.women_prefs
+    unranked = [m for m in range(inst.n_men) if wife[m] >= 0 and (wife[m] not in men[m] or m not in women[wife[m]])]
+    if unranked:
+        with pytest.raises(InvalidArgument, match=f"wife\\[{unranked[0]}\\]=.*do not rank each other"):
+            blocking_pairs(inst, wife, capacities)
+        return
+    if any(wife.count(w) > b[w] for w in range(inst.n_women)):
+        with pytest.raises(InvalidArgument, match="husbands but capacity"):
+            blocking_pairs(inst, wife, capacities)
+        return
+
+    def he_would(m, w):
+        return wife[m] < 0 or men[m].index(w) < men[m].index(wife[m])
+
+    def she_would(m, w):
+        husbands = [h for h in range(inst.n_men) if wife[h] == w]
+        return len(husbands) < b[w] or any(women[w].index(m) < women[w].index(h) for h in husbands)
+
+    expected = [(m, w) for m in range(inst.n_men) for w in men[m]
+                if m in women[w] and wife[m] != w and he_would(m, w) and she_would(m, w)]
+    assert blocking_pairs(inst, wife, capacities) == expected
+
+
 def test_generators_follow_the_paper():
     n = 2000
     inst = easy_instance(n, seed=7)
