@@ -13,7 +13,7 @@ import pytest
 
 from gpusim.cli import main
 from gpusim.explore import algorithm_names
-from gpusim.explore.mutate import KINDS, mutants, score
+from gpusim.explore.mutate import KINDS, _declared_equivalent, mutant_row, mutants, score
 
 
 def test_every_kind_is_made_somewhere_in_the_registry_and_each_mutant_changes_one_line():
@@ -50,6 +50,18 @@ def test_a_test_and_set_cas_and_an_atomic_load_are_named_possibly_equivalent():
     assert [m.equivalent_if_unfound for m in mutants("louvain") if m.kind == "cas-to-exchange"] == [None]
 
 
+def test_a_kernel_argues_an_equivalent_site_in_a_comment_right_above_it_for_that_kind_only():
+    [fence] = mutants("mw-gpu", kinds=("fence-removed",))
+    reason = fence.equivalent_if_unfound
+    assert reason.startswith("declared by the kernel: the fence only spares work.") and "refuse him again" in reason
+    row = mutant_row("mw-gpu", fence, ["mcvitie_wilson_gpu"], {"budget": 4, "random_inputs": 1, "races": "raise",
+                                                                  "seed": 0, "shrink_time": None, "time_limit": None})
+    assert row["verdict"] == "equivalent" and "declared by the kernel" in row["reason"]
+    site = {1: "    # equivalent barrier-removed: not this kind", 2: "    T.threadfence()"}
+    assert _declared_equivalent("fence-removed", 2, site) is None  # another kind's argument
+    assert _declared_equivalent("fence-removed", 2, {1: "    x = 1", 2: "    T.threadfence()"}) is None
+
+
 def test_a_lock_released_before_the_writes_it_guards_is_made_and_found():
     early = [m for m in mutants("bsuitor") if m.kind == "lock-released-early"]
     assert [m.text for m in early] == ["T.atomic_exch(locks, v, 0)"]
@@ -61,7 +73,7 @@ def test_a_lock_released_before_the_writes_it_guards_is_made_and_found():
 
 def test_an_extra_plain_read_after_an_atomic_load_is_named_possibly_equivalent_with_its_argument():
     extra = {m.name: m for m in mutants("mw-gpu", kinds=("extra-read",))}
-    assert set(extra) == {"mcvitie_wilson_gpu:112:extra-read", "propose_to:66:extra-read",
+    assert set(extra) == {"mcvitie_wilson_gpu:116:extra-read", "propose_to:66:extra-read",
                           "propose_to:68:extra-read"}
     assert "one step later" in extra["propose_to:66:extra-read"].equivalent_if_unfound
     louvain = [m for m in mutants("louvain", kinds=("extra-read",)) if m.function == "insert"]
@@ -105,7 +117,7 @@ def test_the_tests_own_score_plants_each_mutant_while_a_test_file_runs(tmp_path,
     rows = {row["mutant"]: row for row in json.loads(capsys.readouterr().out)["algorithms"][0]["tests"]["rows"]}
     assert rows["propose_to:74:cas-to-exchange"]["verdict"] == "found"
     assert rows["propose_to:74:cas-to-exchange"]["test"].endswith("test_mw_gpu_is_man_optimal")
-    assert rows["mcvitie_wilson_gpu:104:fence-removed"]["verdict"] == "not found"
+    assert rows["mcvitie_wilson_gpu:108:fence-removed"]["verdict"] == "equivalent"  # argued above the fence
     assert main(["mutate", "--algorithm", "mw-gpu", "--tests", str(tmp_path / "absent.py"), "--tests-only"]) == 2
     assert "absent.py" in capsys.readouterr().err
 

@@ -6,14 +6,15 @@ On a small graph a BFS level is a few microseconds of work and its launch ten or
 runs the same steps, in the same order, as one block whose ``syncthreads`` stand where the host loop has
 kernel boundaries: INITBFSARRAY (:func:`~.kernels_bfs.start_columns`), GPUBFS-WR levels
 (:func:`~.kernels_bfs.expand_level`) until a level inserts no column (or, for APsB, finds a path), ALTERNATE
-(:func:`~.kernels_bfs.alternate_paths`) and FIXMATCHING (:func:`~.kernels_bfs.fix_row_side`,
-:func:`~.kernels_bfs.fix_column_side`), phase after phase, until a phase finds no augmenting path.  A grid of
+(:func:`~.kernels_bfs.alternate_paths`) and FIXMATCHING (:func:`fix_matching`), phase after phase, until a phase
+finds no augmenting path.  A grid of
 one block makes ``T.gtid()`` the thread's index in the block, so the bodies are the kernels' own.  Within one
 block ``syncthreads`` also makes every thread's writes to global memory visible to the others, which is all
-the host loop's kernel boundaries gave.  One boundary needs no barrier: FIXMATCHING's column side and the next
+the host loop's kernel boundaries gave.  Two boundaries need no barrier.  FIXMATCHING's column side and the next
 phase's INITBFSARRAY both stride over the columns from ``T.gtid()``, so INITBFSARRAY reads only the ``cmatch``
 entries its own thread has just fixed, and writes ``bfs_array`` and ``root``, which FIXMATCHING does not touch;
-the barrier after INITBFSARRAY orders the rest.
+the barrier after INITBFSARRAY orders the rest.  And FIXMATCHING's two sides decide the same whichever runs first
+(:func:`fix_matching`), so they run as one step.
 
 Each array's intended races are declared within the steps that race on it by design
 (:func:`~gpusim.language.kernels.within`: GPUBFS-WR's, ALTERNATE's), not over the whole kernel: a race
@@ -48,7 +49,7 @@ from gpusim.language.kernels import within
 
 from .kernels_bfs import alternate_paths, expand_level, fix_column_side, fix_row_side, start_columns
 
-__all__ = ["add_matched_rows", "augment_in_one_block", "clear_flags"]
+__all__ = ["add_matched_rows", "augment_in_one_block", "clear_flags", "fix_matching"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -59,6 +60,18 @@ def clear_flags(flags, slot):
     """Both flags of ``slot`` (*vertex_inserted*, *augmenting_path_found*) back to 0."""
     flags[2 * slot] = 0
     flags[2 * slot + 1] = 0
+
+
+@device
+def fix_matching(cmatch, rmatch, nr, nc):
+    """FIXMATCHING (Deveci et al., Euro-Par 2013, §3), both sides with no barrier between them: each side's test
+    reads the same answer before or after the other side's writes.  A pair ``rmatch[r] == c``, ``cmatch[c] == r``
+    is kept by both sides and written by neither; every other entry that either side reads is already one side
+    of a broken pair, which the reset of its other side (to -1) leaves broken: the row side resets ``rmatch[r]``
+    when ``cmatch[rmatch[r]] != r`` (true of the old value and of -1, as ``r >= 0``), the column side
+    ``cmatch[c]`` when ``rmatch[cmatch[c]] != c`` (likewise, as ``c >= 0``)."""
+    fix_row_side(cmatch, rmatch, nr)
+    fix_column_side(cmatch, rmatch, nc)
 
 
 @device
@@ -80,12 +93,14 @@ def add_matched_rows(rmatch, nr, counts, at):
     "bfs_array": within(expand_level, why="several columns may visit one column in a level, all writing the same "
                                           "level"),
     "predecessor": within(expand_level, why="several columns may reach one row; any of them is a valid predecessor"),
-    "rmatch": within(expand_level, alternate_paths,
+    "rmatch": within(expand_level, alternate_paths, fix_matching,
                      why="a free row is marked -2 by several columns (the same value) while others read it; "
-                         "ALTERNATE may re-match a row read as -2, and FIXMATCHING repairs it"),
-    "cmatch": within(alternate_paths,
+                         "ALTERNATE may re-match a row read as -2, and FIXMATCHING repairs it, its two sides "
+                         "deciding the same in either order"),
+    "cmatch": within(alternate_paths, fix_matching,
                      why="two paths may re-match one column; the predecessor check stops most, FIXMATCHING repairs "
-                         "the rest (Deveci et al., Euro-Par 2013, Alg. 3 and §3)"),
+                         "the rest (Deveci et al., Euro-Par 2013, Alg. 3 and §3), its two sides deciding the same "
+                         "in either order"),
     "flags": within(expand_level, why="flags: every writer writes 1"),
     "root": within(expand_level, why="several columns may claim one column for their roots; any one is a valid "
                                      "root")})
@@ -132,9 +147,7 @@ def augment_in_one_block(col_ptr, col_adj, nc, nr, rmatch, cmatch, bfs_array, ro
         else:
             alternate_paths(cmatch, rmatch, nr, predecessor, bfs_array, root, mark_end)   # line 13
             T.syncthreads()
-            fix_row_side(cmatch, rmatch, nr)                             # FIXMATCHING
-            T.syncthreads()
-            fix_column_side(cmatch, rmatch, nc)                          # no barrier after it: see the notes
+            fix_matching(cmatch, rmatch, nr, nc)                         # no barrier after it: see the notes
     add_matched_rows(rmatch, nr, counts, 2)                              # the size, for the host's one read
     if lead == 0:
         counts[0] = phases

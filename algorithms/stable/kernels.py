@@ -101,6 +101,10 @@ def mcvitie_wilson_gpu(men_ptr, men_list, men_rank, slot_ptr, held, man_next, n_
                 current = -1
             else:
                 man_next[current] = j + 1
+                # equivalent fence-removed: the fence only spares work. Whoever displaces him later may read a
+                # stale man_next without it, an earlier position of his list: he then proposes again to women who
+                # refused or displaced him, who refuse him again (a woman's offers only improve), up to where he
+                # was; the wives, and man_next at the end, are the same.
                 T.threadfence()
                 outcome = propose_to(held, slot_ptr, men_list[j], (T.i64(men_rank[j]) << 32) | T.i64(current),
                                      low, empty)

@@ -26,7 +26,8 @@ Each mutant is planted through the algorithm's ``kernels=`` seam (:func:`gpusim.
 no file is edited — and :func:`score` hunts it (:func:`~gpusim.explore.hunt.hunt` over every launch path, on
 random inputs; a removed fence under the weak memory model, a barrier or shuffle under lockstep warps too) and
 sorts it: found, not found, equivalent (not found, and the change is one that may not be observable: a CAS from
-one constant to another made an exchange, an atomic load made plain or re-read plainly; the reason named) or
+one constant to another made an exchange, an atomic load made plain or re-read plainly, or a site whose kernel
+argues so in a comment right above it, ``# equivalent KIND: reason``; the reason named) or
 unreached (its function launches on no path of a small input: the reason named).  The score is found over found
 and not found.
 
@@ -375,8 +376,28 @@ def mutants(name: str, kinds: tuple[str, ...] = DEFAULT_KINDS) -> list[Mutant]:
             changed = _Mutate((node.lineno, node.col_offset), kind).visit(copy.deepcopy(tree))
             label = f"{called}:{node.lineno}:{kind}"
             made.append(Mutant(name, called, kind, node.lineno, text.get(node.lineno, "").strip(),
-                               _rebuilt(original, changed, label), _maybe_equivalent(kind, node, trees)))
+                               _rebuilt(original, changed, label),
+                               _declared_equivalent(kind, node.lineno, text) or _maybe_equivalent(kind, node, trees)))
     return made
+
+
+def _declared_equivalent(kind: str, line: int, text: dict[int, str]) -> str | None:
+    """The reason a kernel's author gives, in the comment right above a site, for a mutant of ``kind`` there
+    being equivalent: ``# equivalent KIND: reason``, continued on the comment lines below it.  It is stated only
+    should no hunt find the mutant, as every other reason.
+
+    >>> _declared_equivalent("fence-removed", 3, {1: "    # equivalent fence-removed: a stale read",
+    ...                                           2: "    # only costs time", 3: "    T.threadfence()"})
+    'declared by the kernel: a stale read only costs time'
+    """
+    above = line - 1
+    while text.get(above, "").strip().startswith("#"):
+        above -= 1
+    comment = [text[k].strip().lstrip("#").strip() for k in range(above + 1, line)]
+    head = f"equivalent {kind}:"
+    if not comment or not comment[0].startswith(head):
+        return None
+    return "declared by the kernel: " + " ".join([comment[0][len(head):].strip(), *comment[1:]])
 
 
 def _written(tree: ast.AST) -> set[str]:
