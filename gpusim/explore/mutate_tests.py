@@ -37,12 +37,12 @@ from gpusim.errors import InvalidArgument
 __all__ = ["TEST_SUBSETS", "suite_score"]
 
 _BIPARTITE = ("tests/test_paper_kernels_race_free.py", "tests/test_bipartite_one_block.py",
-              "tests/test_bipartite_warp_bfs.py")
+              "tests/test_bipartite_warp_bfs.py", "tests/test_bipartite_proposals.py")
 #: The fast subset of the project's tests each algorithm's mutants run against (paths from the checkout's root).
 TEST_SUBSETS: dict[str, tuple[str, ...]] = {
     "apfb": _BIPARTITE,
     "apsb": _BIPARTITE,
-    "gpr": ("tests/test_paper_kernels_race_free.py",),
+    "gpr": ("tests/test_paper_kernels_race_free.py", "tests/test_bipartite_proposals.py"),
     "mw-gpu": ("tests/test_stable.py", "tests/test_paper_kernels_race_free.py"),
     "gs-rounds": ("tests/test_stable.py", "tests/test_paper_kernels_race_free.py"),
     "suitor": ("tests/test_weighted.py", "tests/test_paper_kernels_race_free.py"),
