@@ -431,17 +431,18 @@ def _few_preemptions(scenario: Scenario, kind: str, have: int, until: float | No
 
 
 def _by_launch(preemptions: list[tuple[int, int]], runs, fails: Callable[[list], bool]) -> list[tuple[int, int]]:
-    """``preemptions`` without those of every launch whose preemptions all can go at once (``fails`` still
-    holds): a whole algorithm's bug lives in one or two of its launches, and this takes one run a launch."""
-    kept, start = list(preemptions), 0
+    """``preemptions`` without those of the launches that do not matter: delta debugging over the launches' groups
+    of preemptions first (a whole algorithm's bug lives in one or two of its launches, found in a number of runs
+    that grows with the logarithm of the launches, where trying each launch in turn takes one run a launch)."""
+    groups, start = [], 0
     for run in runs:
-        inside = [p for p in kept if start <= p[0] < start + run.steps]
+        inside = [p for p in preemptions if start <= p[0] < start + run.steps]
         start += run.steps
-        if inside and len(inside) < len(kept):
-            rest = [p for p in kept if p not in inside]
-            if fails(rest):
-                kept = rest
-    return kept
+        if inside:
+            groups.append(inside)
+    if len(groups) < 2:
+        return list(preemptions)
+    return [p for group in ddmin(groups, lambda chosen: fails([p for g in chosen for p in g])) for p in group]
 
 
 def failure_of(scenario: Scenario, outcome: Outcome, policy: str, index: int, shrink: bool = True,
