@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         record["runs"].append({"run": label, "devices": k, "seconds": seconds, "weight": found.weight,
                                "rounds": found.stats.get("rounds"), "same_as_first": same})
         print(json.dumps(record["runs"][-1]), flush=True)
+        json_path.write_text(json.dumps(record, indent=1))  # after every run: a run cut short keeps its figures
 
     if not options.no_single:
         run("one GPU", 1, lambda: b_suitor(graph, options.b, backend="cupy"))
