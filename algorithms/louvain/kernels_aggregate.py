@@ -182,6 +182,9 @@ def merge_warp(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offse
         T.syncwarp()
         if c >= 0:
             emit_edges(keys, vals, base, size, lane, 32, c, fill, edge_pos, new_id, new_adj, new_w)
+        # equivalent barrier-removed: each lane emits, and next clears, only its own slots (lane, lane + 32, ...),
+        # and the next community's hashing waits at the syncwarp after the clearing, which every lane reaches only
+        # once it has emitted: this syncwarp orders no two lanes' accesses that the others do not.
         T.syncwarp()
         first += T.grid_size() * 4
 
