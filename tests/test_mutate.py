@@ -89,6 +89,18 @@ def test_a_found_mutant_is_shrunk_to_few_preemptions():
 
 
 @pytest.mark.slow
+def test_a_failure_the_schedule_without_preemptions_shows_is_reported_there():
+    """A missing barrier met by a random schedule as an uninitialised read (37 preemptions) is a race already on
+    the schedule that preempts no thread: that is the counterexample reported, at 0 preemptions."""
+    from gpusim.explore.hunt import hunt
+
+    [missing] = [m for m in mutants("gpr", kinds=("barrier-removed",)) if m.name == "block_offset:251:barrier-removed"]
+    found = hunt("gpr", random_inputs=1, budget=4, kernels=missing.kernels, races="raise", shrink_time=30)
+    assert found.found and (found.failure.kind, found.failure.preemptions) == ("DataRace", 0)
+    assert found.failure.shrink_report["kind_before"] == "UninitialisedRead"
+    assert found.failure.shrink_report["preemptions_before"] > 3
+
+
 def test_dask_workers_hunt_the_same_rows_as_this_process(capsys):
     row = score("mw-gpu", kinds=("cas-to-exchange",), budget=12, random_inputs=2, shrink_time=10)["rows"][0]
     assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange", "--budget", "12",

@@ -218,11 +218,13 @@ def _pct_bound(scenario: Scenario, seed: int, depth: int) -> float | None:
 
 def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction: bool,
                 tick: Callable[[int], None], kind: str | None = None, coverage: Coverage | None = None,
-                deadline: float | None = None) -> tuple[tuple | None, int, bool]:
+                deadline: float | None = None, launches: frozenset[int] | None = None
+                ) -> tuple[tuple | None, int, bool]:
     """Breadth first by preemption count; each schedule extends its parent after the parent's last preemption.
 
     With ``kind``, only a failure of that kind counts (the shrinker looks for the same bug); past
-    ``deadline`` (a ``time.perf_counter()`` value) it stops as if the budget were spent.
+    ``deadline`` (a ``time.perf_counter()`` value) it stops as if the budget were spent; with ``launches`` (launch
+    numbers, from 0), preemptions are placed inside those launches only.
     """
     frontier: list[tuple[tuple[int, int], ...]] = [()]
     tried = 0
@@ -231,7 +233,8 @@ def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction
         for prefix in frontier:
             if tried >= budget or (deadline is not None and time.perf_counter() > deadline):
                 return None, tried, False
-            outcome, policy, children, dev = systematic_step(scenario, prefix, reduction, bound < max_preemptions)
+            outcome, policy, children, dev = systematic_step(scenario, prefix, reduction, bound < max_preemptions,
+                                                             launches)
             if coverage is not None:
                 coverage.add(dev, scenario.name)
             tried += 1
@@ -246,24 +249,37 @@ def _systematic(scenario: Scenario, budget: int, max_preemptions: int, reduction
 
 
 def systematic_step(scenario: Scenario, prefix: tuple[tuple[int, int], ...], reduction: bool = True,
-                    extend: bool = True) -> tuple[Outcome | None, Switches, list, Device]:
+                    extend: bool = True, launches: frozenset[int] | None = None
+                    ) -> tuple[Outcome | None, Switches, list, Device]:
     """Run one schedule of the systematic search: its outcome, its policy, when ``extend`` and it passed
-    its children (one more preemption each, after ``prefix``'s last) in search order, and the device."""
+    its children (one more preemption each, after ``prefix``'s last, inside ``launches`` if given) in search order,
+    and the device."""
     policy = Switches(prefix, record=True)
     outcome, dev = scenario.execute(policy=policy, trace=reduction)
     if not extend or outcome is not None:
         return outcome, policy, [], dev
     points = conflict_points(dev.runs) if reduction else None
     last = prefix[-1][0] if prefix else -1
+    inside = None if launches is None else _step_ranges(dev.runs, launches)
     children = []
     for step, _, others in policy.branches:
-        if step <= last:
+        if step <= last or (inside is not None and not any(low <= step < high for low, high in inside)):
             continue
         if points is None:
             children.extend(prefix + ((step, thread),) for thread in others)
         elif step in points:
             children.extend(prefix + ((step, thread),) for thread in others if thread in points[step])
     return outcome, policy, children, dev
+
+
+def _step_ranges(runs, launches: frozenset[int]) -> list[tuple[int, int]]:
+    """The global steps of each launch numbered in ``launches``: ``[(first, past the last), ...]``."""
+    ranges, start = [], 0
+    for number, run in enumerate(runs):
+        if number in launches:
+            ranges.append((start, start + run.steps))
+        start += run.steps
+    return ranges
 
 
 def conflict_points(runs) -> dict[int, set[int]]:
@@ -353,6 +369,11 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
     began = time.perf_counter()
     deadline = None if shrink_time is None else began + shrink_time
     final, dev = None, None
+    if shrink and scenario.attempt(policy=Switches(()), trace=False) is not None:
+        # The schedule with no preemption fails already (a missing barrier's race, say, where the random schedule
+        # met an uninitialised read first): the simplest counterexample there is, whatever its kind.
+        final, dev = scenario.execute(policy=Switches(()), trace=True)
+        shrink = final is None
     if shrink:
         # A shallow bug first: the same failure within one preemption, by systematic search, in a third of the
         # time (a whole algorithm's run switches threads thousands of times, and delta debugging from there is slow).
@@ -388,12 +409,17 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
         if final is None or sum(run.preemptions for run in dev.runs) > 1:
             # Delta debugging is 1-minimal, not minimal: look for the same bug with fewer preemptions.
             # The reduced search first; its conflict heuristic can miss a bug (a lock stall, say), the full one not.
+            # Inside the launches that delta debugging kept first: a whole algorithm's preemption points are mostly
+            # in launches that do not matter, and the budget runs out before the search reaches the one that does.
             have = sum(run.preemptions for run in dev.runs) if final is not None else _SHRINK_BOUND + 1
+            kept = frozenset(n for n, run in enumerate(dev.runs) if run.preemptions) if final is not None else None
             found = None
-            for reduction in (True, False):
+            plans = [(kept, True), (kept, False)] if kept and len(kept) < len(dev.runs) else []
+            for launches, reduction in [*plans, (None, True), (None, False)]:
                 if found is None and have > 0:
                     found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, _SHRINK_BOUND), reduction,
-                                              lambda done: None, kind=outcome.kind, deadline=deadline)
+                                              lambda done: None, kind=outcome.kind, deadline=deadline,
+                                              launches=launches)
             if found is not None:
                 final, dev = scenario.execute(policy=Switches(found[1].preemptions), trace=True)
     if final is None:  # not reproduced by the switches alone (a fair hand-over differs): keep it as found
@@ -409,7 +435,7 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
                    preemptions=after, trace=trace_of(dev.runs),
                    shrink_report={"shrunk": bool(shrinking), "preemptions_before": before, "preemptions_after": after,
                                   "finished": finished, "seconds": round(time.perf_counter() - began, 3),
-                                  "time_limit": shrink_time})
+                                  "time_limit": shrink_time, "kind_before": outcome.kind})
 
 
 def _few_preemptions(scenario: Scenario, kind: str, have: int, until: float | None, tries: int = 24):
