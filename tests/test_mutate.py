@@ -88,7 +88,6 @@ def test_a_found_mutant_is_shrunk_to_few_preemptions():
     assert "shrunk from" in row["finding"]
 
 
-@pytest.mark.slow
 def test_a_failure_the_schedule_without_preemptions_shows_is_reported_there():
     """A missing barrier met by a random schedule as an uninitialised read (37 preemptions) is a race already on
     the schedule that preempts no thread: that is the counterexample reported, at 0 preemptions."""
@@ -101,6 +100,7 @@ def test_a_failure_the_schedule_without_preemptions_shows_is_reported_there():
     assert found.failure.shrink_report["preemptions_before"] > 3
 
 
+@pytest.mark.slow
 def test_dask_workers_hunt_the_same_rows_as_this_process(capsys):
     row = score("mw-gpu", kinds=("cas-to-exchange",), budget=12, random_inputs=2, shrink_time=10)["rows"][0]
     assert main(["mutate", "--algorithm", "mw-gpu", "--kinds", "cas-to-exchange", "--budget", "12",
