@@ -17,6 +17,7 @@ from gpusim import Device
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
 from gpusim.algorithms.stable import stable_marriage
 from gpusim.algorithms.weighted import maximum_weight_matching, roma
+from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.language.kernels import Kernel, registry
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
@@ -31,7 +32,8 @@ def detector(seed: int) -> Device:
 
 @settings(max_examples=12, deadline=None)
 @pytest.mark.parametrize("algorithm, options", [("gpr", {}), ("gpr", {"variant": "first"}), ("apfb", {}),
-                                                ("apsb", {}), ("apfb", {"bfs": "plain", "layout": "mt"})])
+                                                ("apsb", {}), ("apfb", {"bfs": "plain", "layout": "mt"}),
+                                                ("apfb", {"direction": "auto"})])  # the frontier counted per level
 @given(graph=bipartite_graphs(max_rows=10, max_cols=10), seed=seeds)
 def test_bipartite_kernels(algorithm, options, graph, seed):
     result = maximum_bipartite_matching(graph, algorithm, device=detector(seed), **options)
@@ -49,12 +51,14 @@ def test_suitor_and_ld_kernels(algorithm, options, graph, seed):
 
 
 @settings(max_examples=12, deadline=None)
+@pytest.mark.parametrize("b", [1, 2])
 @given(graph=weighted_graphs(max_vertices=10), seed=seeds)
-def test_b_suitor_kernel(graph, seed):
-    result = maximum_weight_matching(graph, "bsuitor", device=detector(seed), b=2)
-    partners = result.partners.tolist()
-    assert all(len(p) <= 2 for p in partners)
-    assert all(v in partners[u] for u, p in enumerate(partners) for v in p)  # symmetric
+def test_b_suitor_kernel(b, graph, seed):
+    expected = [sorted(v for v in p if v >= 0) for p in greedy_b_matching(graph, b).partners.tolist()]
+    for schedule in range(4):  # the counters of offers out and of the next queue race only in some schedules
+        result = maximum_weight_matching(graph, "bsuitor", device=detector(seed + schedule), b=b)
+        partners = [sorted(v for v in p if v >= 0) for p in result.partners.tolist()]
+        assert partners == expected  # the sequential greedy b-matching, b-Suitor's result (symmetric, b each)
 
 
 @settings(max_examples=8, deadline=None)
