@@ -186,6 +186,9 @@ def test_a_mutant_whose_hunt_passes_its_time_limit_is_undecided_not_found(monkey
     assert time.perf_counter() - began < 20
     assert row["verdict"] == "not found" and row["timed_out"] and row["finding"] is None
     assert "time limit of 3 s before any failure" in row["reason"] and "--time-limit" in row["reason"]
+    hang.equivalent_if_unfound = "declared by the kernel: an argument"  # argued unobservable: equivalent, as far
+    row = mutant_row("apfb", hang, ["gpubfs_wr_warp"], settings)        # as the hunt went
+    assert row["verdict"] == "equivalent" and row["reason"].endswith("declared by the kernel: an argument")
 
 
 def test_a_negative_time_limit_is_a_usage_error(capsys):

@@ -540,6 +540,9 @@ def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: d
             row["reason"] = (f"its hunt ran past the time limit of {limit:g} s before any failure and was stopped "
                              f"there: undecided, not a hang (a run that never ends is a Livelock finding); a larger "
                              f"--time-limit decides it")
+            if mutant.equivalent_if_unfound:  # unfound as far as it went, and argued unobservable
+                row["verdict"] = "equivalent"
+                row["reason"] += f"; {mutant.equivalent_if_unfound}"
         if result is not None:
             row["verdict"] = ("found" if result.found else "equivalent" if mutant.equivalent_if_unfound
                               else "not found")
