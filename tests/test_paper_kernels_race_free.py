@@ -22,6 +22,7 @@ from gpusim.algorithms.weighted.reference_greedy import greedy
 from gpusim.language.kernels import Kernel, registry
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
 from gpusim.types.check import blocking_pairs, check_bipartite_matching
+from gpusim.types.generators import uniform_random
 
 seeds = st.integers(0, 2**31 - 1)
 
@@ -39,6 +40,14 @@ def test_bipartite_kernels(algorithm, options, graph, seed):
     result = maximum_bipartite_matching(graph, algorithm, device=detector(seed), **options)
     assert result.certified
     assert check_bipartite_matching(graph, result.row_match, result.col_match) == result.size
+
+
+def test_the_frontier_counted_for_direction_auto_races_only_where_declared():
+    """Every level's frontier is counted by many threads at once on a graph with many free columns."""
+    graph = uniform_random(16, 16, 48, seed=3)
+    for seed in range(3):
+        result = maximum_bipartite_matching(graph, "apfb", device=detector(seed), direction="auto")
+        assert result.certified
 
 
 @settings(max_examples=12, deadline=None)
