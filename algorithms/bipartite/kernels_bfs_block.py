@@ -17,7 +17,7 @@ the barrier after INITBFSARRAY orders the rest.  And FIXMATCHING's two sides dec
 (:func:`fix_matching`), so they run as one step.
 
 Each array's intended races are declared within the steps that race on it by design
-(:func:`~gpusim.language.kernels.within`: GPUBFS-WR's, ALTERNATE's), not over the whole kernel: a race
+(:func:`~gpusim.language.kernels.within`: GPUBFS-WR's, ALTERNATE's, FIXMATCHING's), not over the whole kernel: a race
 between two steps is a barrier missing, and the simulator reports it.
 
 The flags of a level (*vertex_inserted*, *augmenting_path_found*) rotate through three slots, so that one
