@@ -119,9 +119,10 @@ def insert(keys, vals, base, size, key, weight):
             T.atomic_add(vals, pos, weight)
             done = 1
         elif seen == EMPTY:
-            # equivalent extra-read: once claimed, a slot keeps its key until a later step clears the table, and a
-            # thread's read after its own CAS sees at least what the CAS left (one word, read coherently): a re-read
-            # gives the key the CAS found or wrote, and `old == EMPTY or old == key` takes the same branch.
+            # equivalent extra-read: once claimed, a slot keeps its key until a
+            # later step clears the table, and a thread's read after its own CAS
+            # sees at least what the CAS left: a re-read gives the key the CAS
+            # found or wrote, and `old == EMPTY or old == key` branches the same.
             old = T.atomic_cas(keys, pos, EMPTY, key)
             if old == EMPTY or old == key:
                 T.atomic_add(vals, pos, weight)
