@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from gpusim import Device, T, kernel
 from gpusim.algorithms.weighted import b_suitor, suitor
-from gpusim.algorithms.weighted.b_suitor_parts import PartInput, message_room, split_by_edges
+from gpusim.algorithms.weighted.b_suitor_parts import PartInput, b_matching_of, message_room, split_by_edges
 from gpusim.algorithms.weighted.driver_b_suitor_multi import b_suitor_multi
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.backends.sim import RandomWalk
-from gpusim.errors import GpusimError, InvalidArgument, InvalidArgumentType, WorkerLost
+from gpusim.errors import GpusimError, GpusimInternalError, InvalidArgument, InvalidArgumentType, WorkerLost
 from gpusim.testing.strategies import weighted_graphs
 from gpusim.types.graphs import WeightedGraph
 from gpusim.types.partitioned_graphs import PartitionedGraph
@@ -97,6 +97,32 @@ def test_parts_are_balanced_by_edges_and_rooms_bounded():
     assert sum(p.adj.size for p in parts) == 2 * star.n_edges
     assert parts[0].cross(bounds).tolist() == [0, 8]
     assert message_room(parts[0].cross(bounds), parts[0].slots, np.array([2, 8])).tolist() == [0, 12]
+
+
+@given(cases(), st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None)
+def test_the_table_of_the_parts_suitor_sets(case, rng):
+    """The parts' suitor sets (each part's rows in order, each row in any order) give the sequential greedy
+    b-matching's table; a set left unmirrored, a partner held twice or one too many is an internal error."""
+    graph, b, k = case
+    expected = greedy_b_matching(graph, b)
+    owners, partners = np.nonzero(expected.partners >= 0)
+    held = np.stack([owners, expected.partners[owners, partners]], axis=1).tolist()
+    rng.shuffle(held)
+    held = np.array(sorted(held, key=lambda row: row[0]), np.int64).reshape(-1, 2)  # rows in order, x in any
+    bounds = split_by_edges(graph.ptr, k)
+    cuts = np.searchsorted(held[:, 0], bounds[1:-1])
+    pairs = [(v, x, np.zeros(v.size)) for v, x in zip(np.split(held[:, 0], cuts), np.split(held[:, 1], cuts),
+                                                        strict=True)]
+    found = b_matching_of(graph, b, pairs, {"algorithm": "b_suitor", "devices": k})
+    assert found.partners.tolist() == expected.partners.tolist()
+    assert found.stats["size"] == expected.stats["size"]
+    if held.size:
+        v, x = held[:, 0], held[:, 1]
+        broken = {"unmirrored": (v[1:], x[1:]), "twice": (np.append(v, v[0]), np.append(x, x[0]))}
+        for v_bad, x_bad in broken.values():
+            with pytest.raises(GpusimInternalError):
+                b_matching_of(graph, b, [(v_bad, x_bad, np.zeros(v_bad.size))], {"algorithm": "b", "devices": k})
 
 
 @pytest.mark.parametrize(("kwargs", "error", "text"), [

@@ -239,9 +239,6 @@ def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[t
     v, x, w = ((np.concatenate([p[i] for p in pairs]) if pairs else np.zeros(0, dtype))
                for i, dtype in enumerate((np.int64, np.int64, np.float64)))
     n = graph.n
-    if not np.array_equal(np.sort(x * n + v), np.sort(v * n + x)):
-        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices ended with asymmetric suitor sets on "
-                                  f"{graph!r}")
     caps = np.full(n, b, np.int64) if isinstance(b, int) else np.asarray(b, np.int64)
     if isinstance(graph, PartitionedGraph):
         degrees = np.concatenate([np.diff(block.ptr) for block in graph.blocks]).astype(np.int64)
@@ -252,15 +249,26 @@ def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[t
                                       f"not an edge: {fault}") from None
     else:
         degrees = np.diff(graph.ptr).astype(np.int64)
-    order = np.lexsort((x, v))
-    v, x, w = v[order], x[order], w[order]
+    if v.size and np.any(v[1:] < v[:-1]):     # the parts give their rows in order: sorted unless given otherwise
+        order = np.argsort(v, kind="stable")
+        v, x, w = v[order], x[order], w[order]
+    width = np.minimum(caps, degrees)
     counts = np.bincount(v, minlength=n) if n else np.zeros(0, np.int64)
-    if np.any(counts > caps):
+    if np.any(counts > width):
         raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices gave a vertex more than b partners")
-    width = int(np.max(np.minimum(caps, degrees))) if n else 0
-    partners = np.full((n, width), -1, np.int32)
+    # row v: its partners in increasing order, then -1 (a sort of each short row, -1 kept last)
+    partners = np.full((n, int(np.max(width)) if n else 0), np.iinfo(np.int32).max, np.int32)
     if v.size:
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        partners[v, np.arange(v.size) - starts[v]] = x
+        partners[v, np.arange(v.size) - (np.cumsum(counts) - counts)[v]] = x
+    partners.sort(axis=1)
+    partners[partners == np.iinfo(np.int32).max] = -1
+    # mirrored: no partner twice in a row, and every v in row x holds x in row v
+    twice = np.any((partners[:, 1:] == partners[:, :-1]) & (partners[:, 1:] >= 0))
+    held_back = np.zeros(v.size, bool)
+    for column in partners.T:      # a gather per column: faster than one of whole rows
+        held_back |= column[x] == v
+    if twice or not np.all(held_back):
+        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices ended with asymmetric suitor sets on "
+                                  f"{graph!r}")
     stats = {"algorithm": stats["algorithm"], "size": int(v.size) // 2, **stats}
     return BMatchingResult(partners, math.fsum(w[x < v].tolist()), stats)
