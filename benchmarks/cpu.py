@@ -85,24 +85,28 @@ def timed_warm(call, budget: float = 0.5, most: int = 5) -> tuple[float, object]
 
 def random_pairs(n: int, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``m`` distinct undirected pairs ``u < v`` on ``n`` vertices (fewer if there are not that many)."""
+    from gpusim.types.generators import sorted_unique
+
     rng = np.random.default_rng(seed)
     u = rng.integers(0, n, int(m * 1.3) + 10)
     v = rng.integers(0, n, u.size)
     keep = u != v
-    keys = np.unique(np.minimum(u[keep], v[keep]).astype(np.int64) * n + np.maximum(u[keep], v[keep]))
+    keys = sorted_unique(np.minimum(u[keep], v[keep]).astype(np.int64) * n + np.maximum(u[keep], v[keep]))
     keys = np.sort(rng.permutation(keys)[:m])
     return keys // n, keys % n
 
 
 def community_pairs(n: int, m: int, seed: int, block: int = 64, inside: float = 0.9):
     """A planted partition: blocks of ``block`` vertices, a fraction ``inside`` of the edges within a block."""
+    from gpusim.types.generators import sorted_unique
+
     rng = np.random.default_rng(seed)
     u = rng.integers(0, n, int(m * 1.3) + 10)
     v = np.where(rng.random(u.size) < inside, (u // block) * block + rng.integers(0, block, u.size),
                  rng.integers(0, n, u.size))
     v = np.minimum(v, n - 1)
     keep = u != v
-    keys = np.unique(np.minimum(u[keep], v[keep]).astype(np.int64) * n + np.maximum(u[keep], v[keep]))
+    keys = sorted_unique(np.minimum(u[keep], v[keep]).astype(np.int64) * n + np.maximum(u[keep], v[keep]))
     keys = np.sort(rng.permutation(keys)[:m])
     return keys // n, keys % n
 

@@ -50,6 +50,7 @@ from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import T_BIN, LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
 from gpusim.backends import GPU_BACKENDS, gpu_status
+from gpusim.types.generators import sorted_unique
 
 #: gpusim's calls timed per program and graph: the best counts.
 REPEATS = 3
@@ -59,8 +60,7 @@ def _from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> LouvainGraph:
     """An unweighted simple graph from endpoint arrays (self-loops dropped, duplicates merged)."""
     keep = u != v
     lo, hi = np.minimum(u[keep], v[keep]).astype(np.int64), np.maximum(u[keep], v[keep]).astype(np.int64)
-    keys = np.sort(lo * n + hi)   # sort and drop repeats: np.unique's hashing took 60 % of an R-MAT 2^23 build
-    keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+    keys = sorted_unique(lo * n + hi)
     return LouvainGraph.from_edges(keys // n, keys % n, n=n)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from gpusim.algorithms.weighted import b_suitor
 from gpusim.runtime.collectives import multicast_off
+from gpusim.types.generators import sorted_unique
 from gpusim.types.graphs import WeightedGraph
 
 
@@ -33,7 +34,7 @@ def random_graph(edges: int, n: int, seed: int) -> WeightedGraph:
     u, v = rng.integers(0, n, edges, dtype=np.int64), rng.integers(0, n, edges, dtype=np.int64)
     keep = u != v
     u, v = np.minimum(u[keep], v[keep]), np.maximum(u[keep], v[keep])
-    key = np.unique(u * n + v)
+    key = sorted_unique(u * n + v)
     return WeightedGraph.from_edges(key // n, key % n, rng.integers(1, 9, key.size).astype(float), n)
 
 
