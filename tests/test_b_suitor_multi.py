@@ -52,6 +52,9 @@ def test_simulated_devices_equal_one_device(case):
     assert found.partners.tolist() == expected.partners.tolist()
     assert found.weight == pytest.approx(expected.weight)
     assert found.stats["devices"] == k
+    seconds = found.stats["seconds"]
+    assert min(seconds.values()) >= 0
+    assert seconds["call"] == pytest.approx(seconds["parts"] + seconds["rounds"] + seconds["table"])
 
 
 @settings(max_examples=20, deadline=None)

@@ -34,7 +34,7 @@ from gpusim.language.variants import kernel_table
 from gpusim.runtime.collectives import Nccl, deliver, multicast_off, outgoing
 from gpusim.runtime.device import Device
 
-from .b_suitor_parts import PART_KERNELS, Part, PartInput, b_matching_of, make_rooms, parts_of
+from .b_suitor_parts import PART_KERNELS, Part, PartInput, b_matching_of, make_rooms, parts_of, phases
 
 __all__ = ["PartActor", "on_cluster", "start_cuda_cluster"]
 
@@ -159,6 +159,7 @@ def on_cluster(graph: Any, b: Any, wanted: Any, client: Any, backend: str, max_m
         if name == "nccl":
             unique_id = _wait([actors[0].unique_id()], holders)[0]
             _wait([actor.join(unique_id, k) for actor in actors], holders)
+        made = time.perf_counter()
         bar = tqdm(desc=f"b-Suitor on {k} workers", unit="round", leave=False) if progress else None
         rounds = 0
         try:
@@ -180,10 +181,13 @@ def on_cluster(graph: Any, b: Any, wanted: Any, client: Any, backend: str, max_m
         finally:
             if bar is not None:
                 bar.close()
+        ended = time.perf_counter()
         found = _wait([actor.pairs() for actor in actors], holders)
         stats = {"algorithm": "b_suitor", "backend": backend, "devices": k, "rounds": rounds,
-                 "exchange": name, "workers": holders, "seconds": {"call": time.perf_counter() - start}}
-        return b_matching_of(graph, value, found, stats)
+                 "exchange": name, "workers": holders}
+        result = b_matching_of(graph, value, found, stats)
+        result.stats["seconds"] = phases(start, made, ended)
+        return result
     except WorkerLost:
         if not own and name == "nccl":  # the other parts may wait in NCCL for the lost one: restart their workers
             alive = [w for w in holders if w in client.scheduler_info()["workers"]]

@@ -32,6 +32,7 @@ A. Khan et al., "Efficient approximation algorithms for weighted b-matching", SI
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ from .kernels_b_suitor_multi import propose_round, take_messages
 from .result import BMatchingResult, check_b, check_partners_memory
 
 __all__ = ["PART_KERNELS", "Part", "PartInput", "b_matching_of", "make_parts", "make_rooms", "message_room", "parts_of",
-           "split_by_edges"]
+           "phases", "split_by_edges"]
 
 #: The kernels a part launches, and the exchange's copies between parts of one device, by name: what ``kernels=``
 #: may replace (or any ``@device`` step they call).
@@ -226,6 +227,13 @@ def make_parts(inputs: list[PartInput], devices: list[Device], kernels: dict) ->
     bounds, rooms, room_in = make_rooms(inputs)
     return [Part(dev, part, p, bounds, rooms[p], room_in[p], kernels) for p, (dev, part) in
             enumerate(zip(devices, inputs, strict=True))]
+
+
+def phases(start: float, made: float, ended: float) -> dict[str, float]:
+    """A call's seconds from its ``time.perf_counter()`` readings: ``parts`` (cut and placed on their devices),
+    ``rounds`` (to the last exchange), ``table`` (the suitor sets read back and assembled, until now) and ``call``."""
+    now = time.perf_counter()
+    return {"parts": made - start, "rounds": ended - made, "table": now - ended, "call": now - start}
 
 
 def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[tuple[np.ndarray, ...]],

@@ -47,7 +47,7 @@ from gpusim.runtime.collectives import InProcess
 from gpusim.runtime.device import Device, choose_backend
 from gpusim.types.graphs import WeightedGraph
 
-from .b_suitor_parts import PART_KERNELS, Part, b_matching_of, make_parts, parts_of
+from .b_suitor_parts import PART_KERNELS, Part, b_matching_of, make_parts, parts_of, phases
 from .result import BMatchingResult
 
 __all__ = ["b_suitor_multi", "check_devices", "run_rounds"]
@@ -123,7 +123,8 @@ def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = 
     Returns
     -------
     BMatchingResult
-        As one-device b-Suitor's, ``stats`` with ``rounds``, ``devices``, ``messages`` and ``seconds``.
+        As one-device b-Suitor's, ``stats`` with ``rounds``, ``devices`` and ``seconds``
+        (:func:`~gpusim.algorithms.weighted.b_suitor_parts.phases`: ``parts``, ``rounds``, ``table``, ``call``).
 
     Examples
     --------
@@ -163,15 +164,18 @@ def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = 
         devs = [Device(name)] * k
     start = time.perf_counter()
     parts = make_parts(inputs, devs, table)
+    made = time.perf_counter()
     bar = tqdm(desc=f"b-Suitor on {k} devices", unit="round", leave=False) if progress else None
     try:
         rounds = run_rounds(parts, InProcess(parts, (table["copy_range"], table["copy_range_f64"])), bar)
     finally:
         if bar is not None:
             bar.close()
+    ended = time.perf_counter()
     found = [part.pairs() for part in parts]
     stats = {"algorithm": "b_suitor", "backend": devs[0].backend, "devices": k, "rounds": rounds,
-             "seconds": {"call": time.perf_counter() - start},
              "launches": {name: sum(part.launch.launches[name] for part in parts)
                           for name in ("take_messages", "propose_round")}}
-    return b_matching_of(graph, value, found, stats)
+    result = b_matching_of(graph, value, found, stats)
+    result.stats["seconds"] = phases(start, made, ended)
+    return result
