@@ -102,30 +102,41 @@ def test_parts_are_balanced_by_edges_and_rooms_bounded():
     assert message_room(parts[0].cross(bounds), parts[0].slots, np.array([2, 8])).tolist() == [0, 12]
 
 
-@given(cases(), st.randoms(use_true_random=False))
+@given(cases())
 @settings(max_examples=60, deadline=None)
-def test_the_table_of_the_parts_suitor_sets(case, rng):
-    """The parts' suitor sets (each part's rows in order, each row in any order) give the sequential greedy
-    b-matching's table; a set left unmirrored, a partner held twice or one too many is an internal error."""
+def test_the_table_of_the_parts_rows(case):
+    """The parts' rows give the sequential greedy b-matching's table and the sum of their weights; a partner
+    dropped from one side, held twice, out of order or after the padding is an internal error."""
     graph, b, k = case
     expected = greedy_b_matching(graph, b)
-    owners, partners = np.nonzero(expected.partners >= 0)
-    held = np.stack([owners, expected.partners[owners, partners]], axis=1).tolist()
-    rng.shuffle(held)
-    held = np.array(sorted(held, key=lambda row: row[0]), np.int64).reshape(-1, 2)  # rows in order, x in any
     bounds = split_by_edges(graph.ptr, k)
-    cuts = np.searchsorted(held[:, 0], bounds[1:-1])
-    pairs = [(v, x, np.zeros(v.size)) for v, x in zip(np.split(held[:, 0], cuts), np.split(held[:, 1], cuts),
-                                                        strict=True)]
-    found = b_matching_of(graph, b, pairs, {"algorithm": "b_suitor", "devices": k})
+    weights = [expected.weight] + [0.0] * (k - 1)
+
+    def table_of(partners):
+        blocks = [(partners[bounds[p]:bounds[p + 1]], weights[p], 0) for p in range(k)]
+        return b_matching_of(graph, b, blocks, {"algorithm": "b_suitor", "devices": k})
+
+    found = table_of(expected.partners)
     assert found.partners.tolist() == expected.partners.tolist()
-    assert found.stats["size"] == expected.stats["size"]
-    if held.size:
-        v, x = held[:, 0], held[:, 1]
-        broken = {"unmirrored": (v[1:], x[1:]), "twice": (np.append(v, v[0]), np.append(x, x[0]))}
-        for v_bad, x_bad in broken.values():
-            with pytest.raises(GpusimInternalError):
-                b_matching_of(graph, b, [(v_bad, x_bad, np.zeros(v_bad.size))], {"algorithm": "b", "devices": k})
+    assert found.weight == expected.weight and found.stats["size"] == expected.stats["size"]
+    rows = [v for v in range(graph.n) if expected.partners.shape[1] and expected.partners[v, 0] >= 0]
+    broken = []
+    for v in rows[:1]:
+        dropped = expected.partners.copy()
+        dropped[v] = np.append(dropped[v, 1:], -1)            # v no longer holds its first partner's offer
+        broken.append(dropped)
+        if expected.partners.shape[1] > 1 and expected.partners[v, 1] >= 0:
+            for row in ([expected.partners[v, 0]] * 2, expected.partners[v, 1::-1]):   # held twice, out of order
+                bad = expected.partners.copy()
+                bad[v, :2] = row
+                broken.append(bad)
+        if expected.partners.shape[1] > 1 and expected.partners[v, 1] < 0:
+            bad = expected.partners.copy()
+            bad[v, :2] = bad[v, 1::-1]                          # the partner after the padding
+            broken.append(bad)
+    for partners in broken:
+        with pytest.raises(GpusimInternalError):
+            table_of(partners)
 
 
 @pytest.mark.parametrize(("kwargs", "error", "text"), [

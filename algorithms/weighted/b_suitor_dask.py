@@ -34,7 +34,7 @@ from gpusim.language.variants import kernel_table
 from gpusim.runtime.collectives import Nccl, deliver, multicast_off, outgoing
 from gpusim.runtime.device import Device
 
-from .b_suitor_parts import PART_KERNELS, Part, PartInput, b_matching_of, make_rooms, parts_of, phases
+from .b_suitor_parts import PART_KERNELS, Part, PartInput, b_matching_of, make_rooms, parts_of, phases, table_width
 
 __all__ = ["PartActor", "on_cluster", "start_cuda_cluster"]
 
@@ -79,11 +79,12 @@ class PartActor:
         deliver(self.part, pieces)
         return self.part.received
 
-    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def rows(self, width: int) -> tuple[np.ndarray, float, int]:
+        """This part's rows of the partners table, its weight and pairs (:meth:`Part.rows`); the exchange closed."""
         if self.exchange is not None:
             self.exchange.close()
             self.exchange = None
-        return self.part.pairs()
+        return self.part.rows(width)
 
 
 def start_cuda_cluster(ids: list[int] | None) -> tuple[Any, Any]:
@@ -182,7 +183,8 @@ def on_cluster(graph: Any, b: Any, wanted: Any, client: Any, backend: str, max_m
             if bar is not None:
                 bar.close()
         ended = time.perf_counter()
-        found = _wait([actor.pairs() for actor in actors], holders)
+        width = table_width(inputs)
+        found = _wait([actor.rows(width) for actor in actors], holders)
         stats = {"algorithm": "b_suitor", "backend": backend, "devices": k, "rounds": rounds,
                  "exchange": name, "workers": holders}
         result = b_matching_of(graph, value, found, stats)

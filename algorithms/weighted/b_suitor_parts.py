@@ -45,16 +45,17 @@ from gpusim.runtime.launcher import Launcher
 from gpusim.types.graphs import WeightedGraph
 from gpusim.types.partitioned_graphs import Block, PartitionedGraph
 
-from .kernels_b_suitor_multi import propose_round, take_messages
+from .assembly import reduce_pairs
+from .kernels_b_suitor_multi import part_rows, propose_round, take_messages
 from .result import BMatchingResult, check_b, check_partners_memory
 
 __all__ = ["PART_KERNELS", "Part", "PartInput", "b_matching_of", "make_parts", "make_rooms", "message_room", "parts_of",
-           "phases", "split_by_edges"]
+           "phases", "split_by_edges", "table_width"]
 
 #: The kernels a part launches, and the exchange's copies between parts of one device, by name: what ``kernels=``
 #: may replace (or any ``@device`` step they call).
-PART_KERNELS = {"take_messages": take_messages, "propose_round": propose_round, "copy_range": copy_range,
-                "copy_range_f64": copy_range_f64}
+PART_KERNELS = {"take_messages": take_messages, "propose_round": propose_round, "part_rows": part_rows,
+                "copy_range": copy_range, "copy_range_f64": copy_range_f64}
 
 
 def split_by_edges(ptr: np.ndarray, k: int) -> np.ndarray:
@@ -184,12 +185,15 @@ class Part:
         self.rounds += 1
         return self.sent
 
-    def pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The suitor sets at the end, on the host: ``(v, x, w)`` for each offer of ``x`` (weight ``w``) ``v`` holds."""
-        slots = self.dev.to_host(self.slots)[:int(self.data.caps.sum(dtype=np.int64))]
-        owner = np.repeat(np.arange(self.first, self.last, dtype=np.int64), self.data.caps)
-        held = slots >= 0
-        return owner[held], self.data.adj[slots[held]].astype(np.int64), self.data.weights[slots[held]]
+    def rows(self, width: int) -> tuple[np.ndarray, float, int]:
+        """After the rounds: this part's rows of the partners table, ``(n, width)`` on the host (made on the device
+        by :func:`~gpusim.algorithms.weighted.kernels_b_suitor_multi.part_rows`), and the weight and number of the
+        pairs whose larger end it owns."""
+        table = self.dev.empty(max(self.n * width, 1), np.int32)
+        weight, pairs = reduce_pairs(self.launch, self.kernels["part_rows"], self.n, self.adj, self.weights,
+                                     self.slot_ptr, self.slots, self.n, self.first, width, table,
+                                     fills=((table, -1),))
+        return self.dev.to_host(table)[:self.n * width].reshape(self.n, width), weight, pairs
 
 
 def parts_of(graph: WeightedGraph | PartitionedGraph, b: Any, k: int, max_memory: int | None = None
@@ -236,46 +240,47 @@ def phases(start: float, made: float, ended: float) -> dict[str, float]:
     return {"parts": made - start, "rounds": ended - made, "table": now - ended, "call": now - start}
 
 
-def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, pairs: list[tuple[np.ndarray, ...]],
+def table_width(inputs: list[PartInput]) -> int:
+    """The partners table's width, as one-device b-Suitor's: the most partners a vertex can have,
+    ``max over v of min(b(v), degree(v))`` (0 for no vertex)."""
+    return max((int(part.caps.max()) for part in inputs if part.caps.size), default=0)
+
+
+def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, blocks: list[tuple[np.ndarray, float, int]],
                   stats: dict) -> BMatchingResult:
-    """The b-matching held in the parts' suitor sets (``pairs``: ``(v, x, w)`` where ``v`` holds ``x``'s offer of
-    weight ``w``), checked mirrored and within ``b``.  As one-device b-Suitor's, the table is validated against a
+    """The b-matching in the parts' rows of the partners table (``blocks``: each part's ``(rows, weight, pairs)``
+    from :meth:`Part.rows`, in rank order), checked: rows increasing, -1 padded, within ``b`` and mirrored (``x``
+    in row ``v`` exactly when ``v`` is in row ``x``).  As one-device b-Suitor's, the table is validated against a
     :class:`~gpusim.types.graphs.WeightedGraph` on demand (by the
     :class:`~gpusim.algorithms.weighted.result.WeightedMatching` made of it); against a graph held in blocks,
     here, block by block."""
-    v, x, w = ((np.concatenate([p[i] for p in pairs]) if pairs else np.zeros(0, dtype))
-               for i, dtype in enumerate((np.int64, np.int64, np.float64)))
     n = graph.n
+    partners = np.concatenate([rows for rows, _, _ in blocks]) if blocks else np.zeros((n, 0), np.int32)
+    width = partners.shape[1]
+    flat = partners.ravel()
+    held = np.flatnonzero(flat >= 0)
+    v, x = held // max(width, 1), flat[held].astype(np.int64)
     caps = np.full(n, b, np.int64) if isinstance(b, int) else np.asarray(b, np.int64)
     if isinstance(graph, PartitionedGraph):
         degrees = np.concatenate([np.diff(block.ptr) for block in graph.blocks]).astype(np.int64)
         try:
-            w = graph.edge_weights(v, x)
+            graph.edge_weights(v, x)
         except InvalidArgument as fault:
             raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices returned a pair of {graph!r} that is "
                                       f"not an edge: {fault}") from None
     else:
         degrees = np.diff(graph.ptr).astype(np.int64)
-    if v.size and np.any(v[1:] < v[:-1]):     # the parts give their rows in order: sorted unless given otherwise
-        order = np.argsort(v, kind="stable")
-        v, x, w = v[order], x[order], w[order]
-    width = np.minimum(caps, degrees)
-    counts = np.bincount(v, minlength=n) if n else np.zeros(0, np.int64)
-    if np.any(counts > width):
+    if np.any(np.bincount(v, minlength=n) > np.minimum(caps, degrees)):
         raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices gave a vertex more than b partners")
-    # row v: its partners in increasing order, then -1 (a sort of each short row, -1 kept last)
-    partners = np.full((n, int(np.max(width)) if n else 0), np.iinfo(np.int32).max, np.int32)
-    if v.size:
-        partners[v, np.arange(v.size) - (np.cumsum(counts) - counts)[v]] = x
-    partners.sort(axis=1)
-    partners[partners == np.iinfo(np.int32).max] = -1
-    # mirrored: no partner twice in a row, and every v in row x holds x in row v
-    twice = np.any((partners[:, 1:] == partners[:, :-1]) & (partners[:, 1:] >= 0))
+    before, after = partners[:, :-1], partners[:, 1:]
+    if np.any((after >= 0) & ((before < 0) | (before >= after))):
+        raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices gave a row of partners out of order "
+                                  f"(or a partner twice) on {graph!r}")
     held_back = np.zeros(v.size, bool)
     for column in partners.T:      # a gather per column: faster than one of whole rows
         held_back |= column[x] == v
-    if twice or not np.all(held_back):
+    if not np.all(held_back):
         raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices ended with asymmetric suitor sets on "
                                   f"{graph!r}")
     stats = {"algorithm": stats["algorithm"], "size": int(v.size) // 2, **stats}
-    return BMatchingResult(partners, math.fsum(w[x < v].tolist()), stats)
+    return BMatchingResult(partners, math.fsum(weight for _, weight, _ in blocks), stats)

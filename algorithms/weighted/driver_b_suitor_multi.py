@@ -47,7 +47,7 @@ from gpusim.runtime.collectives import InProcess
 from gpusim.runtime.device import Device, choose_backend
 from gpusim.types.graphs import WeightedGraph
 
-from .b_suitor_parts import PART_KERNELS, Part, b_matching_of, make_parts, parts_of, phases
+from .b_suitor_parts import PART_KERNELS, Part, b_matching_of, make_parts, parts_of, phases, table_width
 from .result import BMatchingResult
 
 __all__ = ["b_suitor_multi", "check_devices", "run_rounds"]
@@ -172,7 +172,8 @@ def b_suitor_multi(graph: WeightedGraph, b: Any, *, devices: Any, client: Any = 
         if bar is not None:
             bar.close()
     ended = time.perf_counter()
-    found = [part.pairs() for part in parts]
+    width = table_width(inputs)
+    found = [part.rows(width) for part in parts]
     stats = {"algorithm": "b_suitor", "backend": devs[0].backend, "devices": k, "rounds": rounds,
              "launches": {name: sum(part.launch.launches[name] for part in parts)
                           for name in ("take_messages", "propose_round")}}

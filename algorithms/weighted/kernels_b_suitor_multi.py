@@ -12,7 +12,8 @@ kinds of message, each ``(target, other, weight)``:
   so ``x`` (owned by the receiver) has one offer fewer and proposes again.
 
 A round is :func:`take_messages` over the inbox (offers taken or turned down under the target's lock, notices
-counted back), then :func:`propose_round` over the vertices that have offers to make.  A vertex proposes to each
+counted back), then :func:`propose_round` over the vertices that have offers to make; after the last round,
+:func:`part_rows` writes the part's rows of the result table.  A vertex proposes to each
 neighbour at most once (``tried``): an offer turned down or pushed out can never be taken later, since a
 vertex only becomes harder to please.  A vertex's slot holds the entry of its *own* list that points at the
 suitor (the mirror of the offer's entry), so the suitor is ``adj[slot]`` and the steps of
@@ -20,8 +21,8 @@ suitor (the mirror of the offer's entry), so the suitor is ``adj[slot]`` and the
 
 Example
 -------
->>> take_messages.name, propose_round.name, sorted(propose_round.intended_races)
-('take_messages', 'propose_round', [])
+>>> take_messages.name, propose_round.name, part_rows.name, sorted(propose_round.intended_races)
+('take_messages', 'propose_round', 'part_rows', [])
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 
 from .kernels_b_suitor import slot_holding, weakest_offer
+from .kernels_result import insert_sorted, store_warp_sums
 from .offers import offer_beats
 
-__all__ = ["best_untried", "mirror_entry", "offer_to_owned", "owner_of", "post",
+__all__ = ["best_untried", "mirror_entry", "offer_to_owned", "owner_of", "part_rows", "post",
            "propose_round", "take_messages"]
 
 
@@ -176,3 +178,28 @@ def propose_round(ptr, adj, weights, b, slot_ptr, slots, tried, made, in_next, q
                 post(out_target, out_other, out_weight, out_start, out_count, bounds, parts, adj[best], adj[best],
                      u + first, weights[best])
         i += T.num_threads()
+
+
+@kernel(signature="int32[:], float64[:], int32[:], int32[:], int32, int32, int32, int32[:], float64[:], int32[:]")
+def part_rows(adj, weights, slot_ptr, slots, n, first, width, partners, partial_w, partial_c):
+    """The part's rows of the partners table, after the rounds: row ``v`` (``width`` entries, -1 padded
+    beforehand) gets the suitors held in ``v``'s slots in increasing order, as one-device
+    :func:`~gpusim.algorithms.weighted.kernels_result.b_partners` gives them; each pair whose larger end is ``v``
+    adds the weight of its offer.  Whether the sets are mirrored is checked over every part's rows together (a
+    suitor may belong to another part)."""
+    v = T.gtid()
+    w = 0.0
+    c = 0
+    while v < n:
+        count = 0
+        for s in range(slot_ptr[v], slot_ptr[v + 1]):
+            held = slots[s]
+            if held >= 0:
+                x = adj[held]
+                if x < v + first:
+                    w += weights[held]
+                    c += 1
+                insert_sorted(partners, v * width, count, x)
+                count += 1
+        v += T.num_threads()
+    store_warp_sums(partial_w, partial_c, w, c)
