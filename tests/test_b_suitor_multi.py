@@ -110,10 +110,10 @@ def test_the_table_of_the_parts_rows(case):
     graph, b, k = case
     expected = greedy_b_matching(graph, b)
     bounds = split_by_edges(graph.ptr, k)
-    weights = [expected.weight] + [0.0] * (k - 1)
+    weights, pairs = [expected.weight] + [0.0] * (k - 1), [expected.stats["size"]] + [0] * (k - 1)
 
     def table_of(partners):
-        blocks = [(partners[bounds[p]:bounds[p + 1]], weights[p], 0) for p in range(k)]
+        blocks = [(partners[bounds[p]:bounds[p + 1]], weights[p], pairs[p]) for p in range(k)]
         return b_matching_of(graph, b, blocks, {"algorithm": "b_suitor", "devices": k})
 
     found = table_of(expected.partners)

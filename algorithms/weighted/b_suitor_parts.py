@@ -235,7 +235,7 @@ def make_parts(inputs: list[PartInput], devices: list[Device], kernels: dict) ->
 
 def phases(start: float, made: float, ended: float) -> dict[str, float]:
     """A call's seconds from its ``time.perf_counter()`` readings: ``parts`` (cut and placed on their devices),
-    ``rounds`` (to the last exchange), ``table`` (the suitor sets read back and assembled, until now) and ``call``."""
+    ``rounds`` (to the last exchange), ``table`` (the parts' rows made, read back and joined: until now), ``call``."""
     now = time.perf_counter()
     return {"parts": made - start, "rounds": ended - made, "table": now - ended, "call": now - start}
 
@@ -249,11 +249,11 @@ def table_width(inputs: list[PartInput]) -> int:
 def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, blocks: list[tuple[np.ndarray, float, int]],
                   stats: dict) -> BMatchingResult:
     """The b-matching in the parts' rows of the partners table (``blocks``: each part's ``(rows, weight, pairs)``
-    from :meth:`Part.rows`, in rank order), checked: rows increasing, -1 padded, within ``b`` and mirrored (``x``
-    in row ``v`` exactly when ``v`` is in row ``x``).  As one-device b-Suitor's, the table is validated against a
-    :class:`~gpusim.types.graphs.WeightedGraph` on demand (by the
-    :class:`~gpusim.algorithms.weighted.result.WeightedMatching` made of it); against a graph held in blocks,
-    here, block by block."""
+    from :meth:`Part.rows`, in rank order), checked: rows increasing, -1 padded, within ``b``, mirrored (``x``
+    in row ``v`` exactly when ``v`` is in row ``x``) and as many pairs as the parts counted.  As one-device
+    b-Suitor's, the table is validated against a :class:`~gpusim.types.graphs.WeightedGraph` on demand (by the
+    :class:`~gpusim.algorithms.weighted.result.WeightedMatching` made of it); against a graph held in blocks, here,
+    block by block."""
     n = graph.n
     partners = np.concatenate([rows for rows, _, _ in blocks]) if blocks else np.zeros((n, 0), np.int32)
     width = partners.shape[1]
@@ -279,7 +279,7 @@ def b_matching_of(graph: WeightedGraph | PartitionedGraph, b: Any, blocks: list[
     held_back = np.zeros(v.size, bool)
     for column in partners.T:      # a gather per column: faster than one of whole rows
         held_back |= column[x] == v
-    if not np.all(held_back):
+    if not np.all(held_back) or 2 * sum(pairs for _, _, pairs in blocks) != v.size:
         raise GpusimInternalError(f"b-Suitor on {stats['devices']} devices ended with asymmetric suitor sets on "
                                   f"{graph!r}")
     stats = {"algorithm": stats["algorithm"], "size": int(v.size) // 2, **stats}
