@@ -24,7 +24,7 @@ import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device
-from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.launcher import Launcher, own_device
 from gpusim.runtime.resident_graphs import check_fits, check_output, device_backend, resident, weighted_bytes
 from gpusim.runtime.workspace import Workspace
 from gpusim.types.device_graphs import DeviceWeightedGraph
@@ -54,7 +54,7 @@ def upload_weighted_graph(graph: WeightedGraph | DeviceWeightedGraph, backend: s
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     on_device = isinstance(graph, DeviceWeightedGraph)
-    dev = device if device is not None else Device(device_backend(graph, backend) if on_device else backend)
+    dev = device if device is not None else own_device(device_backend(graph, backend) if on_device else backend)
     check_fits(dev, graph, lambda: weighted_bytes(graph, 4), "weighted matching",
                'backend="cpu" (the sequential reference)')
     launch = Launcher(dev)
