@@ -156,12 +156,3 @@ def test_stable_result_on_every_backend(backend):
     assert result.stats["proposals"] == reference.stats["proposals"] > 0
     assert result.stats["launches"]["sum_warps"] == 1
 
-
-def test_a_call_given_no_device_simulates_with_the_race_detector_off():
-    """Suitor, LD and b-Suitor make their own device as the bipartite and ROMA calls do (``own_device``): nobody
-    reads its runs, and the detector's records grew to 13 GB for b-Suitor on 2·10^4 edges."""
-    graph = WeightedGraph.from_edges([0, 1], [1, 2], [1.0, 2.0])
-    own = upload_weighted_graph(graph, "sim", None)[0]
-    given = Device("sim")
-    assert own._impl.races == "off"
-    assert upload_weighted_graph(graph, "sim", given)[0] is given and given._impl.races != "off"

@@ -262,7 +262,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 result.stats["engine"] = "the GPU method's bucket decisions, each bucket on every core"
     else:
         if device is None:
-            device = Device("sim", seed=seed or 0, trace=False) if chosen == "sim" else Device(chosen)
+            device = Device("sim", seed=seed or 0, trace=False, races="off") if chosen == "sim" else Device(chosen)
         result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
                       follow_leaves, refine, (degree_buckets, community_buckets), max_grid).result()
     result.stats["chosen"] = reason
@@ -310,7 +310,7 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
         if backend == "cpu":
             raise InvalidArgument("aggregate runs the kernels: backend must be sim, numba, cupy or auto")
         chosen, _ = choose_device(backend)
-        device = Device("sim", trace=False) if chosen == "sim" else Device(chosen)
+        device = Device("sim", trace=False, races="off") if chosen == "sim" else Device(chosen)
     run = _Run(graph, device, 1.0, (T_FINAL, T_BIN, BIN_VERTICES), "buckets", PAPER, False)
     if graph.n == 0:
         return graph, np.zeros(0, np.int32)

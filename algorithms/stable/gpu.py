@@ -36,7 +36,7 @@ from gpusim.errors import InvalidArgumentType
 from gpusim.language.variants import kernel_table
 from gpusim.runtime.device import Device
 from gpusim.runtime.device_checks import matched_count
-from gpusim.runtime.launcher import Launcher, count_up, fill
+from gpusim.runtime.launcher import Launcher, count_up, fill, own_device
 from gpusim.runtime.registry import register
 from gpusim.runtime.resident_graphs import check_output
 from gpusim.runtime.resident_preferences import instance_backend, resident_instance
@@ -115,7 +115,7 @@ def _run(instance: Instance, algorithm: str, backend: str, capacities: Any, devi
     b = None if capacities is None else capacity_array(instance, capacities)  # None: one slot a woman
     kernels = kernel_table(KERNELS, kernels)
     if device is None:
-        device = Device(instance_backend(instance, backend) if on_device else backend)
+        device = own_device(instance_backend(instance, backend) if on_device else backend)
     dev = device
     lists = resident_instance(dev, instance)  # a device instance: adopted (no copy) and checked, once
     n_men, n_women = instance.n_men, instance.n_women
