@@ -482,7 +482,7 @@ CASES = {
         "weight_matrix_check pad_matrix phase_weight unpadded_mate roma_block_phase peek_weight".split())),
     "b-suitor-parts": Case(lambda dev: b_suitor_multi(WEIGHTED, 2, devices=[0, 0], device=dev).partners.tolist(),
                            lambda: greedy_b_matching(WEIGHTED, 2).partners.tolist(),
-                           frozenset({"propose_round", "take_messages", "copy_range", "copy_range_f64"})),
+                           frozenset({"propose_round", "take_messages", "part_rows", "copy_range", "copy_range_f64"})),
     "b-suitor-resident": Case(lambda dev: b_suitor(to_device(dev, WEIGHTED), 2, device=dev).partners.tolist(),
                               lambda: greedy_b_matching(WEIGHTED, 2).partners.tolist(),
                               frozenset({"vertex_capacities", "scan_in_one_block", "count_up", "b_suitor_round"})),
