@@ -9,9 +9,9 @@ timed first (``b_suitor(graph, b, backend="cupy")``, unless ``--no-single``: a g
 a ``LocalCUDACluster`` (or the cluster at ``--scheduler``) is started once, its start-up reported apart, and
 ``b_suitor(graph, b, devices=k, client=client)`` timed for each ``k`` of ``--devices``; ``--parts P`` times ``P``
 parts on GPU 0 in this process.  Every result is checked equal to the first; each run records its call's phases
-(``stats["seconds"]``: the parts made, the rounds, the table assembled on the host).  ``GPUSIM_COMMIT`` names the commit
-measured when the tree is not a git checkout.  NVLink multicast is off in every
-process (``gpusim.runtime.collectives.NVLINK_MULTICAST_OFF``).  Writes ``DIR/multi-gpu.json`` and a PNG of the
+(``stats["seconds"]``: the parts made, the rounds, the table's rows made and joined).  ``GPUSIM_COMMIT`` names
+the commit measured when the tree is not a git checkout.  NVLink multicast is off in every process
+(``gpusim.runtime.collectives.NVLINK_MULTICAST_OFF``).  Writes ``DIR/multi-gpu.json`` and a PNG of the
 speed-ups, ``DIR/multi-gpu.png`` (``--out DIR``, default ``benchmarks/results/<device>/``).
 """
 

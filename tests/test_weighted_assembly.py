@@ -155,4 +155,3 @@ def test_stable_result_on_every_backend(backend):
     # the proposals made do not depend on their order (McVitie and Wilson): the sequential count is the oracle
     assert result.stats["proposals"] == reference.stats["proposals"] > 0
     assert result.stats["launches"]["sum_warps"] == 1
-

@@ -460,12 +460,8 @@ def _by_launch(preemptions: list[tuple[int, int]], runs, fails: Callable[[list],
     """``preemptions`` without those of the launches that do not matter: delta debugging over the launches' groups
     of preemptions first (a whole algorithm's bug lives in one or two of its launches, found in a number of runs
     that grows with the logarithm of the launches, where trying each launch in turn takes one run a launch)."""
-    groups, start = [], 0
-    for run in runs:
-        inside = [p for p in preemptions if start <= p[0] < start + run.steps]
-        start += run.steps
-        if inside:
-            groups.append(inside)
+    every = _step_ranges(runs, frozenset(range(len(runs))))
+    groups = [inside for low, high in every if (inside := [p for p in preemptions if low <= p[0] < high])]
     if len(groups) < 2:
         return list(preemptions)
     return [p for group in ddmin(groups, lambda chosen: fails([p for g in chosen for p in g])) for p in group]
