@@ -10,6 +10,8 @@ from gpusim.algorithms.bipartite import apfb
 from gpusim.algorithms.louvain import karate, louvain
 from gpusim.algorithms.stable import stable_marriage
 from gpusim.algorithms.weighted import b_suitor, locally_dominant, suitor
+from gpusim.errors import BackendUnavailable
+from gpusim.runtime.device import choose_backend
 from gpusim.runtime.launcher import Launcher
 from gpusim.types.graphs import BipartiteGraph, WeightedGraph
 from gpusim.types.preference_generators import easy_instance
@@ -38,3 +40,17 @@ def test_a_call_given_no_device_simulates_with_the_race_detector_off(monkeypatch
     monkeypatch.setattr(Launcher, "__init__", spy)
     CALLS[name]()
     assert races and set(races) == {"off"}
+
+
+
+@pytest.mark.parametrize("call", [lambda: suitor(WEIGHTED), lambda: b_suitor(WEIGHTED, 2),
+                                  lambda: apfb(BipartiteGraph.from_edges([0, 1, 1], [0, 0, 1]))],
+                         ids=["suitor", "bsuitor", "apfb"])
+def test_auto_with_no_gpu_refuses_rather_than_simulate(call):
+    """``backend="auto"`` is a GPU: the simulator runs only when asked, so without a GPU a kernel-level call is a
+    one-line error that says what to call instead."""
+    if choose_backend("auto")[0] != "cpu":
+        pytest.skip("a GPU works here: 'auto' runs on it")
+    with pytest.raises(BackendUnavailable, match="backend='sim'.*maximum_weight_matching") as caught:
+        call()
+    assert "\n" not in str(caught.value)

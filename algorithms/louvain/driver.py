@@ -42,9 +42,9 @@ import numbers
 import numpy as np
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
-from gpusim.runtime.device import Device, choose_backend, choose_device
+from gpusim.runtime.device import Device, choose_backend
 from gpusim.runtime.dispatch import dispatch
-from gpusim.runtime.launcher import Launcher
+from gpusim.runtime.launcher import Launcher, own_device
 from gpusim.runtime.registry import lookup, register
 from gpusim.runtime.resident_graphs import device_backend, resident
 from gpusim.runtime.threads import engine_threads
@@ -309,8 +309,7 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
     if device is None:
         if backend == "cpu":
             raise InvalidArgument("aggregate runs the kernels: backend must be sim, numba, cupy or auto")
-        chosen, _ = choose_device(backend)
-        device = Device("sim", trace=False, races="off") if chosen == "sim" else Device(chosen)
+        device = Device("sim", trace=False, races="off") if backend == "sim" else own_device(backend)
     run = _Run(graph, device, 1.0, (T_FINAL, T_BIN, BIN_VERTICES), "buckets", PAPER, False)
     if graph.n == 0:
         return graph, np.zeros(0, np.int32)

@@ -18,9 +18,10 @@ from collections import defaultdict
 
 from tqdm import tqdm
 
+from gpusim.errors import BackendUnavailable
 from gpusim.language import interface as T
 from gpusim.language.kernels import kernel
-from gpusim.runtime.device import Device
+from gpusim.runtime.device import Device, choose_backend
 
 __all__ = ["Launcher", "count_up", "fill", "own_device"]
 
@@ -28,14 +29,24 @@ __all__ = ["Launcher", "count_up", "fill", "own_device"]
 def own_device(backend: str) -> Device:
     """The device a call makes for itself when it is given none: ``Device(backend)``, with the simulator's race
     detector off (nobody reads the runs of a device the call keeps to itself; a caller who wants the races
-    passes ``device=Device("sim")``, which reports them).
+    passes ``device=Device("sim")``, which reports them).  ``"auto"`` is a GPU that works, never the simulator,
+    which runs only when asked: without a GPU it is a one-line :class:`~gpusim.errors.BackendUnavailable` that
+    names what to call instead.
 
     >>> own_device("sim").runs, own_device("sim")._impl.races
     ([], 'off')
     """
+    if backend == "auto":
+        chosen, why = choose_backend("auto")
+        if chosen == "cpu":
+            raise BackendUnavailable(
+                f"backend='auto' found no GPU here ({why.split(';')[0].removeprefix('auto: ')}): these kernels run "
+                f"on a GPU, or on the simulator when "
+                f"asked (backend='sim'); for the answer on the CPU engine call maximum_bipartite_matching, "
+                f"maximum_weight_matching, stable_marriage or louvain (backend='auto' or 'cpu')")
+        return Device(chosen)
     dev = Device(backend)
     return Device("sim", races="off") if dev.backend == "sim" else dev
-
 
 
 @kernel(signature="int32[:], int32, int32")
