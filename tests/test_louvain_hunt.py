@@ -4,6 +4,8 @@ the block-per-vertex and block-per-community kernels on a small random input."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from gpusim.explore.algorithm import _exact_sums, draw_input
 from gpusim.explore.hunt import model_pairs
 from gpusim.explore.mutate import mutants
 from gpusim.explore.paths import LAUNCH_PATHS, hint
+from gpusim.explore.switches import Switches
 
 BLOCKS = next(options for options, reaches in LAUNCH_PATHS["louvain"] if "move_block_global" in reaches)
 
@@ -79,3 +82,15 @@ def test_lowered_buckets_and_a_small_grid_keep_the_decisions():
 def test_bucket_bounds_and_grid_out_of_range_are_refused_in_one_line(option, value, words):
     with pytest.raises(InvalidArgument, match=words):
         louvain(draw_input("louvain", 1), backend="sim", **{option: value})
+
+
+def test_a_wide_random_input_puts_a_communitys_entries_in_two_blocks_emits():
+    """Odd seeds draw communities numbered 32 and more; on the block path two blocks emit one community's chunks
+    at once, so a reservation of its output places made a plain read-modify-write races, whatever the schedule."""
+    graph = draw_input("louvain", 1)
+    assert graph.n >= 33
+    plain = _planted("emit_edges", "atomic-to-plain")
+    scenario = algorithm_scenario("louvain", input_seed=1, options=BLOCKS, kernels=plain)
+    scenario = dataclasses.replace(scenario, options={**scenario.options, "races": "raise"})
+    outcome = scenario.attempt(policy=Switches(()), trace=False)
+    assert outcome is not None and outcome.kind == "DataRace" and "fill[" in outcome.message

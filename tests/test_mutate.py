@@ -54,12 +54,20 @@ def test_a_kernel_argues_an_equivalent_site_in_a_comment_right_above_it_for_that
     [fence] = mutants("mw-gpu", kinds=("fence-removed",))
     reason = fence.equivalent_if_unfound
     assert reason.startswith("declared by the kernel: the fence only spares work.") and "refuse him again" in reason
-    row = mutant_row("mw-gpu", fence, ["mcvitie_wilson_gpu"], {"budget": 4, "random_inputs": 1, "races": "raise",
-                                                                  "seed": 0, "shrink_time": None, "time_limit": None})
+    settings = {"budget": 4, "random_inputs": 1, "races": "raise", "seed": 0, "shrink_time": None, "time_limit": None}
+    row = mutant_row("mw-gpu", fence, [({}, ["mcvitie_wilson_gpu"])], settings)
     assert row["verdict"] == "equivalent" and "declared by the kernel" in row["reason"]
     site = {1: "    # equivalent barrier-removed: not this kind", 2: "    T.threadfence()"}
     assert _declared_equivalent("fence-removed", 2, site) is None  # another kind's argument
     assert _declared_equivalent("fence-removed", 2, {1: "    x = 1", 2: "    T.threadfence()"}) is None
+
+
+def test_a_mutant_is_hunted_only_on_the_paths_that_launch_a_kernel_running_it():
+    [barrier] = [m for m in mutants("louvain", ("barrier-removed",)) if m.function == "merge_block"][:1]
+    settings = {"budget": 4, "random_inputs": 1, "races": "raise", "seed": 0, "shrink_time": None, "time_limit": None}
+    row = mutant_row("louvain", barrier, [({}, ["merge_warp", "move_subwarp"])], settings)
+    assert row["verdict"] == "unreached" and row["seconds"] < 5  # merge_block runs in the block kernels only
+    assert "merge_block_shared never launched" in row["reason"]
 
 
 def test_a_lock_released_before_the_writes_it_guards_is_made_and_found():
@@ -182,12 +190,12 @@ def test_a_mutant_whose_hunt_passes_its_time_limit_is_undecided_not_found(monkey
     hang = next(m for m in mutants("apfb") if m.name == "gpubfs_wr_warp:76:shuffle-lane")
     settings = {"budget": 6, "random_inputs": 1, "races": "raise", "seed": 0, "shrink_time": 1.0, "time_limit": 3.0}
     began = time.perf_counter()
-    row = mutant_row("apfb", hang, ["gpubfs_wr_warp"], settings)
+    row = mutant_row("apfb", hang, [({"warp_degree": 1}, ["gpubfs_wr_warp"])], settings)
     assert time.perf_counter() - began < 20
     assert row["verdict"] == "not found" and row["timed_out"] and row["finding"] is None
     assert "time limit of 3 s before any failure" in row["reason"] and "--time-limit" in row["reason"]
     hang.equivalent_if_unfound = "declared by the kernel: an argument"  # argued unobservable: equivalent, as far
-    row = mutant_row("apfb", hang, ["gpubfs_wr_warp"], settings)        # as the hunt went
+    row = mutant_row("apfb", hang, [({"warp_degree": 1}, ["gpubfs_wr_warp"])], settings)  # as the hunt went
     assert row["verdict"] == "equivalent" and row["reason"].endswith("declared by the kernel: an argument")
 
 

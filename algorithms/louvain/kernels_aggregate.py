@@ -41,8 +41,7 @@ COMMUNITY_BUCKETS = (127, 479, MERGE_CHUNK)
 #: Slots of a block's shared tables: four warps x 191 (a prime above 1.5 x 127), or one block x 719.
 MERGE_SLOTS = 768
 MERGE_WARP_STRIDE = 191
-MERGE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won",
-               "vals": "weights are added atomically; the reads come after a barrier"}
+MERGE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won"}
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int32")
@@ -201,6 +200,9 @@ def merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes,
                          T.block_size())
     T.syncthreads()
     emit_edges(keys, vals, base, size, t, T.block_size(), c, fill, edge_pos, new_id, new_adj, new_w)
+    # equivalent barrier-removed: thread t emits, and next clears, only the slots t, t + blockDim, ... of tables no
+    # other block touches, and the next hashing waits at the barrier after the clearing, which every thread reaches
+    # only once it has emitted: this barrier orders nothing the others do not.
     T.syncthreads()
 
 

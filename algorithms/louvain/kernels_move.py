@@ -49,8 +49,7 @@ DEGREE_BUCKETS = (4, 8, 16, 32, 84, 319)
 #: Slots of a block's shared tables: four groups of 4 lanes x 7 slots, ..., four warps x 127, one block x 479.
 SHARED_SLOTS = 512
 #: The tables are filled concurrently on purpose: slots claimed by CAS, weights added atomically.
-MOVE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won",
-              "vals": "weights are added atomically; the reads come after a barrier"}
+MOVE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won"}
 
 
 @kernel(signature="int32[:], float64[:], float64[:], float64[:], int32")

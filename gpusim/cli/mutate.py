@@ -3,9 +3,9 @@
 ``gpusim mutate --algorithm mw-gpu`` makes every mutant of :mod:`gpusim.explore.mutate` (an atomic made plain,
 a CAS made an exchange, a barrier or fence removed, a shuffle reading the wrong lane, a lock released before the
 writes it guards, a plain re-read of a word taken atomically, a repair step emptied) from the syntax tree of
-each kernel and step of the algorithm, plants each through ``kernels=`` and hunts it over every launch path;
-it prints each mutant's verdict (found, not found, equivalent or unreached with the reason) and the score per
-kernel.
+each kernel and step of the algorithm, plants each through ``kernels=`` and hunts it over the launch paths that
+launch it; it prints each mutant's verdict (found, not found, equivalent or unreached with the reason) and the score
+per kernel.
 Without ``--algorithm`` it scores every registered GPU algorithm in turn.  A failure found is shrunk
 (``--shrink-time``) and its row gives the preemptions left; ``--workers N`` or ``--scheduler ADDRESS`` hunts
 the mutants on Dask workers (each makes its mutant again from the kernel's source, by name).

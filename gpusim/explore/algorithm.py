@@ -95,6 +95,10 @@ def _lookup(name: Any):
 def draw_input(name: str, seed: int) -> Any:
     """A small input for algorithm ``name``, drawn from ``seed`` (deterministic): 3–8 vertices a side.
 
+    Louvain's odd seeds draw 33–40 vertices in groups of five consecutive ids, dense inside and sparse between,
+    and a hub: communities numbered 32 and more, which a hash table puts past its first 32 slots, so that the
+    second warp's slots of a table are used.
+
     >>> draw_input("gpr", 0)
     BipartiteGraph(n_rows=..., n_cols=..., n_edges=...)
     """
@@ -111,9 +115,13 @@ def draw_input(name: str, seed: int) -> Any:
         from gpusim.types.preference_generators import easy_instance
 
         return easy_instance(int(rng.integers(3, 9)), seed)
-    n = 2 * int(rng.integers(2, 5)) if name == "roma" else int(rng.integers(4, 10))
+    wide = entry.problem == "communities" and seed % 2 == 1
+    n = 2 * int(rng.integers(2, 5)) if name == "roma" else int(rng.integers(33, 41) if wide else rng.integers(4, 10))
     pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
-    keep = pairs if name == "roma" else [p for p in pairs if rng.random() < 0.5] or pairs[:1]
+    if wide:  # groups of 5 consecutive ids, dense inside, sparse between: communities numbered 32 and more
+        keep = [(u, v) for u, v in pairs if rng.random() < (0.8 if u // 5 == v // 5 else 1 / n)]
+    else:
+        keep = pairs if name == "roma" else [p for p in pairs if rng.random() < 0.5] or pairs[:1]
     if entry.problem == "communities":  # a hub joined to every vertex: the highest degree, n - 1
         hub = int(rng.integers(n))
         keep = sorted(set(keep) | {(min(hub, v), max(hub, v)) for v in range(n) if v != hub})

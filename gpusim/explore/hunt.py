@@ -52,7 +52,7 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
          options: Mapping[str, Any] | None = None,
          sim_options: Mapping[str, Any] | None = None, races: str | None = None, shrink_time: float | None = 30.0,
          progress: Callable[[int], None] | None = None, models: Sequence[tuple[str, str]] | str | None = None,
-         paths: bool = False, **explore_options: Any) -> Exploration:
+         paths: bool | Sequence[Mapping[str, Any]] = False, **explore_options: Any) -> Exploration:
     """Explore algorithm ``name`` under ``budget`` schedules of ``policy`` on one input, or on random ones.
 
     Parameters
@@ -68,7 +68,8 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
 
     paths:
         Hunt every launch path of the algorithm in turn (:data:`.paths.LAUNCH_PATHS`: the driver options that
-        launch each of its kernels), an equal share of the budget each, until one fails.
+        launch each of its kernels), an equal share of the budget each, until one fails; or only the paths given, a
+        list of option sets (:func:`.paths.paths_of` lists them).
     models:
         The simulator's memory and warp models to hunt under, ``(memory, warps)`` pairs, each in turn with an
         equal share of the budget until one fails; ``"all"``: every one (:func:`model_pairs`).  ``None``: the
@@ -88,7 +89,8 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
             name, graph, example=example, file=file, random_inputs=random_inputs, budget=share, seed=seed,
             policy=policy, kernels=kernels, start=path.pop("initial", start), options={**dict(options or {}), **path},
             sim_options=sim_options, races=races, shrink_time=shrink_time, progress=tick, models=models,
-            **explore_options), paths_of(name), budget, progress)
+            **explore_options), [dict(p) for p in paths] if not isinstance(paths, bool) else paths_of(name), budget,
+            progress)
     pairs = model_pairs(models)
     if pairs is not None:
         return _each(lambda pair, share, tick: hunt(

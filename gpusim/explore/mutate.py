@@ -23,11 +23,11 @@ repair-removed       (only when asked) a repair or reset step made empty: a kern
 ===================  ==================================================================================
 
 Each mutant is planted through the algorithm's ``kernels=`` seam (:func:`gpusim.language.variants.planted`) —
-no file is edited — and :func:`score` hunts it (:func:`~gpusim.explore.hunt.hunt` over every launch path, on
-random inputs; a removed fence under the weak memory model, a barrier or shuffle under lockstep warps too) and
-sorts it: found, not found, equivalent (not found, and the change is one that may not be observable: a CAS from
-one constant to another made an exchange, an atomic load made plain or re-read plainly, or a site whose kernel
-argues so in a comment right above it, ``# equivalent KIND: reason``; the reason named) or
+no file is edited — and :func:`score` hunts it (:func:`~gpusim.explore.hunt.hunt` over the launch paths that
+launch it, on random inputs; a removed fence under the weak memory model, a barrier or shuffle under lockstep
+warps too) and sorts it: found, not found, equivalent (not found, and the change is one that may not be
+observable: a CAS from one constant to another made an exchange, an atomic load made plain or re-read plainly,
+or a site whose kernel argues so in a comment right above it, ``# equivalent KIND: reason``; the reason named) or
 unreached (its function launches on no path of a small input: the reason named).  The score is found over found
 and not found.
 
@@ -442,8 +442,9 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
           shrink_time: float | None = 30.0, client: Any = None, time_limit: float | None = 120.0) -> dict[str, Any]:
     """Hunt every mutant of algorithm ``name`` (:func:`mutants`) and sort it: the mutation score per kernel.
 
-    Each mutant gets ``budget`` schedules over ``random_inputs`` inputs and every launch path
-    (:data:`.paths.LAUNCH_PATHS`), under the models its kind needs; ``races="raise"`` counts an undeclared data
+    Each mutant gets ``budget`` schedules over ``random_inputs`` inputs and the launch paths
+    (:data:`.paths.LAUNCH_PATHS`) on which the unmutated algorithm launches a kernel that runs the mutated code,
+    under the models its kind needs; ``races="raise"`` counts an undeclared data
     race as found, and a failure found is shrunk (``shrink_time`` seconds at most; ``None``: not shrunk).  A
     mutant's hunt, shrinking included, stops at ``time_limit`` seconds of wall-clock time (``None``: none), inside a
     run if need be (the simulator's ``deadline``); a mutant stopped so before any failure counts as not found, with
@@ -467,11 +468,7 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
         raise InvalidArgument(f"time_limit must be a number of seconds > 0 or None, got time_limit={time_limit!r}")
     settings = {"budget": budget, "random_inputs": random_inputs, "races": races, "seed": seed,
                 "shrink_time": shrink_time, "time_limit": time_limit}
-    control = _hunted(name, None, "all", settings, shrink=False)
-    if control.found:
-        raise InvalidArgument(f"the unmutated {name} fails its hunt ({control.failure.kind}: "
-                              f"{control.failure.message.splitlines()[0]}): no mutation score over a false alarm")
-    launched = sorted(control.coverage.kernels)
+    launched = _control(name, settings)
     made = mutants(name, kinds)
     if client is None:
         rows = []
@@ -502,20 +499,40 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
             "found": found, "judged": judged, "score": round(found / judged, 3) if judged else None}
 
 
-def _hunted(name: str, kernels: Any, models: Any, settings: dict[str, Any], shrink: bool,
+def _control(name: str, settings: dict[str, Any]) -> list[tuple[dict[str, Any], list[str]]]:
+    """Hunt the unmutated algorithm on each launch path, under every model, as a mutant is hunted: each path's
+    options and the kernels it launched.  A finding ends the run: no mutation score over a false alarm."""
+    from .paths import paths_of
+
+    paths = paths_of(name)
+    share = {**settings, "budget": max(1, settings["budget"] // len(paths))}
+    launched = []
+    for path in paths:
+        control = _hunted(name, None, "all", share, shrink=False, paths=[path])
+        if control.found:
+            raise InvalidArgument(f"the unmutated {name} fails its hunt ({control.failure.kind}: "
+                                  f"{control.failure.message.splitlines()[0]}): no mutation score over a false alarm")
+        launched.append((path, sorted(control.coverage.kernels)))
+    return launched
+
+
+def _hunted(name: str, kernels: Any, models: Any, settings: dict[str, Any], shrink: bool, paths: list[dict],
             deadline: float | None = None):
     from .hunt import hunt
 
     shrink_time = settings["shrink_time"]
     return hunt(name, random_inputs=settings["random_inputs"], budget=settings["budget"], seed=settings["seed"],
-                kernels=kernels, races=settings["races"], models=models, paths=True,
+                kernels=kernels, races=settings["races"], models=models, paths=paths,
                 shrink=shrink and shrink_time is not None, shrink_time=shrink_time or None,
                 sim_options=None if deadline is None else {"deadline": deadline})
 
 
-def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+def mutant_row(name: str, mutant: Mutant | str, launched: list[tuple[dict[str, Any], list[str]]],
+               settings: dict[str, Any]) -> dict[str, Any]:
     """One row of :func:`score`: ``mutant`` of algorithm ``name`` (or its name: it is made again here, as on a
-    Dask worker) hunted as ``settings`` say, unless no kernel that calls it is among ``launched``."""
+    Dask worker) hunted as ``settings`` say on the launch paths that launch a kernel calling it (``launched``: each
+    path's options and the kernels the unmutated algorithm launched there), the whole budget shared among them, the
+    paths that launch the most such kernels first; or unreached, when none does."""
     from .paths import NEEDS
 
     if isinstance(mutant, str):
@@ -526,13 +543,16 @@ def mutant_row(name: str, mutant: Mutant | str, launched: list[str], settings: d
            "text": mutant.text, "finding": None, "reason": None}
     reaches = [k for k, f in _functions(name).items() if isinstance(f, Kernel)
                and (k == mutant.function or mutant.function in _called(f))]
-    if not set(launched) & set(reaches):
+    # the paths that launch the most kernels running the mutated code first
+    paths = [path for path, kernels in sorted(launched, key=lambda each: -len(set(each[1]) & set(reaches)))
+             if set(kernels) & set(reaches)]
+    if not paths:
         row["verdict"] = "unreached"
         row["reason"] = "; ".join(sorted({NEEDS.get(k, f"{k} never launched") for k in reaches}))
     else:
         limit = settings.get("time_limit")
         try:
-            result = _hunted(name, mutant.kernels, _models(mutant), settings, shrink=True,
+            result = _hunted(name, mutant.kernels, _models(mutant), settings, shrink=True, paths=paths,
                              deadline=None if limit is None else start + limit)
         except OutOfTime:  # undecided: a hang shows as a Livelock (max_steps, max_launches), not as slowness
             result = None

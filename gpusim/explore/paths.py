@@ -17,7 +17,7 @@ the bucket bounds (``degree_buckets``, ``community_buckets``) so that a small in
 >>> hint("apfb", "fix_rows")
 '--start empty'
 >>> hint("louvain", "move_block_global")
-'--option degree_buckets=1,2,3,4,4,6 --option community_buckets=3,6,12 --option max_grid=1'
+'--option degree_buckets=1,2,3,4,4,6 --option community_buckets=3,6,12 --option max_grid=2'
 """
 
 from __future__ import annotations
@@ -68,9 +68,9 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
     "louvain": (
         ({}, ("move_subwarp", "merge_warp")),
         ({"layout": "thread"}, ("move_thread",)),
-        # the wider groups of §4.1 from small degrees (a random input's hub, degree n - 1, gets a block), one block
-        # a launch so that it takes several vertices or communities in turn
-        ({"degree_buckets": "1,2,3,4,4,6", "community_buckets": "3,6,12", "max_grid": 1},
+        # the wider groups of §4.1 from small degrees (a random input's hub, degree n - 1, gets a block), two blocks
+        # a launch so that each takes several vertices or communities in turn, and both the chunks of one community
+        ({"degree_buckets": "1,2,3,4,4,6", "community_buckets": "3,6,12", "max_grid": 2},
          ("move_block_shared", "move_block_global", "merge_block_shared", "merge_block_global", "merge_chunks")),
     ),
 }
