@@ -94,3 +94,16 @@ def test_a_wide_random_input_puts_a_communitys_entries_in_two_blocks_emits():
     scenario = dataclasses.replace(scenario, options={**scenario.options, "races": "raise"})
     outcome = scenario.attempt(policy=Switches(()), trace=False)
     assert outcome is not None and outcome.kind == "DataRace" and "fill[" in outcome.message
+
+
+def test_a_shrunk_failure_counts_the_preemptions_that_matter_not_the_fair_hand_overs():
+    """The block kernels' long read-only scans make any schedule hand the processor on (fairness to spinners); a
+    failure that the schedule without preemptions shows is reported shrunk to none, and replays from that list."""
+    barrier = next(m for m in mutants("louvain", ("barrier-removed",)) if m.function == "merge_block").kernels
+    found = hunt("louvain", random_inputs=1, budget=1, kernels=barrier, races="raise", options=BLOCKS)
+    assert found.found and found.failure.kind == "DataRace"
+    assert (found.failure.preemptions, found.failure.shrunk) == (0, [])
+    scenario = algorithm_scenario("louvain", input_seed=0, options=BLOCKS, kernels=barrier)
+    scenario = dataclasses.replace(scenario, options={**scenario.options, "races": "raise"})
+    _, dev = scenario.execute(policy=Switches(()), trace=False)
+    assert sum(run.preemptions for run in dev.runs) > 0  # the hand-overs the report leaves out

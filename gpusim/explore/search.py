@@ -369,11 +369,14 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
     began = time.perf_counter()
     deadline = None if shrink_time is None else began + shrink_time
     final, dev = None, None
+    # The preemption list of the final run's policy (None: the original schedule's); its fair hand-overs to a spinning
+    # thread, which any schedule makes, are not preemptions that matter, and are not counted.
+    switched: list[tuple[int, int]] | None = None
     if shrink and scenario.attempt(policy=Switches(()), trace=False) is not None:
         # The schedule with no preemption fails already (a missing barrier's race, say, where the random schedule
         # met an uninitialised read first): the simplest counterexample there is, whatever its kind.
         final, dev = scenario.execute(policy=Switches(()), trace=True)
-        shrink = final is None
+        shrink, switched = final is None, []
     if shrink:
         # A shallow bug first: the same failure within one preemption, by systematic search, in a third of the
         # time (a whole algorithm's run switches threads thousands of times, and delta debugging from there is slow).
@@ -382,9 +385,9 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
                                     deadline=share)
         if shallow is not None:
             final, dev = scenario.execute(policy=Switches(shallow[1].preemptions), trace=True)
-            shrink = final is None or final.kind != outcome.kind
+            shrink, switched = final is None or final.kind != outcome.kind, list(shallow[1].preemptions)
             if shrink:
-                final = None
+                final, switched = None, None
     if shrink and final is None and before > _MANY_PREEMPTIONS:
         # Fewest preemptions first: a PCT schedule of low depth switches threads a handful of times where a
         # random one of a whole algorithm switches thousands; if one fails the same way, delta debugging starts
@@ -404,15 +407,17 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
         if fails(preemptions):
             preemptions = ddmin(_by_launch(preemptions, outcome.device.runs, fails), fails)
             final, dev = scenario.execute(policy=Switches(preemptions, forced), trace=True)
+            switched = list(preemptions)
             if final is not None and final.kind != outcome.kind:
-                final = None
-        if final is None or sum(run.preemptions for run in dev.runs) > 1:
+                final, switched = None, None
+        if final is None or len(switched) > 1:
             # Delta debugging is 1-minimal, not minimal: look for the same bug with fewer preemptions.
             # The reduced search first; its conflict heuristic can miss a bug (a lock stall, say), the full one not.
             # Inside the launches that delta debugging kept first: a whole algorithm's preemption points are mostly
             # in launches that do not matter, and the budget runs out before the search reaches the one that does.
-            have = sum(run.preemptions for run in dev.runs) if final is not None else _SHRINK_BOUND + 1
-            kept = frozenset(n for n, run in enumerate(dev.runs) if run.preemptions) if final is not None else None
+            have = len(switched) if final is not None else _SHRINK_BOUND + 1
+            kept = frozenset(n for n, (low, high) in enumerate(_step_ranges(dev.runs, frozenset(range(len(dev.runs)))))
+                             if any(low <= step < high for step, _ in switched)) if final is not None else None
             found = None
             plans = [(kept, True), (kept, False)] if kept and len(kept) < len(dev.runs) else []
             for launches, reduction in [*plans, (None, True), (None, False)]:
@@ -422,11 +427,13 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
                                               launches=launches)
             if found is not None:
                 final, dev = scenario.execute(policy=Switches(found[1].preemptions), trace=True)
+                switched = list(found[1].preemptions)
     if final is None:  # not reproduced by the switches alone (a fair hand-over differs): keep it as found
         final, dev = scenario.execute(schedule=original_token, trace=True)
+        switched = None
     final = final or outcome
-    shrunk, _ = switches_of(dev.runs)
-    after = sum(run.preemptions for run in dev.runs)
+    shrunk = switched if switched is not None else switches_of(dev.runs)[0]
+    after = len(shrunk)
     finished = deadline is None or time.perf_counter() <= deadline
     if coverage is not None:
         coverage.add_traced(dev.runs)
