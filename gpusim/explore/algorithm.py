@@ -58,10 +58,11 @@ _PREFIX = "algorithm:"
 #: The simulator's memory and warp models, by default; another is named in the scenario's name
 #: (``...:memory=weak:warps=lockstep``), so that its replay tokens rebuild it.
 MODEL_DEFAULTS = {"memory": "sc", "warps": "independent"}
-#: Simulator options of every algorithm scenario: a whole algorithm takes many steps; a run that launches more than
+#: Simulator options of every algorithm scenario: a whole algorithm takes many steps (one launch of Louvain's
+#: block-per-vertex kernel on a wide random input, under lockstep warps, about 500,000); a run that launches more than
 #: ``max_launches`` kernels (a driver's host loop relaunching for ever; the most a registered algorithm launched on
 #: its random inputs was 146, Louvain's) ends in ``Livelock``, a finding that replays.
-_SIM_OPTIONS = {"max_steps": 400_000, "livelock_steps": 40_000, "max_launches": 5_000}
+_SIM_OPTIONS = {"max_steps": 2_000_000, "livelock_steps": 40_000, "max_launches": 5_000}
 
 
 def _registry():
