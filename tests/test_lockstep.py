@@ -456,13 +456,15 @@ CASES = {
                                       direction="bottom-up"),
     "apsb-auto": _bipartite_case(bipartite.apsb, BIPARTITE, _BFS + "gpubfs_wr gpubfs_wr_bottom_up count_level",
                                  initial="cheap-host", direction="auto"),
-    "gpr": _bipartite_case(bipartite.gpr, BIPARTITE, "cheap_claim list_free_columns fill init_relabel "
+    "gpr": _bipartite_case(bipartite.gpr, BIPARTITE, "cheap_claim count_tiles offset_tiles list_free_columns fill "
+                           "init_relabel "
                            "global_relabel_level init_active push_active fix_columns"),
     "gpr-proposals": _bipartite_case(bipartite.gpr, BIPARTITE, "count_row_degrees propose_to_lightest_row "
                                      "accept_lowest_offer cheap_claim", initial="proposals"),
     "gpr-first": _bipartite_case(bipartite.gpr, BIPARTITE, "fill init_relabel global_relabel_level push_relabel_all "
                                  "fix_columns", variant="first"),
-    "gpr-shrink": _bipartite_case(bipartite.gpr, EVERY_COLUMN_FREE, "init_active compact_active push_active",
+    "gpr-shrink": _bipartite_case(bipartite.gpr, EVERY_COLUMN_FREE, "init_active count_tiles offset_tiles "
+                                  "compact_active push_active",
                                   initial="empty"),
     "suitor-thread": _suitor_case("suitor_thread_per_vertex", layout="thread"),
     **{f"suitor-{variant}": _suitor_case("gpu_suitor", variant=variant) for variant in SUITOR_VARIANTS},

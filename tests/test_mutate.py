@@ -101,7 +101,7 @@ def test_a_failure_the_schedule_without_preemptions_shows_is_reported_there():
     the schedule that preempts no thread: that is the counterexample reported, at 0 preemptions."""
     from gpusim.explore.hunt import hunt
 
-    [missing] = [m for m in mutants("gpr", kinds=("barrier-removed",)) if m.name == "block_offset:251:barrier-removed"]
+    missing = next(m for m in mutants("gpr", kinds=("barrier-removed",)) if m.function == "block_offset")
     found = hunt("gpr", random_inputs=1, budget=4, kernels=missing.kernels, races="raise", shrink_time=30)
     assert found.found and (found.failure.kind, found.failure.preemptions) == ("DataRace", 0)
     assert found.failure.shrink_report["kind_before"] == "UninitialisedRead"

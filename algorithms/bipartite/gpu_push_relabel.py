@@ -44,11 +44,14 @@ from .host import (
 )
 from .kernels_bfs import fix_columns
 from .kernels_push_relabel import (
+    COMPACT_TILE,
     compact_active,
+    count_tiles,
     global_relabel_level,
     init_active,
     init_relabel,
     list_free_columns,
+    offset_tiles,
     push_active,
     push_relabel_all,
 )
@@ -56,8 +59,12 @@ from .kernels_push_relabel import (
 __all__ = ["gpr"]
 
 #: The kernels G-PR launches, by name; ``kernels=`` replaces any of them.
-KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, list_free_columns, init_active,
-                               push_active, compact_active, fix_columns)}
+KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, count_tiles, offset_tiles,
+                               list_free_columns, init_active, push_active, compact_active, fix_columns)}
+#: The most blocks a compaction pass launches (each takes tiles of :data:`COMPACT_TILE` entries in turn).
+COMPACT_GRID = 4096
+#: The threads of a compaction pass's block: four warps, eight entries each a tile.
+COMPACT_THREADS = COMPACT_TILE // 8
 
 
 @register("bipartite", "gpr", backends=("sim", "numba", "cupy"), on_cpu="pr",
@@ -169,6 +176,7 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
         # the device; i_a[v] = loop when v is active.
         lists, i_a = (scratch.empty("a_c", nc), scratch.empty("a_p", nc)), scratch.empty("i_a", nc)
         new_length = scratch.empty("new_length", 1)
+        tile_counts = scratch.empty("tile_counts", nc // COMPACT_TILE + 1)   # then the tiles' offsets
 
     def run(launch: Launcher) -> BipartiteMatching:
         rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
@@ -200,6 +208,16 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
                 level += 2 * batch
                 batch = min(2 * batch, levels_per_read)
 
+        def compacted(source, n: int, free_columns: int, writer: str, *targets) -> int:
+            """Compact ``source[:n]`` to ``targets`` in three passes over every block (count each tile's kept
+            entries, their prefix sums, write), the paper's prefix-sum compaction (§III-C2); the new length."""
+            tiles = -(-n // COMPACT_TILE)
+            grid = max(1, min(tiles, COMPACT_GRID))
+            launch(kernels["count_tiles"], grid, COMPACT_THREADS, source, n, free_columns, tile_counts)
+            launch(kernels["offset_tiles"], 1, COMPACT_BLOCK[dev.backend], tile_counts, tiles, new_length)
+            launch(kernels[writer], grid, COMPACT_THREADS, source, *targets, n, tile_counts)
+            return read_flag(new_length)
+
         def next_relabel(max_level: int, loop: int) -> int:
             kind, k = relabel
             return loop + max(1, int(k * max_level if kind == "adaptive" else k))
@@ -211,8 +229,7 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
             with launch.phase("active_lists"):
                 for array, value in ((a_c, 0), (a_p, 0), (new_length, 0), (i_a, -1)):
                     dev.fill(array, value)
-                launch(kernels["list_free_columns"], 1, COMPACT_BLOCK[dev.backend], cmatch, a_c, a_p, nc, new_length)
-                n_active = read_flag(new_length)
+                n_active = compacted(cmatch, nc, 1, "list_free_columns", a_c, a_p)
         shrink_now, batch = False, 1
         while nr > 0 and nc > 0 and (variant == "first" or n_active > 0):
             if loop == next_gr:
@@ -240,10 +257,8 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
                     if known:
                         if may_shrink:
                             with launch.phase("shrink"):
-                                launch(kernels["compact_active"], 1, COMPACT_BLOCK[dev.backend], a_c, a_p, n_active,
-                                       new_length)
+                                n_active = compacted(a_c, n_active, 0, "compact_active", a_p)
                                 a_c, a_p = a_p, a_c
-                                n_active = read_flag(new_length)
                                 grid = Device.grid_for(n_active, block)
                             shrink_now = False
                         if check_invariants:

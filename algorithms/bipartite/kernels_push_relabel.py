@@ -25,9 +25,11 @@ Example
 from __future__ import annotations
 
 from gpusim import T, device, kernel
+from gpusim.language.reductions import warp_reduce_sum, warp_scan_sum
 
-__all__ = ["block_offset", "compact_active", "global_relabel_level", "init_active", "init_relabel",
-           "list_free_columns", "loop_over", "mate_not_active", "push_active", "push_relabel_all"]
+__all__ = ["COMPACT_TILE", "block_offset", "compact_active", "count_tiles", "global_relabel_level", "init_active",
+           "init_relabel", "list_free_columns", "loop_over", "mate_not_active", "offset_tiles", "push_active",
+           "push_relabel_all"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -239,11 +241,55 @@ def push_active(col_ptr, col_adj, rmatch, cmatch, psi_r, psi_c, loop, a_c, a_p, 
         i += T.num_threads()
 
 
+#: Entries one 128-thread block counts and writes at a time, eight consecutive ones a thread: every block compacts
+#: tiles of the list at once, each in id order, where one block alone took milliseconds over millions of columns.
+COMPACT_TILE = 1024
+
+
+@device
+def kept(source, i, free_columns):
+    """1 when a compaction keeps entry ``i``, else 0: with ``free_columns`` (``source`` is ``cmatch``) column ``i`` if
+    it is unmatched, else the active column ``source[i]`` unless it is -1."""
+    if free_columns == 1:
+        if source[i] == -1:
+            return 1
+        return 0
+    if source[i] != -1:
+        return 1
+    return 0
+
+
+@device
+def tile_share(source, n, free_columns, start):
+    """How many of the eight entries from ``start`` (below ``n``) a compaction keeps."""
+    mine = 0
+    for q in range(8):
+        if start + q < n:
+            mine += kept(source, start + q, free_columns)
+    return mine
+
+
+@kernel(signature=_sig(_A, _I, _I, _A))
+def count_tiles(source, n, free_columns, tile_counts):
+    """A compaction's first pass (Deveci et al., ICPP 2013, §III-C2, over many blocks): ``tile_counts[t]`` = the entries
+    kept in tile ``t`` of :data:`COMPACT_TILE` (128 threads a block)."""
+    warp_sums = T.shared_array(4, T.i32)
+    tile = T.block_id()
+    while tile * COMPACT_TILE < n:
+        total = warp_reduce_sum(tile_share(source, n, free_columns, tile * COMPACT_TILE + T.thread_id() * 8))
+        if T.lane_id() == 0:
+            warp_sums[T.warp_id()] = total
+        T.syncthreads()
+        if T.thread_id() == 0:
+            tile_counts[tile] = warp_sums[0] + warp_sums[1] + warp_sums[2] + warp_sums[3]
+        T.syncthreads()
+        tile += T.grid_size()
+
+
 @device
 def block_offset(counts, mine):
     """The block's exclusive prefix sum at this thread (Deveci et al., ICPP 2013, §III-C2: "each thread has a private
-    write
-    region"): ``counts[tid] = mine``, a Hillis-Steele scan in shared memory, then ``counts[tid]`` holds the
+    write region"): ``counts[tid] = mine``, a Hillis-Steele scan in shared memory, then ``counts[tid]`` holds the
     inclusive sum (the last thread's is the total) and the return value the exclusive one."""
     tid = T.thread_id()
     threads = T.block_size()
@@ -261,55 +307,78 @@ def block_offset(counts, mine):
     return counts[tid] - mine
 
 
-@kernel(signature=_sig(_A, _A, _I, _A))
-def compact_active(source, target, n, new_length):
-    """G-PR-SHRKRNL's compaction (Deveci et al., ICPP 2013, Alg. 7 lines 11–13, §III-C2): one block packs the active
-    columns by prefix sum.
-
-    Each thread counts the active entries of its own contiguous chunk, a block-wide
-    Hillis-Steele scan in shared memory (:func:`block_offset`) turns the counts into private write
-    offsets, and each thread copies its entries, in order, to ``target``.  ``new_length[0]`` gets the total.
-    """
+@kernel(signature=_sig(_A, _I, _A))
+def offset_tiles(tile_counts, tiles, length):
+    """A compaction's second pass: one block turns the tiles' counts into their exclusive prefix sums, in place (each
+    thread a run of tiles, :func:`block_offset` over the runs); ``length[0]`` gets the total."""
     counts = T.shared_array(1024, T.i32)
     tid = T.thread_id()
     threads = T.block_size()
-    chunk = (n + threads - 1) // threads
+    chunk = (tiles + threads - 1) // threads
     low = tid * chunk
-    high = min(low + chunk, n)
+    high = min(low + chunk, tiles)
     mine = 0
-    for i in range(low, high):
-        if source[i] != -1:
-            mine += 1
+    for t in range(low, high):
+        mine += tile_counts[t]
     write = block_offset(counts, mine)
-    for i in range(low, high):
-        if source[i] != -1:
-            target[write] = source[i]
-            write += 1
+    for t in range(low, high):
+        kept = tile_counts[t]
+        tile_counts[t] = write
+        write += kept
     if tid == threads - 1:
-        new_length[0] = counts[tid]
+        length[0] = counts[tid]
+
+
+@device
+def tile_write_start(source, n, free_columns, tile_offsets, tile, warp_sums):
+    """Where this thread's first kept entry of ``tile`` goes in a compaction's third pass: the tile's offset plus the
+    entries kept before it in the tile (a warp scan of the threads' shares, then the earlier warps' totals)."""
+    mine = tile_share(source, n, free_columns, tile * COMPACT_TILE + T.thread_id() * 8)
+    inclusive = warp_scan_sum(mine)
+    if T.lane_id() == 31:
+        warp_sums[T.warp_id()] = inclusive
+    T.syncthreads()
+    write = tile_offsets[tile] + inclusive - mine
+    for w in range(T.warp_id()):
+        write += warp_sums[w]
+    T.syncthreads()
+    return write
+
+
+@kernel(signature=_sig(_A, _A, _I, _A))
+def compact_active(source, target, n, tile_offsets):
+    """G-PR-SHRKRNL's compaction (Deveci et al., ICPP 2013, Alg. 7 lines 11–13, §III-C2), its third pass: the active
+    columns of ``source`` packed, in order, to ``target`` by prefix sum, every block a tile at a time
+    (:func:`count_tiles` and :func:`offset_tiles` give the tiles' offsets and the new length)."""
+    warp_sums = T.shared_array(4, T.i32)
+    tile = T.block_id()
+    while tile * COMPACT_TILE < n:
+        write = tile_write_start(source, n, 0, tile_offsets, tile, warp_sums)
+        start = tile * COMPACT_TILE + T.thread_id() * 8
+        for q in range(8):
+            if start + q < n:
+                if source[start + q] != -1:
+                    target[write] = source[start + q]
+                    write += 1
+        tile += T.grid_size()
 
 
 @kernel(signature=_sig(_A, _A, _A, _I, _A))
-def list_free_columns(cmatch, a_c, a_p, nc, length):
+def list_free_columns(cmatch, a_c, a_p, nc, tile_offsets):
     """The initial active lists (Deveci et al., ICPP 2013, §III-C: "Initially, both arrays contain the unmatched column
-    indices"), built on the device from the starting matching: one block writes the free columns, in id
-    order, to ``a_c`` and ``a_p`` by the prefix sum of :func:`compact_active`; ``length[0]`` gets their number.
-    """
-    counts = T.shared_array(1024, T.i32)
-    tid = T.thread_id()
-    threads = T.block_size()
-    chunk = (nc + threads - 1) // threads
-    low = tid * chunk
-    high = min(low + chunk, nc)
-    mine = 0
-    for v in range(low, high):
-        if cmatch[v] == -1:
-            mine += 1
-    write = block_offset(counts, mine)
-    for v in range(low, high):
-        if cmatch[v] == -1:
-            a_c[write] = v
-            a_p[write] = v
-            write += 1
-    if tid == threads - 1:
-        length[0] = counts[tid]
+    indices"), built on the device from the starting matching: the third pass of a compaction of the free columns
+    (:func:`count_tiles` and :func:`offset_tiles` before it, ``free_columns=1``), written in id order to ``a_c`` and
+    ``a_p``."""
+    warp_sums = T.shared_array(4, T.i32)
+    tile = T.block_id()
+    while tile * COMPACT_TILE < nc:
+        write = tile_write_start(cmatch, nc, 1, tile_offsets, tile, warp_sums)
+        start = tile * COMPACT_TILE + T.thread_id() * 8
+        for q in range(8):
+            v = start + q
+            if v < nc:
+                if cmatch[v] == -1:
+                    a_c[write] = v
+                    a_p[write] = v
+                    write += 1
+        tile += T.grid_size()

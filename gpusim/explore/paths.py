@@ -43,7 +43,7 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
     "apfb": _BFS,
     "apsb": _BFS,
     "gpr": (
-        ({}, ("cheap_claim", "list_free_columns", "fix_columns")),
+        ({}, ("cheap_claim", "count_tiles", "offset_tiles", "list_free_columns", "fix_columns")),
         ({"initial": "empty"}, ("init_relabel", "global_relabel_level", "init_active", "push_active")),
         ({"initial": "empty", "shrink_at": 1}, ("compact_active",)),
         ({"variant": "first"}, ("push_relabel_all",)),
