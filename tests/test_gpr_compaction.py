@@ -28,7 +28,8 @@ def _compact(dev, source, free_columns, writer, targets, grid):
     return int(dev.to_host(length)[0])
 
 
-@pytest.mark.parametrize("n, grid", [(0, 1), (5, 1), (COMPACT_TILE, 1), (2 * COMPACT_TILE + 37, 2), (3000, 3)])
+@pytest.mark.parametrize("n, grid", [(0, 1), (5, 1), (COMPACT_TILE, 1), (2 * COMPACT_TILE + 37, 2), (3000, 3),
+                                     (5 * COMPACT_TILE + 3, 2)])  # a block takes three tiles in turn
 def test_the_active_columns_are_packed_in_order(n, grid):
     rng = np.random.default_rng(n)
     source = np.where(rng.random(n) < 0.4, -1, rng.permutation(n)).astype(np.int32)

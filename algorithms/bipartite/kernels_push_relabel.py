@@ -269,20 +269,29 @@ def tile_share(source, n, free_columns, start):
     return mine
 
 
+@device
+def tile_half(tile):
+    """Where a block keeps its four warps' totals for ``tile``: the first or second half of eight slots, by the parity
+    of the block's turn.  A slot written at turn ``k + 2`` was read at turn ``k``, before the barrier of turn
+    ``k + 1`` that the writer passed too: no barrier at the end of a turn is needed."""
+    return 4 * ((tile // T.grid_size()) % 2)
+
+
 @kernel(signature=_sig(_A, _I, _I, _A))
 def count_tiles(source, n, free_columns, tile_counts):
     """A compaction's first pass (Deveci et al., ICPP 2013, §III-C2, over many blocks): ``tile_counts[t]`` = the entries
-    kept in tile ``t`` of :data:`COMPACT_TILE` (128 threads a block)."""
-    warp_sums = T.shared_array(4, T.i32)
+    kept in tile ``t`` of :data:`COMPACT_TILE` (128 threads a block).  The warps' totals alternate between two halves
+    of ``warp_sums`` from one tile to the next (:func:`tile_half`), so one barrier a tile suffices."""
+    warp_sums = T.shared_array(8, T.i32)
     tile = T.block_id()
     while tile * COMPACT_TILE < n:
+        half = tile_half(tile)
         total = warp_reduce_sum(tile_share(source, n, free_columns, tile * COMPACT_TILE + T.thread_id() * 8))
         if T.lane_id() == 0:
-            warp_sums[T.warp_id()] = total
+            warp_sums[half + T.warp_id()] = total
         T.syncthreads()
         if T.thread_id() == 0:
-            tile_counts[tile] = warp_sums[0] + warp_sums[1] + warp_sums[2] + warp_sums[3]
-        T.syncthreads()
+            tile_counts[tile] = warp_sums[half] + warp_sums[half + 1] + warp_sums[half + 2] + warp_sums[half + 3]
         tile += T.grid_size()
 
 
@@ -332,16 +341,17 @@ def offset_tiles(tile_counts, tiles, length):
 @device
 def tile_write_start(source, n, free_columns, tile_offsets, tile, warp_sums):
     """Where this thread's first kept entry of ``tile`` goes in a compaction's third pass: the tile's offset plus the
-    entries kept before it in the tile (a warp scan of the threads' shares, then the earlier warps' totals)."""
+    entries kept before it in the tile (a warp scan of the threads' shares, then the earlier warps' totals, kept in
+    the half of the eight ``warp_sums`` that :func:`tile_half` gives)."""
+    half = tile_half(tile)
     mine = tile_share(source, n, free_columns, tile * COMPACT_TILE + T.thread_id() * 8)
     inclusive = warp_scan_sum(mine)
     if T.lane_id() == 31:
-        warp_sums[T.warp_id()] = inclusive
+        warp_sums[half + T.warp_id()] = inclusive
     T.syncthreads()
     write = tile_offsets[tile] + inclusive - mine
     for w in range(T.warp_id()):
-        write += warp_sums[w]
-    T.syncthreads()
+        write += warp_sums[half + w]
     return write
 
 
@@ -350,7 +360,7 @@ def compact_active(source, target, n, tile_offsets):
     """G-PR-SHRKRNL's compaction (Deveci et al., ICPP 2013, Alg. 7 lines 11–13, §III-C2), its third pass: the active
     columns of ``source`` packed, in order, to ``target`` by prefix sum, every block a tile at a time
     (:func:`count_tiles` and :func:`offset_tiles` give the tiles' offsets and the new length)."""
-    warp_sums = T.shared_array(4, T.i32)
+    warp_sums = T.shared_array(8, T.i32)
     tile = T.block_id()
     while tile * COMPACT_TILE < n:
         write = tile_write_start(source, n, 0, tile_offsets, tile, warp_sums)
@@ -369,7 +379,7 @@ def list_free_columns(cmatch, a_c, a_p, nc, tile_offsets):
     indices"), built on the device from the starting matching: the third pass of a compaction of the free columns
     (:func:`count_tiles` and :func:`offset_tiles` before it, ``free_columns=1``), written in id order to ``a_c`` and
     ``a_p``."""
-    warp_sums = T.shared_array(4, T.i32)
+    warp_sums = T.shared_array(8, T.i32)
     tile = T.block_id()
     while tile * COMPACT_TILE < nc:
         write = tile_write_start(cmatch, nc, 1, tile_offsets, tile, warp_sums)
