@@ -70,9 +70,11 @@ class Failure:
     original_token:
         Replay token of the schedule as first found.
     shrunk:
-        The shrunk schedule: ``(step, thread)`` preemptions, steps counted across launches.
+        The shrunk schedule: ``(step, thread)`` preemptions, steps counted across launches; ``Switches(shrunk)``
+        replays the failure.  The fair hand-overs that any schedule makes to a thread that has long only read (a
+        spinner, as a GPU's scheduler would) happen again on their own and are not listed.
     preemptions:
-        Preemptions in the shrunk counterexample.
+        Preemptions in the shrunk counterexample: ``len(shrunk)``.
     trace:
         Every event of the shrunk counterexample (traced replay).
     probability_bound:
