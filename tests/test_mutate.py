@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gpusim.cli import main
-from gpusim.explore import algorithm_names
+from gpusim.explore import algorithm_names, hunt
 from gpusim.explore.mutate import KINDS, _declared_equivalent, mutant_row, mutants, score
 
 
@@ -99,8 +99,6 @@ def test_a_found_mutant_is_shrunk_to_few_preemptions():
 def test_a_failure_the_schedule_without_preemptions_shows_is_reported_there():
     """A missing barrier met by a random schedule as an uninitialised read (37 preemptions) is a race already on
     the schedule that preempts no thread: that is the counterexample reported, at 0 preemptions."""
-    from gpusim.explore.hunt import hunt
-
     missing = next(m for m in mutants("gpr", kinds=("barrier-removed",)) if m.function == "block_offset")
     found = hunt("gpr", random_inputs=1, budget=4, kernels=missing.kernels, races="raise", shrink_time=30)
     assert found.found and (found.failure.kind, found.failure.preemptions) == ("DataRace", 0)
@@ -204,3 +202,17 @@ def test_a_negative_time_limit_is_a_usage_error(capsys):
     assert "--time-limit -1.0: give 0 or more seconds" in capsys.readouterr().err
     with pytest.raises(ValueError, match="time_limit must be a number of seconds > 0 or None"):
         score("apfb", time_limit=0)
+
+
+def test_a_mutant_kernel_names_its_shared_arrays_by_the_lines_of_its_tree():
+    """A mutant's text is ``ast.unparse``'s, whose lines are not the tree's: read from it, merge_warp's ``keys`` table
+    was named ``vals``, and the race detector judged its intended races on ``keys`` as races on ``vals``."""
+    from gpusim.algorithms.louvain.kernels_aggregate import merge_warp
+    from gpusim.language.kernels import array_names
+
+    planted = [m for m in mutants("louvain", ("barrier-removed",)) if m.function == "merge_warp"]
+    assert planted and all(array_names(m.replacement.fn.__code__) == array_names(merge_warp.fn.__code__)
+                           for m in planted)
+    assert sorted(array_names(merge_warp.fn.__code__).values()) == ["keys", "vals"]
+    argued = next(m for m in planted if m.equivalent_if_unfound)  # the syncwarp after the emit: no race without it
+    assert not hunt("louvain", random_inputs=1, budget=2, kernels=argued.kernels, races="raise", shrink=False).found

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpusim.errors import InvalidArgument, OutOfTime
-from gpusim.language.kernels import DeviceFunction, Kernel, device, global_names
+from gpusim.language.kernels import DeviceFunction, Kernel, device, global_names, name_arrays
 
 __all__ = ["DEFAULT_KINDS", "KINDS", "Mutant", "mutant_row", "mutants", "score"]
 
@@ -283,7 +283,8 @@ def _rebuilt(original: Kernel | DeviceFunction, tree: ast.Module, label: str):
 
     The mutant's file, as :mod:`linecache` gives it, holds the mutated function's own text (``ast.unparse``)
     from its ``def`` line on: the compiled engine lowers a kernel from its source text, so it must read the
-    mutant's, not the original's.
+    mutant's, not the original's.  That text does not keep the tree's line numbers, so the names of its shared and
+    local arrays, which the race detector judges by, are given from the tree (:func:`name_arrays`).
     """
     ast.fix_missing_locations(tree)
     filename = f"<mutant {label}>"
@@ -296,8 +297,12 @@ def _rebuilt(original: Kernel | DeviceFunction, tree: ast.Module, label: str):
     if isinstance(original, Kernel):
         compiled = Kernel(made, check=False, intended_races=original.intended_races)
         compiled.signature = original.signature
-        return compiled
-    return DeviceFunction(made, check=False)
+    else:
+        compiled = DeviceFunction(made, check=False)
+    name_arrays(made, {node.lineno: node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                       and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                       and _is_t_call(node.value, ("shared_array", "local_array"))})
+    return compiled
 
 
 def _literal(node: ast.AST) -> Any:

@@ -65,6 +65,14 @@ def _record_array_names(fn: types.FunctionType) -> None:
                                  if (match := _ARRAY_LINE.match(line))}
 
 
+def name_arrays(fn: types.FunctionType, names: dict[int, str]) -> None:
+    """Set the variables that ``fn``'s ``T.shared_array``/``T.local_array`` lines assign, by line, for code
+    compiled from a syntax tree whose text does not keep its line numbers (a mutant of
+    :mod:`gpusim.explore.mutate`, whose text is ``ast.unparse``'s): read from that text, a line would name
+    another array, and the race detector would judge an access by another array's declared races."""
+    _ARRAY_NAMES[fn.__code__] = dict(names)
+
+
 class _Compiled:
     """What ``@kernel`` and ``@device`` share: the source function and its bindings."""
 
