@@ -61,7 +61,7 @@ __all__ = ["gpr"]
 #: The kernels G-PR launches, by name; ``kernels=`` replaces any of them.
 KERNELS = {k.name: k for k in (init_relabel, global_relabel_level, push_relabel_all, count_tiles, offset_tiles,
                                list_free_columns, init_active, push_active, compact_active, fix_columns)}
-#: The most blocks a compaction pass launches (each takes tiles of :data:`COMPACT_TILE` entries in turn).
+#: The most blocks a compaction pass launches (each takes tiles of ``COMPACT_TILE`` entries in turn).
 COMPACT_GRID = 4096
 #: The threads of a compaction pass's block: four warps, eight entries each a tile.
 COMPACT_THREADS = COMPACT_TILE // 8

@@ -280,8 +280,8 @@ def tile_half(tile):
 @kernel(signature=_sig(_A, _I, _I, _A))
 def count_tiles(source, n, free_columns, tile_counts):
     """A compaction's first pass (Deveci et al., ICPP 2013, §III-C2, over many blocks): ``tile_counts[t]`` = the entries
-    kept in tile ``t`` of :data:`COMPACT_TILE` (128 threads a block).  The warps' totals alternate between two halves
-    of ``warp_sums`` from one tile to the next (:func:`tile_half`), so one barrier a tile suffices."""
+    kept in tile ``t`` of ``COMPACT_TILE`` (128 threads a block).  The warps' totals alternate between two halves
+    of ``warp_sums`` from one tile to the next (``tile_half``), so one barrier a tile suffices."""
     warp_sums = T.shared_array(8, T.i32)
     tile = T.block_id()
     while tile * COMPACT_TILE < n:
@@ -342,7 +342,7 @@ def offset_tiles(tile_counts, tiles, length):
 def tile_write_start(source, n, free_columns, tile_offsets, tile, warp_sums):
     """Where this thread's first kept entry of ``tile`` goes in a compaction's third pass: the tile's offset plus the
     entries kept before it in the tile (a warp scan of the threads' shares, then the earlier warps' totals, kept in
-    the half of the eight ``warp_sums`` that :func:`tile_half` gives)."""
+    the half of the eight ``warp_sums`` that ``tile_half`` gives)."""
     half = tile_half(tile)
     mine = tile_share(source, n, free_columns, tile * COMPACT_TILE + T.thread_id() * 8)
     inclusive = warp_scan_sum(mine)
