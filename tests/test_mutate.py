@@ -55,7 +55,7 @@ def test_a_kernel_argues_an_equivalent_site_in_a_comment_right_above_it_for_that
     reason = fence.equivalent_if_unfound
     assert reason.startswith("declared by the kernel: the fence only spares work.") and "refuse him again" in reason
     settings = {"budget": 4, "random_inputs": 1, "races": "raise", "seed": 0, "shrink_time": None, "time_limit": None}
-    row = mutant_row("mw-gpu", fence, [({}, ["mcvitie_wilson_gpu"])], settings)
+    row = mutant_row("mw-gpu", fence, [({}, ["mcvitie_wilson_gpu"], 0.1)], settings)
     assert row["verdict"] == "equivalent" and "declared by the kernel" in row["reason"]
     site = {1: "    # equivalent barrier-removed: not this kind", 2: "    T.threadfence()"}
     assert _declared_equivalent("fence-removed", 2, site) is None  # another kind's argument
@@ -65,7 +65,7 @@ def test_a_kernel_argues_an_equivalent_site_in_a_comment_right_above_it_for_that
 def test_a_mutant_is_hunted_only_on_the_paths_that_launch_a_kernel_running_it():
     [barrier] = [m for m in mutants("louvain", ("barrier-removed",)) if m.function == "merge_block"][:1]
     settings = {"budget": 4, "random_inputs": 1, "races": "raise", "seed": 0, "shrink_time": None, "time_limit": None}
-    row = mutant_row("louvain", barrier, [({}, ["merge_warp", "move_subwarp"])], settings)
+    row = mutant_row("louvain", barrier, [({}, ["merge_warp", "move_subwarp"], 0.1)], settings)
     assert row["verdict"] == "unreached" and row["seconds"] < 5  # merge_block runs in the block kernels only
     assert "merge_block_shared never launched" in row["reason"]
 
@@ -94,6 +94,20 @@ def test_a_found_mutant_is_shrunk_to_few_preemptions():
     row = here["rows"][0]
     assert row["verdict"] == "found" and row["preemptions"] <= 3 <= row["preemptions_before"]
     assert "shrunk from" in row["finding"]
+
+
+def test_a_failure_left_unshrunk_on_one_path_is_looked_for_on_the_later_ones():
+    """ROMA's lock released early, on the block path: a flip of another block inside the unlocked window needs that
+    block's threads through their barriers first, hundreds of preemptions; a thread per edge shows it with one."""
+    early = next(m for m in mutants("roma") if m.kind == "lock-released-early")
+    paths = [{}, {"variant": "thread"}]
+    first = hunt("roma", random_inputs=1, budget=20, kernels=early.kernels, races="raise", paths=paths[:1],
+                 models=[("sc", "independent")], shrink_time=1)
+    assert first.found and first.failure.preemptions > 3  # the block path's counterexample, left unshrunk
+    found = hunt("roma", random_inputs=1, budget=60, kernels=early.kernels, races="raise", paths=paths,
+                 models=[("sc", "independent"), ("weak", "independent")], shrink_time=5)
+    assert found.found and found.failure.preemptions <= 3 and "variant=thread" in found.scenario
+    assert found.schedules > first.schedules
 
 
 def test_a_failure_the_schedule_without_preemptions_shows_is_reported_there():
@@ -188,12 +202,12 @@ def test_a_mutant_whose_hunt_passes_its_time_limit_is_undecided_not_found(monkey
     hang = next(m for m in mutants("apfb") if m.name == "gpubfs_wr_warp:76:shuffle-lane")
     settings = {"budget": 6, "random_inputs": 1, "races": "raise", "seed": 0, "shrink_time": 1.0, "time_limit": 3.0}
     began = time.perf_counter()
-    row = mutant_row("apfb", hang, [({"warp_degree": 1}, ["gpubfs_wr_warp"])], settings)
+    row = mutant_row("apfb", hang, [({"warp_degree": 1}, ["gpubfs_wr_warp"], 0.1)], settings)
     assert time.perf_counter() - began < 20
     assert row["verdict"] == "not found" and row["timed_out"] and row["finding"] is None
     assert "time limit of 3 s before any failure" in row["reason"] and "--time-limit" in row["reason"]
     hang.equivalent_if_unfound = "declared by the kernel: an argument"  # argued unobservable: equivalent, as far
-    row = mutant_row("apfb", hang, [({"warp_degree": 1}, ["gpubfs_wr_warp"])], settings)  # as the hunt went
+    row = mutant_row("apfb", hang, [({"warp_degree": 1}, ["gpubfs_wr_warp"], 0.1)], settings)  # as the hunt went
     assert row["verdict"] == "equivalent" and row["reason"].endswith("declared by the kernel: an argument")
 
 

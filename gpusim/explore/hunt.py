@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from gpusim.errors import InvalidArgument
+from gpusim.errors import InvalidArgument, OutOfTime
 from gpusim.types.arguments import check_int, check_seed
 
 from .algorithm import algorithm_scenario
 from .coverage import MEMORY_MODELS, WARP_MODELS
 from .paths import hint, paths_of
 from .report import Exploration
-from .search import explore
+from .search import SHRINK_BOUND, explore
 
 __all__ = ["hunt", "model_pairs"]
 
@@ -69,7 +69,10 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
     paths:
         Hunt every launch path of the algorithm in turn (:data:`.paths.LAUNCH_PATHS`: the driver options that
         launch each of its kernels), an equal share of the budget each, until one fails; or only the paths given, a
-        list of option sets (:func:`.paths.paths_of` lists them).
+        list of option sets (:func:`.paths.paths_of` lists them).  A failure that shrinking left above
+        ``SHRINK_BOUND`` (3) preemptions does not end the hunt: the later paths are hunted for the same bug on a
+        simpler path (a thread per item where the first path had blocks that meet at barriers), and the failure with
+        the fewest preemptions is returned, even when a later path runs past the simulator's ``deadline``.
     models:
         The simulator's memory and warp models to hunt under, ``(memory, warps)`` pairs, each in turn with an
         equal share of the budget until one fails; ``"all"``: every one (:func:`model_pairs`).  ``None``: the
@@ -90,7 +93,7 @@ def hunt(name: str, graph: Any = None, *, example: str | None = None, file: str 
             policy=policy, kernels=kernels, start=path.pop("initial", start), options={**dict(options or {}), **path},
             sim_options=sim_options, races=races, shrink_time=shrink_time, progress=tick, models=models,
             **explore_options), [dict(p) for p in paths] if not isinstance(paths, bool) else paths_of(name), budget,
-            progress)
+            progress, simpler=True)
     pairs = model_pairs(models)
     if pairs is not None:
         return _each(lambda pair, share, tick: hunt(
@@ -142,21 +145,38 @@ def _hinted(name: str, result: Exploration) -> Exploration:
 
 
 def _each(run: Callable[[dict, int, Callable | None], Exploration], items: list, budget: int,
-          progress: Callable[[int], None] | None) -> Exploration:
+          progress: Callable[[int], None] | None, simpler: bool = False) -> Exploration:
     """``run(item, share, tick)`` for each item in turn, an equal share of ``budget`` each, until one fails: the
-    failing (or last) exploration, with the schedules, seconds and coverage of them all."""
-    share, done, total = max(1, budget // len(items)), 0, None
+    failing (or last) exploration, with the schedules, seconds and coverage of them all.  With ``simpler``, a
+    failure shrunk to more than ``SHRINK_BOUND`` preemptions does not end the loop: the later items may show the same
+    bug with fewer, and the failure with the fewest is returned (the schedules counted up to it)."""
+    share, done, total, best, best_done = max(1, budget // len(items)), 0, None, None, 0
     for item in items:
         if done >= budget:
             break
         tick = (lambda n, before=done: progress(before + n)) if progress is not None else None
-        result = run(item, min(share, budget - done), tick)
+        try:
+            result = run(item, min(share, budget - done), tick)
+        except OutOfTime:
+            if best is None:
+                raise
+            break  # out of time looking for a simpler counterexample: keep the one found
         done += result.schedules
         if total is not None:
             total.coverage.merge(result.coverage)
             result.coverage, result.seconds = total.coverage, result.seconds + total.seconds
         total = result
-        if result.found:
+        if result.found and (best is None or result.failure.preemptions < best.failure.preemptions):
+            best, best_done = result, done
+        if best is not None and not (simpler and _unshrunk(best)):
             break
-    total.schedules = done
+    if best is not None and best is not total:
+        best.coverage, best.seconds = total.coverage, total.seconds
+    total = best or total
+    total.schedules = best_done if best is not None else done
     return total
+
+
+def _unshrunk(result: Exploration) -> bool:
+    """Whether ``result``'s failure was shrunk, but not to ``SHRINK_BOUND`` preemptions or fewer."""
+    return bool(result.failure.shrink_report.get("shrunk")) and result.failure.preemptions > SHRINK_BOUND

@@ -504,9 +504,10 @@ def score(name: str, *, budget: int = 60, random_inputs: int = 4, races: str = "
             "found": found, "judged": judged, "score": round(found / judged, 3) if judged else None}
 
 
-def _control(name: str, settings: dict[str, Any]) -> list[tuple[dict[str, Any], list[str]]]:
+def _control(name: str, settings: dict[str, Any]) -> list[tuple[dict[str, Any], list[str], float]]:
     """Hunt the unmutated algorithm on each launch path, under every model, as a mutant is hunted: each path's
-    options and the kernels it launched.  A finding ends the run: no mutation score over a false alarm."""
+    options, the kernels it launched and its seconds a schedule.  A finding ends the run: no mutation score over a
+    false alarm."""
     from .paths import paths_of
 
     paths = paths_of(name)
@@ -517,7 +518,7 @@ def _control(name: str, settings: dict[str, Any]) -> list[tuple[dict[str, Any], 
         if control.found:
             raise InvalidArgument(f"the unmutated {name} fails its hunt ({control.failure.kind}: "
                                   f"{control.failure.message.splitlines()[0]}): no mutation score over a false alarm")
-        launched.append((path, sorted(control.coverage.kernels)))
+        launched.append((path, sorted(control.coverage.kernels), control.seconds / max(1, control.schedules)))
     return launched
 
 
@@ -532,12 +533,13 @@ def _hunted(name: str, kernels: Any, models: Any, settings: dict[str, Any], shri
                 sim_options=None if deadline is None else {"deadline": deadline})
 
 
-def mutant_row(name: str, mutant: Mutant | str, launched: list[tuple[dict[str, Any], list[str]]],
+def mutant_row(name: str, mutant: Mutant | str, launched: list[tuple[dict[str, Any], list[str], float]],
                settings: dict[str, Any]) -> dict[str, Any]:
     """One row of :func:`score`: ``mutant`` of algorithm ``name`` (or its name: it is made again here, as on a
     Dask worker) hunted as ``settings`` say on the launch paths that launch a kernel calling it (``launched``: each
-    path's options and the kernels the unmutated algorithm launched there), the whole budget shared among them, the
-    paths that launch the most such kernels first; or unreached, when none does."""
+    path's options, the kernels the unmutated algorithm launched there and its seconds a schedule), the whole budget
+    shared among them, the paths that launch the most such kernels first, the cheaper a schedule the sooner among
+    equals; or unreached, when none does."""
     from .paths import NEEDS
 
     if isinstance(mutant, str):
@@ -548,8 +550,11 @@ def mutant_row(name: str, mutant: Mutant | str, launched: list[tuple[dict[str, A
            "text": mutant.text, "finding": None, "reason": None}
     reaches = [k for k, f in _functions(name).items() if isinstance(f, Kernel)
                and (k == mutant.function or mutant.function in _called(f))]
-    # the paths that launch the most kernels running the mutated code first
-    paths = [path for path, kernels in sorted(launched, key=lambda each: -len(set(each[1]) & set(reaches)))
+    # the paths that launch the most kernels running the mutated code first; among those, the cheaper a schedule the
+    # sooner: more schedules before the time limit (ROMA's thread per edge before its blocks, Louvain's one block
+    # before its block kernels)
+    paths = [path for path, kernels, _ in sorted(launched, key=lambda each: (-len(set(each[1]) & set(reaches)),
+                                                                            each[2]))
              if set(kernels) & set(reaches)]
     if not paths:
         row["verdict"] = "unreached"

@@ -67,6 +67,8 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
     ),
     "louvain": (
         ({}, ("move_subwarp", "merge_warp")),
+        # one block a launch: each subwarp group takes several vertices in turn (it clears its table between them)
+        ({"max_grid": 1}, ("move_subwarp", "merge_warp")),
         ({"layout": "thread"}, ("move_thread",)),
         # the wider groups of §4.1 from small degrees (a random input's hub, degree n - 1, gets a block), two blocks
         # a launch so that each takes several vertices or communities in turn, and both the chunks of one community

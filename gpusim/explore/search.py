@@ -60,7 +60,7 @@ METHODS = ("random", "pct", "systematic", "hypothesis")
 COMPILED_POLICIES = ("random", "pct")
 #: The race detector's modes (``races=``).
 RACE_MODES = ("off", "report", "raise")
-_SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
+SHRINK_BOUND = 3  # after delta debugging, a systematic search for the same bug with fewer preemptions...
 _SHRINK_BUDGET = 3000  # ...trying at most this many schedules
 _MANY_PREEMPTIONS = 64  # a failure with more preemptions (a whole algorithm's) first looks for a low-depth PCT one
 
@@ -415,14 +415,14 @@ def _failure(scenario: Scenario, outcome: Outcome, policy: str, index: int, shri
             # The reduced search first; its conflict heuristic can miss a bug (a lock stall, say), the full one not.
             # Inside the launches that delta debugging kept first: a whole algorithm's preemption points are mostly
             # in launches that do not matter, and the budget runs out before the search reaches the one that does.
-            have = len(switched) if final is not None else _SHRINK_BOUND + 1
+            have = len(switched) if final is not None else SHRINK_BOUND + 1
             kept = frozenset(n for n, (low, high) in enumerate(_step_ranges(dev.runs, frozenset(range(len(dev.runs)))))
                              if any(low <= step < high for step, _ in switched)) if final is not None else None
             found = None
             plans = [(kept, True), (kept, False)] if kept and len(kept) < len(dev.runs) else []
             for launches, reduction in [*plans, (None, True), (None, False)]:
                 if found is None and have > 0:
-                    found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, _SHRINK_BOUND), reduction,
+                    found, _, _ = _systematic(scenario, _SHRINK_BUDGET, min(have - 1, SHRINK_BOUND), reduction,
                                               lambda done: None, kind=outcome.kind, deadline=deadline,
                                               launches=launches)
             if found is not None:
