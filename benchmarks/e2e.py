@@ -67,6 +67,7 @@ GPU_BIPARTITE = tuple(entry.name for entry in algorithms("bipartite") if entry.g
 VARIANTS = {"apfb-levels": ("apfb", {"launches": "levels", "warp_degree": None}),
             "apfb-warp32": ("apfb", {"warp_degree": 32}), "apfb-auto": ("apfb", {"direction": "auto"}),
             "apfb-auto-warp32": ("apfb", {"direction": "auto", "warp_degree": 32}),
+            "apfb-sweep": ("apfb", {"frontier": "sweep"}), "apsb-sweep": ("apsb", {"frontier": "sweep"}),
             **{f"{name}-{start}": (name, {"initial": start}) for name in ("apfb", "apsb", "gpr")
                for start in ("proposals", "cheap")}}
 #: ECL-MM prints microseconds: shorter times count as this in the ratios.

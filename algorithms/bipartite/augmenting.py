@@ -56,13 +56,15 @@ from .host import (
 from .kernels_bfs import alternate, fix_columns, fix_rows, gpubfs, gpubfs_wr, init_bfs_array
 from .kernels_bfs_block import augment_in_one_block
 from .kernels_bfs_bottom_up import count_level, gpubfs_wr_bottom_up
+from .kernels_bfs_queue import expand_hubs, gpubfs_wr_queue, init_bfs_queue
 from .kernels_bfs_warp import gpubfs_wr_warp, has_hub
 
 __all__ = ["apfb", "apsb", "levels_run"]
 
 #: The kernels APFB and APsB launch, by name; ``kernels=`` replaces any of them.
 KERNELS = {k.name: k for k in (init_bfs_array, gpubfs, gpubfs_wr, gpubfs_wr_warp, gpubfs_wr_bottom_up, count_level,
-                                alternate, fix_rows, fix_columns, augment_in_one_block, has_hub)}
+                                init_bfs_queue, gpubfs_wr_queue, expand_hubs, alternate, fix_rows, fix_columns,
+                                augment_in_one_block, has_hub)}
 #: The kernels of the host loop: replacing one of them (``kernels=``) makes a call run the loop, not one block.
 _LOOP_KERNELS = frozenset(KERNELS) - {augment_in_one_block.name}
 
@@ -76,6 +78,13 @@ BOTTOM_UP_SHARE = 1 / 16
 #: issue-18 graphs only R-MAT has such hubs (its largest column: 36,495 rows; the others' at most 829), and only
 #: there did the warp scan pay (``benchmarks/RESULTS.md``).
 HUB_DEGREE, HUB_WARP_DEGREE = 1024, 32
+#: ``frontier=``: each BFS level sweeps every column for its own (the paper's), reads its columns from a list that
+#: the level before wrote (:mod:`~gpusim.algorithms.bipartite.kernels_bfs_queue`), or the list on a GPU.
+FRONTIERS = ("sweep", "queue", "auto")
+#: The sweep's kernels: replacing one (``kernels=``) makes ``frontier="auto"`` sweep.
+_SWEEP_KERNELS = frozenset({init_bfs_array.name, gpubfs.name, gpubfs_wr.name, gpubfs_wr_warp.name})
+#: The queue's warp degree where no column calls for the warp (``warp_degree`` None): no column reaches it.
+_NO_WARP = 1 << 15
 #: ``launches=``: a kernel launch per step of the host loop (the paper's), the whole loop in one block
 #: (:func:`~gpusim.algorithms.bipartite.kernels_bfs_block.augment_in_one_block`), or chosen by the graph's size.
 LAUNCHES = ("levels", "one-block", "auto")
@@ -117,14 +126,18 @@ def _augmenting_paths(graph: BipartiteGraph, *options) -> BipartiteMatching:
 def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout: str, initial,
           device: Device | None, check_invariants: bool, progress: bool, kernels,
           levels_per_read: int, warp_degree: int | str | None, output: str = "host",
-          direction: str = "top-down", launches: str = "auto") -> tuple:
+          direction: str = "top-down", launches: str = "auto", frontier: str = "auto") -> tuple:
     """The options checked, the device chosen, the graph adopted and the work arrays found: ``(launch, run)``, where
     ``run(launch)`` runs Alg. 1 (its host loop, or that loop in one block) and returns the matching."""
     check_choice("bfs", bfs, ("wr", "plain"))
     check_choice("launches", launches, LAUNCHES)
     check_choice("direction", direction, DIRECTIONS)
+    check_choice("frontier", frontier, FRONTIERS)
     if direction != "top-down" and bfs != "wr":
         raise InvalidArgument(f"direction={direction!r} needs bfs='wr' (GPUBFS-WR), got bfs={bfs!r}")
+    if frontier == "queue" and (bfs != "wr" or direction != "top-down"):
+        raise InvalidArgument(f"frontier='queue' lists the columns of GPUBFS-WR's top-down levels; bfs={bfs!r} "
+                              f"direction={direction!r} sweeps (frontier='sweep')")
     hubs_decide = isinstance(warp_degree, str) and warp_degree == "auto"
     if hubs_decide:
         warp_degree = None
@@ -141,10 +154,13 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
     replaced = sorted(set(kernels) & _LOOP_KERNELS) if kernels else []
     kernels = kernel_table(KERNELS, kernels)
     dev, launch, start = prepare(graph, backend, device, initial, progress, name)
-    one_block = _one_block(launches, graph, dev.backend, bfs, direction, warp_degree, check_invariants, replaced)
+    one_block = _one_block(launches, graph, dev.backend, bfs, direction, warp_degree, check_invariants, replaced,
+                           frontier)
+    listed = frontier == "queue" or (frontier == "auto" and dev.backend != "sim" and bfs == "wr"
+                                     and direction == "top-down" and not _SWEEP_KERNELS & set(replaced))
     check_output(output)
     sides = ("col",) if direction == "top-down" else ("col", "row")
-    check_fits(dev, graph, lambda: bipartite_bytes(graph, sides, 3), name,
+    check_fits(dev, graph, lambda: bipartite_bytes(graph, sides, 4 if listed else 3), name,
                f'backend="cpu" (the sequential hk) for {name}')
     graph = resident(dev, graph)
     nr, nc = graph.n_rows, graph.n_cols
@@ -174,6 +190,11 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
     # batch (count_level); in one block, the three slots of kernels_bfs_block, set to 0 in its phase
     flags = scratch.empty("flags", max(2 * levels_per_read + 1, 6))
     counts = scratch.empty("counts", 3) if one_block else None  # phases, levels and rows matched, by the one block
+    if listed:  # each level's columns, where each level's list starts and its length, the hubs of a level
+        queue = scratch.empty("queue", max(nc, 1))
+        frontier_state = scratch.empty("frontier", 9)
+        widest = warp_degree or HUB_WARP_DEGREE  # the warp degree a call may run with; its square makes a hub
+        hubs = scratch.empty("hubs", graph.n_edges // (widest * widest) + 1)
     auto = direction == "auto"
 
     def run(launch: Launcher) -> BipartiteMatching:
@@ -201,7 +222,12 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
         while not one_block and nc > 0 and nr > 0:
             phases += 1
             with launch.phase("bfs"):
-                launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
+                if listed:
+                    launch(fill, 1, 32, frontier_state, 0, 9)
+                    launch(kernels["init_bfs_queue"], col_grid, block, bfs_array, cmatch, root, nc, start_level, queue,
+                           frontier_state)
+                else:
+                    launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
                 bfs_level, batch, found = start_level, 1, False
                 bottom_up = direction == "bottom-up"   # auto: a phase's first level, the free columns, top-down
                 while True:
@@ -212,6 +238,14 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
                             launch(kernels["gpubfs_wr_bottom_up"], row_grid, block, bfs_level + slot, bfs_array,
                                    row_ptr, row_adj, nr, rmatch, predecessor, root, flags, start_level, mark_end,
                                    slot, stop_on_found)
+                        elif listed:
+                            launch(kernels["gpubfs_wr_queue"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                                   col_adj, rmatch, predecessor, root, flags, start_level, mark_end, slot,
+                                   stop_on_found, queue, frontier_state, hubs, degree or _NO_WARP)
+                            if degree is not None:
+                                launch(kernels["expand_hubs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                                       col_adj, rmatch, predecessor, root, flags, start_level, mark_end, slot,
+                                       stop_on_found, queue, frontier_state, hubs)
                         elif degree is not None:
                             launch(kernels["gpubfs_wr_warp"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
                                    col_adj, nc, rmatch, predecessor, root, flags, start_level, mark_end, slot,
@@ -249,6 +283,7 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
         launch.close()
         stats = {"phases": phases, "bfs_levels": levels, "reads_back": reads + 2,  # + 2: the matching itself
                  "bfs": bfs, "layout": layout, "warp_degree": degree, "direction": direction, "one_block": one_block,
+                 "frontier": "queue" if listed else "sweep",
                  "rows_counted": size}  # the one block's count of matched rows (None: counted afterwards)
         return bipartite_result(launch, graph, col_ptr, col_adj, rmatch, cmatch, name, stats, output, size)
 
@@ -263,7 +298,8 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
          levels_per_read: int = LEVELS_PER_READ, warp_degree: int | str | None = "auto",
-         output: str = "host", direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
+         output: str = "host", direction: str = "top-down", launches: str = "auto",
+         frontier: str = "auto") -> BipartiteMatching:
     """APFB (Deveci et al., Euro-Par 2013, Alg. 1 without lines 9–10): BFS to the end, then alternate every path found.
 
     Parameters
@@ -320,6 +356,13 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         the device (read back with the flags); a batch whose frontier holds more than
         ``BOTTOM_UP_SHARE`` (1/16) of the columns runs bottom-up.  The matching is maximum in every direction;
         which maximum matching may differ.
+    frontier:
+        ``"sweep"`` (the paper's): each BFS level sweeps every column for those at its level.  ``"queue"``: each
+        level reads its columns from a list that the level before wrote, claiming each column it adds by a CAS, a
+        hub (degree ≥ ``warp_degree²``) scanned by the whole grid
+        (:mod:`~gpusim.algorithms.bipartite.kernels_bfs_queue`; GPUBFS-WR top-down).  ``"auto"`` (default): the
+        list on a GPU, the sweep on the simulator and wherever ``kernels=`` replaces a sweep's kernel.
+        ``stats["frontier"]`` says which ran.
     launches:
         ``"levels"``: the host loop above, a launch for each step (INITBFSARRAY, each batch of BFS levels,
         ALTERNATE, FIXMATCHING).  ``"one-block"``: the whole loop in one launch of one block, ``syncthreads``
@@ -353,7 +396,7 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     [0, 1]
     """
     return _augmenting_paths(graph, False, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read, warp_degree, output, direction, launches)
+                             kernels, levels_per_read, warp_degree, output, direction, launches, frontier)
 
 
 @register("bipartite", "apsb", backends=("sim", "numba", "cupy"), on_cpu="hk",
@@ -364,7 +407,8 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
          initial=None, device: Device | None = None, check_invariants: bool = False,
          progress: bool = False, kernels: dict | None = None,
          levels_per_read: int = LEVELS_PER_READ, warp_degree: int | str | None = "auto",
-         output: str = "host", direction: str = "top-down", launches: str = "auto") -> BipartiteMatching:
+         output: str = "host", direction: str = "top-down", launches: str = "auto",
+         frontier: str = "auto") -> BipartiteMatching:
     """APsB (Deveci et al., Euro-Par 2013, Alg. 1): like :func:`apfb`, but each phase stops at the shortest
     augmenting paths.
 
@@ -378,7 +422,7 @@ def apsb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
     2
     """
     return _augmenting_paths(graph, True, backend, bfs, layout, initial, device, check_invariants, progress,
-                             kernels, levels_per_read, warp_degree, output, direction, launches)
+                             kernels, levels_per_read, warp_degree, output, direction, launches, frontier)
 
 
 def _has_hub(launch, col_ptr, nc: int) -> bool:
@@ -390,16 +434,17 @@ def _has_hub(launch, col_ptr, nc: int) -> bool:
 
 
 def _one_block(launches: str, graph, backend: str, bfs: str, direction: str, warp_degree: int | None,
-               check_invariants: bool, replaced: list[str]) -> bool:
+               check_invariants: bool, replaced: list[str], frontier: str = "auto") -> bool:
     """Whether the host loop runs as one block (``launches=``): always for ``"one-block"``, whose limits it checks;
     for ``"auto"`` on a GPU, for a graph of at most ``ONE_BLOCK_EDGES`` edges, when nothing asks for the loop."""
     # what asks for the loop, each condition once; its words are made only to refuse (this runs on every call)
-    asks = (bfs != "wr", direction != "top-down", warp_degree is not None, check_invariants, bool(replaced))
+    asks = (bfs != "wr", direction != "top-down", warp_degree is not None, check_invariants, bool(replaced),
+            frontier == "queue")
     needs_loop = any(asks)
     if launches == "one-block":
         if needs_loop:
             why = (f"bfs={bfs!r}", f"direction={direction!r}", f"warp_degree={warp_degree}", "check_invariants=True",
-                   f"kernels= replacing {replaced}")[asks.index(True)]
+                   f"kernels= replacing {replaced}", "frontier='queue'")[asks.index(True)]
             raise InvalidArgument(f"launches='one-block' runs GPUBFS-WR top-down with no check between phases; "
                                   f"{why} needs launches='levels'")
         return True

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-__all__ = ["alternate", "alternate_paths", "expand_level", "fix_column_side", "fix_columns", "fix_row_side",
-           "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array", "search_over", "start_columns",
+__all__ = ["alternate", "alternate_paths", "end_path", "expand_level", "fix_column_side", "fix_columns",
+           "fix_row_side", "fix_rows", "gpubfs", "gpubfs_wr", "init_bfs_array", "search_over", "start_columns",
            "taken_by_another_path", "visit_row"]
 
 _I = "int32"
@@ -136,14 +136,22 @@ def visit_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, 
             root[col_match] = my_root
             predecessor[row] = c
     elif col_match == -1:
-        if mark_end == 1:
-            bfs_array[my_root] = -row - 1
-        else:
-            bfs_array[my_root] = start_level - 2
-        rmatch[row] = -2
-        predecessor[row] = c
-        flags[2 * slot + 1] = 1
+        end_path(row, c, my_root, bfs_array, rmatch, predecessor, flags, start_level, mark_end, slot)
     return 0
+
+
+@device
+def end_path(row, c, my_root, bfs_array, rmatch, predecessor, flags, start_level, mark_end, slot):
+    """GPUBFS-WR's free row (Deveci et al., Euro-Par 2013, Alg. 4 lines 14–21): ``row``, reached from column ``c``,
+    ends an augmenting path of ``my_root``'s tree.  The root stops expanding (L0 - 2, or with ``mark_end`` the row
+    as ``-(row + 1)``), the row is marked -2 for ALTERNATE and ``flags[2 slot + 1]`` says a path was found."""
+    if mark_end == 1:
+        bfs_array[my_root] = -row - 1
+    else:
+        bfs_array[my_root] = start_level - 2
+    rmatch[row] = -2
+    predecessor[row] = c
+    flags[2 * slot + 1] = 1
 
 
 @kernel(signature=_sig(_I, _A, _A, _A, _I, _A, _A, _A, _A, _I, _I, _I, _I), intended_races={

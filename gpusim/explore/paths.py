@@ -34,6 +34,9 @@ _BFS = (
     ({"warp_degree": 1}, ("gpubfs_wr_warp",)),
     ({"direction": "bottom-up"}, ("gpubfs_wr_bottom_up",)),
     ({"direction": "auto"}, ("count_level",)),
+    # the frontier listed, as on a GPU; warp degree 2 so that a small input has columns for the warp and hubs (degree
+    # 4 and more) for the grid
+    ({"frontier": "queue", "warp_degree": 2}, ("init_bfs_queue", "gpubfs_wr_queue", "expand_hubs")),
     # from the empty matching: on a small input the cheap start leaves the one block no augmenting path to alternate
     ({"launches": "one-block", "initial": "empty"}, ("augment_in_one_block",)),
 )
