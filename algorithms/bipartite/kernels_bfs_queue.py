@@ -12,7 +12,9 @@ the BFS once), and a level reads only its own:
   ≥ ``warp_degree²`` (1,024 for 32: a hub) is set aside for :func:`expand_hubs`, where every thread of the grid takes
   a share of its rows;
 - a row's matched column joins the next level by a CAS on its ``bfs_array`` entry (:func:`claim_column`), so it is
-  listed once; the paper's plain store lets several threads claim it, which a sweep tolerates and a list would not.
+  listed once; the paper's plain store lets several threads claim it, which a sweep tolerates and a list would not;
+- a warp lists what its lanes claimed in one atomic add (:func:`list_claimed`), its lanes visiting a row each a
+  round: one counter a level, met by every claim, would otherwise be where the time goes.
 
 The levels of a batch run without the host (Alg. 1's loop, batched as
 :func:`~gpusim.algorithms.bipartite.augmenting.levels_run` says), so each level finds where its columns are on the
@@ -39,7 +41,8 @@ from gpusim import T, device, kernel
 
 from .kernels_bfs import end_path, search_over, start_columns
 
-__all__ = ["claim_column", "expand_hubs", "gpubfs_wr_queue", "init_bfs_queue", "visit_listed_row"]
+__all__ = ["bits_set", "claim_column", "expand_hubs", "gpubfs_wr_queue", "init_bfs_queue", "list_claimed",
+           "visit_listed_row"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -57,20 +60,51 @@ _QUEUE_RACES = {
 @kernel(signature=", ".join([_A, _A, _A, _I, _I, _A, _A]))
 def init_bfs_queue(bfs_array, cmatch, root, nc, start_level, queue, frontier):
     """INITBFSARRAY (Deveci et al., Euro-Par 2013, Alg. 1 line 4) that also lists the free columns, level 0 of the
-    queue, in ``queue[0:frontier[3]]`` (``frontier`` zero before)."""
+    queue, in ``queue[0:frontier[3]]`` (``frontier`` zero before; blocks of whole warps)."""
     start_columns(bfs_array, cmatch, root, nc, start_level)
-    c = T.gtid()
-    while c < nc:
-        if cmatch[c] < 0:
-            queue[T.atomic_add(frontier, 3, 1)] = c
-        c += T.num_threads()
+    lane = T.lane_id()
+    base = T.gtid() - lane
+    while base < nc:
+        free = -1
+        if base + lane < nc:
+            if cmatch[base + lane] < 0:
+                free = base + lane
+        list_claimed(free, queue, frontier, 0, 3)
+        base += T.num_threads()
 
 
 @device
-def claim_column(col_match, row, c, my_root, bfs_level, bfs_array, predecessor, root, flags, start_level, slot,
-                 queue, frontier, tail, next_count):
-    """Alg. 4 lines 10–13 for a row matched to ``col_match``: the column joins the next level in ``my_root``'s tree,
-    listed at ``queue[tail + k]`` (``k`` from ``frontier[next_count]``) by the one thread whose CAS claims it."""
+def bits_set(word):
+    """How many bits of the 32-bit ``word`` are 1 (``__popc``): the bits summed in pairs, nibbles, then bytes."""
+    word = word - ((word >> T.u32(1)) & T.u32(0x55555555))
+    word = (word & T.u32(0x33333333)) + ((word >> T.u32(2)) & T.u32(0x33333333))
+    word = (word + (word >> T.u32(4))) & T.u32(0x0F0F0F0F)
+    return T.i32((word & T.u32(0xFF)) + ((word >> T.u32(8)) & T.u32(0xFF)) + ((word >> T.u32(16)) & T.u32(0xFF))
+                 + (word >> T.u32(24)))
+
+
+@device
+def list_claimed(claimed, queue, frontier, tail, next_count):
+    """The warp's claimed columns (``claimed`` -1 in a lane without one) listed in consecutive slots from ``tail`` +
+    ``frontier[next_count]``, which one atomic add a warp advances (a warp-aggregated append: a counter that every
+    claim of a level meets is the contention of a list); a lane's slot is the number of claiming lanes below it.
+    Every lane of the warp calls it."""
+    wanted = T.ballot(claimed >= 0)
+    if wanted != T.u32(0):
+        start = 0
+        if T.lane_id() == 0:
+            start = T.atomic_add(frontier, next_count, bits_set(wanted))
+        start = T.shfl_idx(start, 0)
+        if claimed >= 0:
+            below = wanted & ((T.u32(1) << T.u32(T.lane_id())) - T.u32(1))
+            queue[tail + start + bits_set(below)] = claimed
+
+
+@device
+def claim_column(col_match, row, c, my_root, bfs_level, bfs_array, predecessor, root, flags, start_level, slot):
+    """Alg. 4 lines 10–13 for a row matched to ``col_match``: the column joins the next level in ``my_root``'s tree;
+    ``col_match`` for the one thread whose CAS claims it (it lists the column), else -1."""
+    claimed = -1
     if bfs_array[col_match] == start_level - 1:
         # equivalent cas-to-exchange: only a claim writes a matched column's level in a phase, always bfs_level + 1,
         # and the load above saw start_level - 1: an exchange returns start_level - 1 to the first claimer and the
@@ -79,20 +113,23 @@ def claim_column(col_match, row, c, my_root, bfs_level, bfs_array, predecessor, 
             flags[2 * slot] = 1
             root[col_match] = my_root
             predecessor[row] = c
-            queue[tail + T.atomic_add(frontier, next_count, 1)] = col_match
+            claimed = col_match
+    return claimed
 
 
 @device
 def visit_listed_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags, start_level, mark_end,
-                     slot, queue, frontier, tail, next_count):
+                     slot):
     """GPUBFS-WR's step for one row of a listed column (Deveci et al., Euro-Par 2013, Alg. 4 lines 9–21), as
-    :func:`~gpusim.algorithms.bipartite.kernels_bfs.visit_row` with the column claimed and listed."""
+    :func:`~gpusim.algorithms.bipartite.kernels_bfs.visit_row` with the column claimed: the column to list, or -1."""
+    claimed = -1
     col_match = rmatch[row]
     if col_match > -1:
-        claim_column(col_match, row, c, my_root, bfs_level, bfs_array, predecessor, root, flags, start_level, slot,
-                     queue, frontier, tail, next_count)
+        claimed = claim_column(col_match, row, c, my_root, bfs_level, bfs_array, predecessor, root, flags,
+                               start_level, slot)
     elif col_match == -1:
         end_path(row, c, my_root, bfs_array, rmatch, predecessor, flags, start_level, mark_end, slot)
+    return claimed
 
 
 @kernel(signature=", ".join([_I, _A, _A, _A, _A, _A, _A, _A, _I, _I, _I, _I, _A, _A, _A, _I]),
@@ -100,9 +137,9 @@ def visit_listed_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor,
 def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root, flags, start_level, mark_end,
                     slot, stop_on_found, queue, frontier, hubs, warp_degree):
     """GPUBFS-WR (Deveci et al., Euro-Par 2013, Alg. 4 lines 1–22) over the columns listed for ``bfs_level``: a
-    thread per column, the warp for a column of degree ≥ ``warp_degree``, and a column of degree ≥ ``warp_degree²``
-    listed in ``hubs`` for :func:`expand_hubs`.  Flags, early exit and early return as
-    :func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr`."""
+    thread per column (the warp's lanes a row each a round), the warp for a column of degree ≥ ``warp_degree``, and
+    a column of degree ≥ ``warp_degree²`` listed in ``hubs`` for :func:`expand_hubs`.  Flags, early exit and early
+    return as :func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr`; blocks of whole warps."""
     if search_over(flags, slot, stop_on_found) == 1:
         return
     k = (bfs_level - start_level) % 3
@@ -117,6 +154,8 @@ def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor,
         c = -1
         my_root = -1
         big = 0
+        j = 0
+        end = 0
         if base + lane < tail:
             c = queue[base + lane]
             my_root = root[c]
@@ -127,19 +166,28 @@ def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor,
                 elif degree >= warp_degree:
                     big = 1
                 else:
-                    for j in range(col_ptr[c], col_ptr[c + 1]):
-                        visit_listed_row(col_adj[j], c, my_root, bfs_level, bfs_array, rmatch, predecessor, root,
-                                         flags, start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
+                    j = col_ptr[c]
+                    end = col_ptr[c + 1]
+        while T.any(j < end) == 1:
+            claimed = -1
+            if j < end:
+                claimed = visit_listed_row(col_adj[j], c, my_root, bfs_level, bfs_array, rmatch, predecessor, root,
+                                           flags, start_level, mark_end, slot)
+            list_claimed(claimed, queue, frontier, tail, 3 + (k + 1) % 3)
+            j += 1
         wanted = T.ballot(big == 1)
         for src in range(32):
             if T.i32((wanted >> T.u32(src)) & T.u32(1)) == 1:
                 col = T.shfl_idx(c, src)
                 col_root = T.shfl_idx(my_root, src)
-                j = col_ptr[col] + lane
-                while j < col_ptr[col + 1]:
-                    visit_listed_row(col_adj[j], col, col_root, bfs_level, bfs_array, rmatch, predecessor, root,
-                                     flags, start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
-                    j += 32
+                first = col_ptr[col]
+                while first < col_ptr[col + 1]:
+                    claimed = -1
+                    if first + lane < col_ptr[col + 1]:
+                        claimed = visit_listed_row(col_adj[first + lane], col, col_root, bfs_level, bfs_array, rmatch,
+                                                   predecessor, root, flags, start_level, mark_end, slot)
+                    list_claimed(claimed, queue, frontier, tail, 3 + (k + 1) % 3)
+                    first += 32
         base += T.num_threads()
 
 
@@ -148,16 +196,20 @@ def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor,
 def expand_hubs(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root, flags, start_level, mark_end,
                 slot, stop_on_found, queue, frontier, hubs):
     """The hubs :func:`gpubfs_wr_queue` set aside at ``bfs_level`` (Deveci et al., Euro-Par 2013, Alg. 4 lines
-    8–21), one after another, every thread of the grid taking rows ``gtid``, ``gtid + num_threads``, ... of each."""
+    8–21), one after another, every warp of the grid taking 32 rows of each in turn; blocks of whole warps."""
     if search_over(flags, slot, stop_on_found) == 1:
         return
     k = (bfs_level - start_level) % 3
     tail = frontier[k] + frontier[3 + k]
+    lane = T.lane_id()
     for h in range(frontier[6 + k]):
         c = hubs[h]
         my_root = root[c]
-        j = col_ptr[c] + T.gtid()
-        while j < col_ptr[c + 1]:
-            visit_listed_row(col_adj[j], c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags,
-                             start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
-            j += T.num_threads()
+        first = col_ptr[c] + T.gtid() - lane
+        while first < col_ptr[c + 1]:
+            claimed = -1
+            if first + lane < col_ptr[c + 1]:
+                claimed = visit_listed_row(col_adj[first + lane], c, my_root, bfs_level, bfs_array, rmatch,
+                                           predecessor, root, flags, start_level, mark_end, slot)
+            list_claimed(claimed, queue, frontier, tail, 3 + (k + 1) % 3)
+            first += T.num_threads()
