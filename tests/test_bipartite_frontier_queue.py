@@ -20,13 +20,14 @@ from gpusim.types import generators
 from gpusim.types.graphs import BipartiteGraph
 
 
-def test_the_first_level_lists_every_free_column_once():
+def test_the_first_level_lists_every_free_column_with_rows_once():
     cmatch = np.array([-1, 4, -1, -1, 0, 7, -1], np.int32)
+    col_ptr = np.array([0, 1, 2, 2, 4, 5, 6, 8], np.int32)  # column 2 has no rows
     dev = Device("sim", policy=RandomWalk(seed=3))
     bfs_array, root, queue, frontier = dev.zeros(7), dev.zeros(7), dev.full(7, -1), dev.zeros(9)
-    dev.launch(init_bfs_queue, 2, 32, (bfs_array, dev.array(cmatch), root, 7, 2, queue, frontier))
+    dev.launch(init_bfs_queue, 2, 32, (bfs_array, dev.array(cmatch), root, dev.array(col_ptr), 7, 2, queue, frontier))
     count = int(dev.to_host(frontier)[3])
-    assert sorted(dev.to_host(queue)[:count].tolist()) == [0, 2, 3, 6]
+    assert sorted(dev.to_host(queue)[:count].tolist()) == [0, 3, 6]
     assert dev.to_host(bfs_array).tolist() == [2, 1, 2, 2, 1, 1, 2]
 
 

@@ -224,8 +224,8 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
             with launch.phase("bfs"):
                 if listed:
                     launch(fill, 1, 32, frontier_state, 0, 9)
-                    launch(kernels["init_bfs_queue"], col_grid, block, bfs_array, cmatch, root, nc, start_level, queue,
-                           frontier_state)
+                    launch(kernels["init_bfs_queue"], col_grid, block, bfs_array, cmatch, root, col_ptr, nc,
+                           start_level, queue, frontier_state)
                 else:
                     launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
                 bfs_level, batch, found = start_level, 1, False

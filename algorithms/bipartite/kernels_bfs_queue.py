@@ -29,8 +29,8 @@ Example
 >>> from gpusim import Device
 >>> dev = Device("sim", seed=0)
 >>> bfs_array, root, queue, frontier = dev.zeros(4), dev.zeros(4), dev.full(4, -1), dev.zeros(9)
->>> cmatch = dev.array(np.array([-1, 0, -1, 1], np.int32))
->>> _ = dev.launch(init_bfs_queue, 1, 32, (bfs_array, cmatch, root, 4, 2, queue, frontier))
+>>> cmatch, col_ptr = dev.array(np.array([-1, 0, -1, 1], np.int32)), dev.array(np.arange(5, dtype=np.int32))
+>>> _ = dev.launch(init_bfs_queue, 1, 32, (bfs_array, cmatch, root, col_ptr, 4, 2, queue, frontier))
 >>> sorted(dev.to_host(queue)[:2].tolist()), dev.to_host(frontier)[3], dev.to_host(bfs_array).tolist()
 ([0, 2], np.int32(2), [2, 1, 2, 1])
 """
@@ -57,10 +57,12 @@ _QUEUE_RACES = {
 }
 
 
-@kernel(signature=", ".join([_A, _A, _A, _I, _I, _A, _A]))
-def init_bfs_queue(bfs_array, cmatch, root, nc, start_level, queue, frontier):
-    """INITBFSARRAY (Deveci et al., Euro-Par 2013, Alg. 1 line 4) that also lists the free columns, level 0 of the
-    queue, in ``queue[0:frontier[3]]`` (``frontier`` zero before; blocks of whole warps)."""
+@kernel(signature=", ".join([_A, _A, _A, _A, _I, _I, _A, _A]))
+def init_bfs_queue(bfs_array, cmatch, root, col_ptr, nc, start_level, queue, frontier):
+    """INITBFSARRAY (Deveci et al., Euro-Par 2013, Alg. 1 line 4) that also lists the free columns with rows, level 0
+    of the queue, in ``queue[0:frontier[3]]`` (``frontier`` zero before; blocks of whole warps).  A column without
+    rows starts no path: on a Kronecker graph most free columns are such, and listing them costs the first level of
+    every phase a millisecond."""
     start_columns(bfs_array, cmatch, root, nc, start_level)
     lane = T.lane_id()
     base = T.gtid() - lane
@@ -68,7 +70,8 @@ def init_bfs_queue(bfs_array, cmatch, root, nc, start_level, queue, frontier):
         free = -1
         if base + lane < nc:
             if cmatch[base + lane] < 0:
-                free = base + lane
+                if col_ptr[base + lane + 1] > col_ptr[base + lane]:
+                    free = base + lane
         list_claimed(free, queue, frontier, 0, 3)
         base += T.num_threads()
 
