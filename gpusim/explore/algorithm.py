@@ -96,6 +96,8 @@ def _lookup(name: Any):
 def draw_input(name: str, seed: int) -> Any:
     """A small input for algorithm ``name``, drawn from ``seed`` (deterministic): 3–8 vertices a side.
 
+    A bipartite seed ``3 (mod 4)`` draws 33–40 columns with one or two rows each: a BFS level's columns then span two
+    warps, which list them in turn (:mod:`~gpusim.algorithms.bipartite.kernels_bfs_queue`).
     Louvain's odd seeds draw 33–40 vertices in groups of five consecutive ids, dense inside and sparse between,
     and a hub: communities numbered 32 and more, which a hash table puts past its first 32 slots, so that the
     second warp's slots of a table are used.
@@ -110,6 +112,10 @@ def draw_input(name: str, seed: int) -> Any:
     if entry.problem == "bipartite":
         from gpusim.types.generators import uniform_random
 
+        if seed % 4 == 3:  # wide: columns numbered 32 and more, so that two warps list a level's columns
+            cols = int(rng.integers(33, 41))
+            rows = int(rng.integers(cols // 2, cols))
+            return uniform_random(rows, cols, int(rng.integers(cols, 2 * cols)), seed)
         rows, cols = (int(x) for x in rng.integers(3, 9, size=2))
         return uniform_random(rows, cols, int(rng.integers(rows, 2 * rows * cols // 3 + rows + 1)), seed)
     if entry.problem == "stable":
