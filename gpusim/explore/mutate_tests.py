@@ -37,7 +37,8 @@ from gpusim.errors import InvalidArgument
 __all__ = ["TEST_SUBSETS", "suite_score"]
 
 _BIPARTITE = ("tests/test_paper_kernels_race_free.py", "tests/test_bipartite_one_block.py",
-              "tests/test_bipartite_warp_bfs.py", "tests/test_bipartite_proposals.py")
+              "tests/test_bipartite_warp_bfs.py", "tests/test_bipartite_proposals.py",
+              "tests/test_bipartite_frontier_queue.py")
 #: The fast subset of the project's tests each algorithm's mutants run against (paths from the checkout's root).
 TEST_SUBSETS: dict[str, tuple[str, ...]] = {
     "apfb": _BIPARTITE,
