@@ -31,6 +31,20 @@ def test_the_first_level_lists_every_free_column_with_rows_once():
     assert dev.to_host(bfs_array).tolist() == [2, 1, 2, 2, 1, 1, 2]
 
 
+def test_warps_list_their_free_columns_in_slots_of_their_own():
+    # 100 columns over 64 threads: every warp lists free columns, each warp's slots reserved by one atomic add
+    rng = np.random.default_rng(5)
+    cmatch = np.where(rng.random(100) < 0.6, -1, 0).astype(np.int32)
+    col_ptr = np.arange(101, dtype=np.int32)
+    for seed in range(3):
+        dev = Device("sim", policy=RandomWalk(seed=seed), races="raise")
+        queue, frontier = dev.full(100, -1), dev.zeros(9)
+        dev.launch(init_bfs_queue, 2, 32, (dev.zeros(100), dev.array(cmatch), dev.zeros(100), dev.array(col_ptr), 100,
+                                           2, queue, frontier))
+        count = int(dev.to_host(frontier)[3])
+        assert sorted(dev.to_host(queue)[:count].tolist()) == np.flatnonzero(cmatch < 0).tolist()
+
+
 def test_a_level_lists_each_column_it_reaches_once_and_records_where_the_next_starts():
     # free columns 0 (rows 0..5) and 5 (rows 2, 3) are listed at level 2; rows 0..3 are matched to columns 1, 2, 4, 3,
     # which join level 3, columns 4 and 3 reached from both free columns and listed once; rows 4, 5 end 0's path

@@ -6,7 +6,7 @@ the columns; an option of APFB and APsB (``frontier="queue"``, the default on a 
 most of the search.  Here each level's columns are listed in ``queue`` (at most ``nc`` entries a phase: a column joins
 the BFS once), and a level reads only its own:
 
-- :func:`init_bfs_queue` is INITBFSARRAY that also lists the free columns, the first level;
+- :func:`init_bfs_queue` is INITBFSARRAY that also lists the free columns with rows, the first level;
 - :func:`gpubfs_wr_queue` expands one level: a thread per listed column, the whole warp for a column of degree ≥
   ``warp_degree`` (as :func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`), and a column of degree
   ≥ ``warp_degree²`` (1,024 for 32: a hub) is set aside for :func:`expand_hubs`, where every thread of the grid takes
