@@ -451,6 +451,11 @@ CASES = {
                                       launches="one-block"),
     "apsb-one-block": _bipartite_case(bipartite.apsb, BIPARTITE, "augment_in_one_block", initial="empty",
                                       launches="one-block"),
+    "apfb-queue": _bipartite_case(bipartite.apfb, BIPARTITE, "fill init_bfs_queue gpubfs_wr_queue expand_hubs "
+                                  "alternate fix_rows fix_columns", initial="cheap-host", frontier="queue",
+                                  warp_degree=2),
+    "apsb-queue": _bipartite_case(bipartite.apsb, BIPARTITE, "fill init_bfs_queue gpubfs_wr_queue alternate",
+                                  initial="empty", frontier="queue"),
     "apfb-hub": _bipartite_case(bipartite.apfb, HUB, "has_hub gpubfs_wr_warp", initial="empty", launches="levels"),
     "apfb-bottom-up": _bipartite_case(bipartite.apfb, BIPARTITE, _BFS + "gpubfs_wr_bottom_up", initial="cheap-host",
                                       direction="bottom-up"),

@@ -42,7 +42,7 @@ from gpusim import T, device, kernel
 from .kernels_bfs import end_path, search_over, start_columns
 
 __all__ = ["bits_set", "claim_column", "expand_hubs", "gpubfs_wr_queue", "init_bfs_queue", "list_claimed",
-           "visit_listed_row"]
+           "scan_by_warp", "scan_own_rows", "visit_listed_row"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -135,6 +135,41 @@ def visit_listed_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor,
     return claimed
 
 
+@device
+def scan_own_rows(j, end, c, my_root, bfs_level, bfs_array, col_adj, rmatch, predecessor, root, flags, start_level,
+                  mark_end, slot, queue, frontier, tail, next_count):
+    """Alg. 4 lines 8–21 for each lane's own column (rows ``j`` to ``end``), the lanes a row each a round, listing what
+    each round claimed (:func:`list_claimed`).  Every lane of the warp calls it (``j == end``: no column)."""
+    while T.any(j < end) == 1:
+        claimed = -1
+        if j < end:
+            claimed = visit_listed_row(col_adj[j], c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags,
+                                       start_level, mark_end, slot)
+        list_claimed(claimed, queue, frontier, tail, next_count)
+        j += 1
+
+
+@device
+def scan_by_warp(wanted, c, my_root, bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root, flags,
+                 start_level, mark_end, slot, queue, frontier, tail, next_count):
+    """Alg. 4 lines 8–21 for the columns of the lanes set in ``wanted``, in lane order, the 32 lanes taking rows
+    ``lane``, ``lane + 32``, ... of each (as :func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`).
+    Every lane of the warp calls it."""
+    lane = T.lane_id()
+    for src in range(32):
+        if T.i32((wanted >> T.u32(src)) & T.u32(1)) == 1:
+            col = T.shfl_idx(c, src)
+            col_root = T.shfl_idx(my_root, src)
+            first = col_ptr[col]
+            while first < col_ptr[col + 1]:
+                claimed = -1
+                if first + lane < col_ptr[col + 1]:
+                    claimed = visit_listed_row(col_adj[first + lane], col, col_root, bfs_level, bfs_array, rmatch,
+                                               predecessor, root, flags, start_level, mark_end, slot)
+                list_claimed(claimed, queue, frontier, tail, next_count)
+                first += 32
+
+
 @kernel(signature=", ".join([_I, _A, _A, _A, _A, _A, _A, _A, _I, _I, _I, _I, _A, _A, _A, _I]),
         intended_races=_QUEUE_RACES)
 def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root, flags, start_level, mark_end,
@@ -171,26 +206,10 @@ def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor,
                 else:
                     j = col_ptr[c]
                     end = col_ptr[c + 1]
-        while T.any(j < end) == 1:
-            claimed = -1
-            if j < end:
-                claimed = visit_listed_row(col_adj[j], c, my_root, bfs_level, bfs_array, rmatch, predecessor, root,
-                                           flags, start_level, mark_end, slot)
-            list_claimed(claimed, queue, frontier, tail, 3 + (k + 1) % 3)
-            j += 1
-        wanted = T.ballot(big == 1)
-        for src in range(32):
-            if T.i32((wanted >> T.u32(src)) & T.u32(1)) == 1:
-                col = T.shfl_idx(c, src)
-                col_root = T.shfl_idx(my_root, src)
-                first = col_ptr[col]
-                while first < col_ptr[col + 1]:
-                    claimed = -1
-                    if first + lane < col_ptr[col + 1]:
-                        claimed = visit_listed_row(col_adj[first + lane], col, col_root, bfs_level, bfs_array, rmatch,
-                                                   predecessor, root, flags, start_level, mark_end, slot)
-                    list_claimed(claimed, queue, frontier, tail, 3 + (k + 1) % 3)
-                    first += 32
+        scan_own_rows(j, end, c, my_root, bfs_level, bfs_array, col_adj, rmatch, predecessor, root, flags,
+                      start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
+        scan_by_warp(T.ballot(big == 1), c, my_root, bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root,
+                     flags, start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
         base += T.num_threads()
 
 
