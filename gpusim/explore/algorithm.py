@@ -98,6 +98,7 @@ def draw_input(name: str, seed: int) -> Any:
 
     A bipartite seed ``3 (mod 4)`` draws 33–40 columns with one or two rows each: a BFS level's columns then span two
     warps, which list them in turn (:mod:`~gpusim.algorithms.bipartite.kernels_bfs_queue`).
+
     Louvain's odd seeds draw 33–40 vertices in groups of five consecutive ids, dense inside and sparse between,
     and a hub: communities numbered 32 and more, which a hash table puts past its first 32 slots, so that the
     second warp's slots of a table are used.
