@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bipartite import assert_maximum
+from test_bipartite_warp_bfs import with_hub
 
 import gpusim.algorithms.bipartite as bipartite
 from gpusim import Device
@@ -72,13 +73,7 @@ def test_a_level_lists_each_column_it_reaches_once_and_records_where_the_next_st
        name=st.sampled_from(["apfb", "apsb"]), warps=st.sampled_from(["independent", "lockstep"]),
        degree=st.sampled_from([None, 1, 2, 3]), initial=st.sampled_from(["empty", "cheap"]))
 def test_apfb_and_apsb_over_the_list_are_maximum_under_any_schedule(graph, hub, seed, name, warps, degree, initial):
-    if graph.n_cols:  # one column joined to every row: a hub for the grid when the warp degree is small
-        rows, cols = graph.edges()
-        hub %= graph.n_cols
-        keep = cols != hub
-        graph = BipartiteGraph.from_edges(np.r_[rows[keep], np.arange(graph.n_rows)],
-                                          np.r_[cols[keep], [hub] * graph.n_rows], n_rows=graph.n_rows,
-                                          n_cols=graph.n_cols)
+    graph = with_hub(graph, hub)  # a hub for the grid when the warp degree is small
     dev = Device("sim", policy=RandomWalk(seed=seed), warps=warps, trace=False, races="raise")
     result = getattr(bipartite, name)(graph, device=dev, frontier="queue", warp_degree=degree, initial=initial)
     assert_maximum(result, graph)

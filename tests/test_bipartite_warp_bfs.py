@@ -65,18 +65,23 @@ def test_a_level_reaches_what_the_thread_version_reaches(warps, seed):
     assert [r for r, m in enumerate(thread["rmatch"]) if m == -2] == [r for r in range(45) if r % 3] + [47]
 
 
+def with_hub(graph: BipartiteGraph, hub: int) -> BipartiteGraph:
+    """``graph`` with column ``hub % n_cols`` joined to every row instead of its own rows: a high-degree column."""
+    if not graph.n_cols:
+        return graph
+    rows, cols = graph.edges()
+    hub %= graph.n_cols
+    keep = cols != hub
+    return BipartiteGraph.from_edges(np.r_[rows[keep], np.arange(graph.n_rows)],
+                                     np.r_[cols[keep], [hub] * graph.n_rows], n_rows=graph.n_rows, n_cols=graph.n_cols)
+
+
 @settings(max_examples=30, deadline=None)
 @given(graph=bipartite_graphs(max_rows=10, max_cols=10), hub=st.integers(0, 9), seed=st.integers(0, 2**32 - 1),
        name=st.sampled_from(["apfb", "apsb"]), warps=st.sampled_from(["independent", "lockstep"]),
        degree=st.sampled_from([1, 2, 3]))
 def test_apfb_and_apsb_with_warps_are_maximum(graph, hub, seed, name, warps, degree):
-    if graph.n_cols:  # one column joined to every row: a high-degree column
-        rows, cols = graph.edges()
-        hub %= graph.n_cols
-        keep = cols != hub
-        graph = BipartiteGraph.from_edges(np.r_[rows[keep], np.arange(graph.n_rows)],
-                                          np.r_[cols[keep], [hub] * graph.n_rows], n_rows=graph.n_rows,
-                                          n_cols=graph.n_cols)
+    graph = with_hub(graph, hub)
     dev = Device("sim", policy=RandomWalk(seed=seed), warps=warps, trace=False)
     result = getattr(bipartite, name)(graph, device=dev, warp_degree=degree, initial="empty")
     assert_maximum(result, graph)
