@@ -79,9 +79,10 @@ def test_a_batch_reads_back_once():
     assert single.stats["phases"] == batched.stats["phases"] == 2
     assert single.stats["bfs_levels"] == batched.stats["bfs_levels"] == n + 1
     assert single.stats["reads_back"] == n + 1 + 2
-    # batches of 1, 2, 4, 8, 16, 16 levels (47 launched, 40 run), then one level, then the matching
+    # batches of 1, 2, 4, 8, 16, 16 levels (47 launched, 40 run); the second phase starts from a batch as deep as
+    # the first ran (16: one level runs, 15 return at once); then the matching
     assert batched.stats["reads_back"] == 6 + 1 + 2
-    assert batched.stats["launches"]["gpubfs_wr"] == 47 + 1
+    assert batched.stats["launches"]["gpubfs_wr"] == 47 + 16
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1025, 2.0, True])

@@ -49,6 +49,7 @@ from .host import (
     cheap_start,
     check_choice,
     device_start,
+    first_batch,
     graph_array,
     prepare,
     violation,
@@ -199,6 +200,7 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
 
     def run(launch: Launcher) -> BipartiteMatching:
         phases = levels = reads = 0
+        phase_levels = 1  # the levels of the last phase, where the next starts its batches (first_batch)
         size = None  # counted on the device by the one-block kernel, else by bipartite_result
         if one_block and nc > 0 and nr > 0:
             if not isinstance(start, str):  # a start given is copied in, outside the phases as every copy
@@ -228,7 +230,10 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
                            start_level, queue, frontier_state)
                 else:
                     launch(kernels["init_bfs_array"], col_grid, block, bfs_array, cmatch, root, nc, start_level)
-                bfs_level, batch, found = start_level, 1, False
+                # auto decides the direction after each batch: batches of 1, 2, 4, ... from each phase's first level
+                bfs_level, found = start_level, False
+                batch = 1 if auto else first_batch(phase_levels, levels_per_read)
+                phase_levels = 0
                 bottom_up = direction == "bottom-up"   # auto: a phase's first level, the free columns, top-down
                 while True:
                     # Alg. 1 lines 6-11, `batch` levels at a time: a level after the end returns at once
@@ -262,13 +267,14 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
                     reads += 1
                     read = dev.to_host(flags)
                     ran, found, over = levels_run(read, batch, shortest, found)
-                    levels += ran
+                    phase_levels += ran
                     if over:
                         break
                     if auto:
                         bottom_up = bool(read[2 * batch] > BOTTOM_UP_SHARE * nc)
                     bfs_level += batch
                     batch = min(2 * batch, levels_per_read)
+            levels += phase_levels
             if not found:
                 break
             with launch.phase("alternate"):

@@ -38,6 +38,7 @@ from .host import (
     START_KERNELS,
     check_choice,
     device_start,
+    first_batch,
     nonempty,
     prepare,
     violation,
@@ -181,6 +182,7 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
     def run(launch: Launcher) -> BipartiteMatching:
         rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
         reads = 0
+        relabel_levels = 1  # the levels the last global relabel ran, where the next starts its batches (first_batch)
 
         def read_flag(array) -> int:
             nonlocal reads
@@ -193,9 +195,9 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
             return dev.to_host(array)[:n]
 
         def global_relabel() -> int:
-            nonlocal reads
+            nonlocal relabel_levels
             launch(kernels["init_relabel"], max(row_grid, col_grid), block, rmatch, psi_r, psi_c, nr, nc, infinity)
-            level, batch = 0, 1
+            level, batch = 0, first_batch(relabel_levels, levels_per_read)
             while True:
                 # Alg. 4 lines 4-8, `batch` levels at a time: a level after one that added no row returns at once
                 launch(fill, 1, 32, added, 0, batch)
@@ -204,7 +206,8 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
                            cmatch, nr, level + 2 * slot, infinity, added, slot)
                 flags = read_flags(added, batch)
                 if not flags.all():
-                    return level + 2 * (int(np.argmin(flags)) + 1)
+                    relabel_levels = level // 2 + int(np.argmin(flags)) + 1
+                    return 2 * relabel_levels
                 level += 2 * batch
                 batch = min(2 * batch, levels_per_read)
 

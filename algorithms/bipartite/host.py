@@ -35,7 +35,8 @@ from .kernels_proposals import (
 
 __all__ = ["COMPACT_BLOCK", "CT_SHAPE", "DEVICE_STARTS", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK",
            "PROPOSALS_FROM", "SHRINK_THRESHOLD", "STARTS", "START_KERNELS", "cheap_start", "check_choice",
-           "default_start", "device_start", "graph_array", "initial_matching", "nonempty", "prepare", "violation"]
+           "default_start", "device_start", "first_batch", "graph_array", "initial_matching", "nonempty", "prepare",
+           "violation"]
 
 #: Threads per block for one-thread-per-vertex (MT) launches, per backend.
 MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
@@ -76,6 +77,18 @@ def default_start(graph: Any) -> str:
     'cheap'
     """
     return "proposals" if graph.n_edges >= PROPOSALS_FROM else "cheap"
+
+
+def first_batch(last_levels: int, levels_per_read: int) -> int:
+    """The levels a search launches before its first read back: as many as the search before it ran (rounded up to a
+    power of two, at most ``levels_per_read``), for a search that runs as deep as the last needs one read, where
+    batches of 1, 2, 4, ... would read ``log2`` of its depth times; levels after the end return at once, so the levels
+    run and the matching are those of one level at a time.  The first search of a call starts from 1.
+
+    >>> first_batch(1, 16), first_batch(5, 16), first_batch(8, 16), first_batch(40, 16)
+    (1, 8, 8, 16)
+    """
+    return min(1 << max(last_levels - 1, 0).bit_length(), levels_per_read)
 
 
 def prepare(graph: Any, backend: str, device: Any, initial: Any, progress: Any,
