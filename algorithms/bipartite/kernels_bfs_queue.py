@@ -7,10 +7,10 @@ most of the search.  Here each level's columns are listed in ``queue`` (at most 
 the BFS once), and a level reads only its own:
 
 - :func:`init_bfs_queue` is INITBFSARRAY that also lists the free columns with rows, the first level;
-- :func:`gpubfs_wr_queue` expands one level: a thread per listed column, the whole warp for a column of degree ≥
-  ``warp_degree`` (as :func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`), and a column of degree
-  ≥ ``warp_degree²`` (1,024 for 32: a hub) is set aside for :func:`expand_hubs`, where every thread of the grid takes
-  a share of its rows;
+- :func:`gpubfs_wr_queue` expands one level: a warp takes 32 listed columns and visits their rows as one list, 32
+  rows a round whichever columns they belong to (:func:`scan_warp_rows`: the lanes of a warp whose columns have 1 and
+  30 rows would otherwise wait 30 rounds for one of them), and a column of degree ≥ ``warp_degree²`` (1,024 for 32:
+  a hub) is set aside for :func:`expand_hubs`, where the rows of 32 hubs at a time are one list for the whole grid;
 - a row's matched column joins the next level by a CAS on its ``bfs_array`` entry (:func:`claim_column`), so it is
   listed once; the paper's plain store lets several threads claim it, which a sweep tolerates and a list would not;
 - a warp lists what its lanes claimed in one atomic add (:func:`list_claimed`), its lanes visiting a row each a
@@ -38,11 +38,12 @@ Example
 from __future__ import annotations
 
 from gpusim import T, device, kernel
+from gpusim.language.reductions import warp_scan_sum
 
 from .kernels_bfs import end_path, search_over, start_columns
 
 __all__ = ["bits_set", "claim_column", "expand_hubs", "gpubfs_wr_queue", "init_bfs_queue", "list_claimed",
-           "scan_by_warp", "scan_own_rows", "visit_listed_row"]
+           "owner_lane", "scan_warp_rows", "visit_listed_row"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -136,48 +137,51 @@ def visit_listed_row(row, c, my_root, bfs_level, bfs_array, rmatch, predecessor,
 
 
 @device
-def scan_own_rows(j, end, c, my_root, bfs_level, bfs_array, col_adj, rmatch, predecessor, root, flags, start_level,
-                  mark_end, slot, queue, frontier, tail, next_count):
-    """Alg. 4 lines 8–21 for each lane's own column (rows ``j`` to ``end``), the lanes a row each a round, listing what
-    each round claimed (:func:`list_claimed`).  Every lane of the warp calls it (``j == end``: no column)."""
-    while T.any(j < end) == 1:
-        claimed = -1
-        if j < end:
-            claimed = visit_listed_row(col_adj[j], c, my_root, bfs_level, bfs_array, rmatch, predecessor, root, flags,
-                                       start_level, mark_end, slot)
-        list_claimed(claimed, queue, frontier, tail, next_count)
-        j += 1
+def owner_lane(starts, place):
+    """The lane whose rows hold ``place`` of the warp's list: the last lane whose start (``starts``, the lanes'
+    exclusive prefix sum of their row counts) is at most ``place``, found in five halvings by shuffles.  A lane of no
+    rows starts where the next one does and is never the last such.  Every lane of the warp calls it."""
+    owner = 0
+    step = 16
+    while step > 0:
+        if T.shfl_idx(starts, owner + step) <= place:
+            owner += step
+        step = step // 2
+    return owner
 
 
 @device
-def scan_by_warp(wanted, c, my_root, bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root, flags,
-                 start_level, mark_end, slot, queue, frontier, tail, next_count):
-    """Alg. 4 lines 8–21 for the columns of the lanes set in ``wanted``, in lane order, the 32 lanes taking rows
-    ``lane``, ``lane + 32``, ... of each (as :func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`).
-    Every lane of the warp calls it."""
+def scan_warp_rows(c, my_root, first, degree, done, stride, bfs_level, bfs_array, col_adj, rmatch, predecessor, root,
+                   flags, start_level, mark_end, slot, queue, frontier, tail, next_count):
+    """Alg. 4 lines 8–21 for the rows of the warp's columns taken as one list (lane ``ℓ``'s column ``c``: rows
+    ``first`` to ``first + degree``, none where ``degree`` is 0): the warp visits places ``done``, ``done + stride``,
+    ... of the list, 32 consecutive places a round, whichever columns they fall in (:func:`owner_lane`), listing what
+    each round claimed (:func:`list_claimed`).  A round visits 32 rows where a lane per column would keep the warp for
+    its longest column's rows.  Every lane of the warp calls it."""
+    starts = warp_scan_sum(degree) - degree
+    total = T.shfl_idx(starts + degree, 31)
     lane = T.lane_id()
-    for src in range(32):
-        if T.i32((wanted >> T.u32(src)) & T.u32(1)) == 1:
-            col = T.shfl_idx(c, src)
-            col_root = T.shfl_idx(my_root, src)
-            first = col_ptr[col]
-            while first < col_ptr[col + 1]:
-                claimed = -1
-                if first + lane < col_ptr[col + 1]:
-                    claimed = visit_listed_row(col_adj[first + lane], col, col_root, bfs_level, bfs_array, rmatch,
-                                               predecessor, root, flags, start_level, mark_end, slot)
-                list_claimed(claimed, queue, frontier, tail, next_count)
-                first += 32
+    while done < total:
+        owner = owner_lane(starts, done + lane)
+        col = T.shfl_idx(c, owner)
+        col_root = T.shfl_idx(my_root, owner)
+        row_at = T.shfl_idx(first - starts, owner) + done + lane
+        claimed = -1
+        if done + lane < total:
+            claimed = visit_listed_row(col_adj[row_at], col, col_root, bfs_level, bfs_array, rmatch, predecessor, root,
+                                       flags, start_level, mark_end, slot)
+        list_claimed(claimed, queue, frontier, tail, next_count)
+        done += stride
 
 
 @kernel(signature=", ".join([_I, _A, _A, _A, _A, _A, _A, _A, _I, _I, _I, _I, _A, _A, _A, _I]),
         intended_races=_QUEUE_RACES)
 def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root, flags, start_level, mark_end,
                     slot, stop_on_found, queue, frontier, hubs, warp_degree):
-    """GPUBFS-WR (Deveci et al., Euro-Par 2013, Alg. 4 lines 1–22) over the columns listed for ``bfs_level``: a
-    thread per column (the warp's lanes a row each a round), the warp for a column of degree ≥ ``warp_degree``, and
-    a column of degree ≥ ``warp_degree²`` listed in ``hubs`` for :func:`expand_hubs`.  Flags, early exit and early
-    return as :func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr`; blocks of whole warps."""
+    """GPUBFS-WR (Deveci et al., Euro-Par 2013, Alg. 4 lines 1–22) over the columns listed for ``bfs_level``: a lane
+    per column, the rows of a warp's columns visited as one list (:func:`scan_warp_rows`), and a column of degree ≥
+    ``warp_degree²`` listed in ``hubs`` for :func:`expand_hubs`.  Flags, early exit and early return as
+    :func:`~gpusim.algorithms.bipartite.kernels_bfs.gpubfs_wr`; blocks of whole warps."""
     if search_over(flags, slot, stop_on_found) == 1:
         return
     k = (bfs_level - start_level) % 3
@@ -191,25 +195,19 @@ def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor,
     while base < tail:
         c = -1
         my_root = -1
-        big = 0
-        j = 0
-        end = 0
+        first = 0
+        degree = 0
         if base + lane < tail:
             c = queue[base + lane]
             my_root = root[c]
             if bfs_array[my_root] >= start_level - 1:  # lines 6-7: the root has no path yet
-                degree = col_ptr[c + 1] - col_ptr[c]
+                first = col_ptr[c]
+                degree = col_ptr[c + 1] - first
                 if degree >= warp_degree * warp_degree:
                     hubs[T.atomic_add(frontier, 6 + k, 1)] = c
-                elif degree >= warp_degree:
-                    big = 1
-                else:
-                    j = col_ptr[c]
-                    end = col_ptr[c + 1]
-        scan_own_rows(j, end, c, my_root, bfs_level, bfs_array, col_adj, rmatch, predecessor, root, flags,
-                      start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
-        scan_by_warp(T.ballot(big == 1), c, my_root, bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root,
-                     flags, start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
+                    degree = 0
+        scan_warp_rows(c, my_root, first, degree, 0, 32, bfs_level, bfs_array, col_adj, rmatch, predecessor, root,
+                       flags, start_level, mark_end, slot, queue, frontier, tail, 3 + (k + 1) % 3)
         base += T.num_threads()
 
 
@@ -218,20 +216,26 @@ def gpubfs_wr_queue(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor,
 def expand_hubs(bfs_level, bfs_array, col_ptr, col_adj, rmatch, predecessor, root, flags, start_level, mark_end,
                 slot, stop_on_found, queue, frontier, hubs):
     """The hubs :func:`gpubfs_wr_queue` set aside at ``bfs_level`` (Deveci et al., Euro-Par 2013, Alg. 4 lines
-    8–21), one after another, every warp of the grid taking 32 rows of each in turn; blocks of whole warps."""
+    8–21), 32 at a time, their rows one list of which every warp of the grid visits 32 places in turn
+    (:func:`scan_warp_rows`); blocks of whole warps."""
     if search_over(flags, slot, stop_on_found) == 1:
         return
     k = (bfs_level - start_level) % 3
     tail = frontier[k] + frontier[3 + k]
     lane = T.lane_id()
-    for h in range(frontier[6 + k]):
-        c = hubs[h]
-        my_root = root[c]
-        first = col_ptr[c] + T.gtid() - lane
-        while first < col_ptr[c + 1]:
-            claimed = -1
-            if first + lane < col_ptr[c + 1]:
-                claimed = visit_listed_row(col_adj[first + lane], c, my_root, bfs_level, bfs_array, rmatch,
-                                           predecessor, root, flags, start_level, mark_end, slot)
-            list_claimed(claimed, queue, frontier, tail, 3 + (k + 1) % 3)
-            first += T.num_threads()
+    hub_count = frontier[6 + k]
+    group = 0
+    while group < hub_count:
+        c = -1
+        my_root = -1
+        first = 0
+        degree = 0
+        if group + lane < hub_count:
+            c = hubs[group + lane]
+            my_root = root[c]
+            first = col_ptr[c]
+            degree = col_ptr[c + 1] - first
+        scan_warp_rows(c, my_root, first, degree, T.gtid() - lane, T.num_threads(), bfs_level, bfs_array, col_adj,
+                       rmatch, predecessor, root, flags, start_level, mark_end, slot, queue, frontier, tail,
+                       3 + (k + 1) % 3)
+        group += 32
