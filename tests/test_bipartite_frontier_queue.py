@@ -32,16 +32,18 @@ def test_the_first_level_lists_every_free_column_with_rows_once():
     assert dev.to_host(bfs_array).tolist() == [2, 1, 2, 2, 1, 1, 2]
 
 
-def test_warps_list_their_free_columns_in_slots_of_their_own():
-    # 100 columns over 64 threads: every warp lists free columns, each warp's slots reserved by one atomic add
+@pytest.mark.parametrize(("grid", "block"), [(2, 32), (1, 64), (1, 96)])
+def test_blocks_list_their_free_columns_in_slots_of_their_own(grid, block):
+    # 100 columns over 64 or 96 threads: every block lists free columns, its slots reserved by one atomic add, each of
+    # its warps' after the warps below
     rng = np.random.default_rng(5)
     cmatch = np.where(rng.random(100) < 0.6, -1, 0).astype(np.int32)
     col_ptr = np.arange(101, dtype=np.int32)
     for seed in range(3):
         dev = Device("sim", policy=RandomWalk(seed=seed), races="raise")
         queue, frontier = dev.full(100, -1), dev.zeros(9)
-        dev.launch(init_bfs_queue, 2, 32, (dev.zeros(100), dev.array(cmatch), dev.zeros(100), dev.array(col_ptr), 100,
-                                           2, queue, frontier))
+        dev.launch(init_bfs_queue, grid, block, (dev.zeros(100), dev.array(cmatch), dev.zeros(100),
+                                                 dev.array(col_ptr), 100, 2, queue, frontier))
         count = int(dev.to_host(frontier)[3])
         assert sorted(dev.to_host(queue)[:count].tolist()) == np.flatnonzero(cmatch < 0).tolist()
 

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_bipartite import VARIANT_IDS, VARIANTS, assert_maximum, run
 from test_bipartite_cheap_kernel import assert_maximal_matching, policies
 
@@ -23,10 +24,15 @@ from gpusim.types import generators
 from gpusim.types.graphs import BipartiteGraph
 
 
-def proposals(graph: BipartiteGraph, dev: Device) -> tuple[np.ndarray, np.ndarray]:
+def proposals(graph: BipartiteGraph, dev: Device, from_rows: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The start on ``dev``, the rows' degrees counted from the columns' lists, or read from the row side's pointers
+    (``from_rows``, as where the device holds them)."""
     col_adj = graph.col_adj if graph.col_adj.size else np.zeros(1, np.int32)
-    rm, cm = cheap_start(Launcher(dev, False, "test"), graph, dev.array(graph.col_ptr), dev.array(col_adj),
-                         "proposals")
+    row_ptr = dev.array(graph.row_ptr) if from_rows else None
+    launch = Launcher(dev, False, "test")
+    rm, cm = cheap_start(launch, graph, dev.array(graph.col_ptr), dev.array(col_adj), "proposals", row_ptr)
+    degrees = "row_degrees" if from_rows else "count_row_degrees"
+    assert launch.launches[degrees] == (1 if graph.n_rows and graph.n_cols else 0)
     return dev.to_host(rm)[:graph.n_rows], dev.to_host(cm)[:graph.n_cols]
 
 
@@ -54,16 +60,16 @@ def rounds_written_out(graph: BipartiteGraph) -> list[int]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(graph=bipartite_graphs(max_rows=12, max_cols=12), policy=policies)
-def test_a_maximal_matching_under_any_schedule(graph, policy):
-    rm, cm = proposals(graph, Device("sim", policy=policy, trace=False, races="raise"))
+@given(graph=bipartite_graphs(max_rows=12, max_cols=12), policy=policies, from_rows=st.booleans())
+def test_a_maximal_matching_under_any_schedule(graph, policy, from_rows):
+    rm, cm = proposals(graph, Device("sim", policy=policy, trace=False, races="raise"), from_rows)
     assert_maximal_matching(graph, rm, cm)
 
 
 @settings(max_examples=40, deadline=None)
-@given(graph=bipartite_graphs(max_rows=12, max_cols=12))
-def test_the_rounds_written_out_under_the_sequential_policy(graph):
-    rm, _ = proposals(graph, Device("sim", policy="sequential"))
+@given(graph=bipartite_graphs(max_rows=12, max_cols=12), from_rows=st.booleans())
+def test_the_rounds_written_out_under_the_sequential_policy(graph, from_rows):
+    rm, _ = proposals(graph, Device("sim", policy="sequential"), from_rows)
     assert rm.tolist() == rounds_written_out(graph)
 
 

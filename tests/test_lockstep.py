@@ -464,8 +464,10 @@ CASES = {
     "gpr": _bipartite_case(bipartite.gpr, BIPARTITE, "cheap_claim count_tiles offset_tiles list_free_columns fill "
                            "init_relabel "
                            "global_relabel_level init_active push_active fix_columns"),
-    "gpr-proposals": _bipartite_case(bipartite.gpr, BIPARTITE, "count_row_degrees propose_to_lightest_row "
+    "gpr-proposals": _bipartite_case(bipartite.gpr, BIPARTITE, "row_degrees propose_to_lightest_row "
                                      "accept_lowest_offer cheap_claim", initial="proposals"),
+    "apsb-proposals": _bipartite_case(bipartite.apsb, BIPARTITE, "count_row_degrees propose_to_lightest_row "
+                                      "accept_lowest_offer cheap_claim", initial="proposals"),
     "gpr-first": _bipartite_case(bipartite.gpr, BIPARTITE, "fill init_relabel global_relabel_level push_relabel_all "
                                  "fix_columns", variant="first"),
     "gpr-shrink": _bipartite_case(bipartite.gpr, EVERY_COLUMN_FREE, "init_active count_tiles offset_tiles "

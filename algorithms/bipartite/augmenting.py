@@ -179,6 +179,8 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
     row_ptr = row_adj = None
     if direction != "top-down":  # the row side's CSR, which bottom-up levels scan
         row_ptr, row_adj = graph_array(dev, graph, graph.row_ptr), graph_array(dev, graph, graph.row_adj)
+    # the rows' pointers where the device has them, for the degrees a start of proposals reads (host.cheap_start)
+    rows_here = row_ptr if row_ptr is not None or not is_device_graph(graph) else graph.row_ptr
     # work arrays, kept by a device graph between calls (gpusim.runtime.workspace).  Not set here: each phase starts by
     # setting every column's level and root (init_bfs_array, start_columns), and a row's predecessor is read only
     # after the level that reached it wrote it
@@ -204,10 +206,10 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
         size = None  # counted on the device by the one-block kernel, else by bipartite_result
         if one_block and nc > 0 and nr > 0:
             if not isinstance(start, str):  # a start given is copied in, outside the phases as every copy
-                rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+                rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj, rows_here)
             with launch.phase("one block"):  # a device start too: the host waits for the device once, at the end
                 if isinstance(start, str):
-                    rmatch, cmatch = cheap_start(launch, graph, col_ptr, col_adj, start)
+                    rmatch, cmatch = cheap_start(launch, graph, col_ptr, col_adj, start, rows_here)
                 dev.fill(flags, 0)
                 dev.fill(counts, 0)
                 launch(kernels["augment_in_one_block"], 1, ONE_BLOCK_THREADS[dev.backend], col_ptr, col_adj, nc, nr,
@@ -216,7 +218,7 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
                 phases, levels, size = (int(x) for x in dev.to_host(counts)[:3])
                 reads = 1
         else:
-            rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+            rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj, rows_here)
         degree = warp_degree
         if hubs_decide and bfs == "wr" and not one_block and graph.n_edges >= HUB_DEGREE:
             with launch.phase("bfs"):
@@ -349,7 +351,9 @@ def apfb(graph: BipartiteGraph, *, backend: str = "auto", bfs: str = "wr", layou
         ``None``: a thread scans each column, as the paper's GPUBFS-WR.  An int ``d`` (with ``bfs="wr"``):
         columns of degree ≥ ``d`` are scanned by their whole warp
         (:func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.gpubfs_wr_warp`, ECL-MM's thread/warp
-        granularity by degree); 32 is a natural choice on a GPU.  ``"auto"`` (default): 32 when some column
+        granularity by degree); 32 is a natural choice on a GPU.  With ``frontier="queue"`` every warp visits its
+        columns' rows as one list whatever their degrees, and ``d`` sets the hubs: columns of ``d²`` rows or more,
+        whose rows the whole grid shares.  ``"auto"`` (default): 32 when some column
         has ``HUB_DEGREE`` (1024) rows or more (tested on the device by
         :func:`~gpusim.algorithms.bipartite.kernels_bfs_warp.has_hub`), else ``None``; ``stats["warp_degree"]``
         says which ran.

@@ -180,7 +180,7 @@ def _plan(graph: BipartiteGraph, backend: str, variant: str, shrink: bool, relab
         tile_counts = scratch.empty("tile_counts", nc // COMPACT_TILE + 1)   # then the tiles' offsets
 
     def run(launch: Launcher) -> BipartiteMatching:
-        rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj)
+        rmatch, cmatch = device_start(launch, graph, start, col_ptr, col_adj, row_ptr)
         reads = 0
         relabel_levels = 1  # the levels the last global relabel ran, where the next starts its batches (first_batch)
 

@@ -31,6 +31,7 @@ from .kernels_proposals import (
     accept_lowest_offer,
     count_row_degrees,
     propose_to_lightest_row,
+    row_degrees,
 )
 
 __all__ = ["COMPACT_BLOCK", "CT_SHAPE", "DEVICE_STARTS", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK",
@@ -60,7 +61,7 @@ DEVICE_STARTS = ("cheap", "proposals")
 #: no matching.
 STARTS = (*DEVICE_STARTS, "cheap-host", "empty")
 #: The kernels that make a start on the device, which every driver here launches before its own.
-START_KERNELS = (count_row_degrees, propose_to_lightest_row, accept_lowest_offer, cheap_claim)
+START_KERNELS = (count_row_degrees, row_degrees, propose_to_lightest_row, accept_lowest_offer, cheap_claim)
 #: ``initial=None`` (the default) starts from the proposals from this many edges, from the cheap matching below.
 #: Measured on an H200 over ten graphs of 10^6 to 6.5·10^7 edges, the proposals cut APFB's device phases from 1.32×
 #: to 1.05× ECL-MM's and G-PR's from 3.30× to 2.37× (``benchmarks/RESULTS.md``); below, where a call lasts 0.1-0.3
@@ -137,21 +138,23 @@ def initial_matching(graph: BipartiteGraph, initial: Any) -> tuple[np.ndarray, n
 
 
 def device_start(launch: Launcher, graph: BipartiteGraph, start: tuple[np.ndarray, np.ndarray] | str,
-                 col_ptr: Any, col_adj: Any) -> tuple:
+                 col_ptr: Any, col_adj: Any, row_ptr: Any = None) -> tuple:
     """The starting matching on the device, as ``(rmatch, cmatch)`` (each at least one element long): ``start``
-    copied there, or the start it names made there over the device's ``col_ptr``/``col_adj`` (phase ``"cheap"``,
-    :func:`cheap_start`)."""
+    copied there, or the start it names made there over the device's ``col_ptr``/``col_adj`` (and ``row_ptr`` when
+    the device has it; phase ``"cheap"``, :func:`cheap_start`)."""
     dev = launch.device
     if not isinstance(start, str):
         return dev.array(nonempty(start[0])), dev.array(nonempty(start[1]))
     with launch.phase("cheap"):
-        return cheap_start(launch, graph, col_ptr, col_adj, start)
+        return cheap_start(launch, graph, col_ptr, col_adj, start, row_ptr)
 
 
-def cheap_start(launch: Launcher, graph: BipartiteGraph, col_ptr: Any, col_adj: Any, how: str = "cheap") -> tuple:
+def cheap_start(launch: Launcher, graph: BipartiteGraph, col_ptr: Any, col_adj: Any, how: str = "cheap",
+                row_ptr: Any = None) -> tuple:
     """The launches of a start made on the device (:func:`device_start`'s, untimed: for a caller that times them in
     a phase of its own): for ``"proposals"``, :data:`PROPOSAL_ROUNDS` rounds of proposals to the lightest free row
-    (:mod:`~gpusim.algorithms.bipartite.kernels_proposals`); then, for both, one launch of
+    (:mod:`~gpusim.algorithms.bipartite.kernels_proposals`; the rows' degrees read from ``row_ptr`` where the device
+    has the row side, else counted from the columns' lists); then, for both, one launch of
     :func:`~gpusim.algorithms.bipartite.kernels_cheap.cheap_claim`, the cheap matching."""
     dev, nr, nc = launch.device, graph.n_rows, graph.n_cols
     rmatch, cmatch = dev.full(max(nr, 1), -1, np.int32), dev.full(max(nc, 1), -1, np.int32)
@@ -159,8 +162,12 @@ def cheap_start(launch: Launcher, graph: BipartiteGraph, col_ptr: Any, col_adj: 
         block = MT_BLOCK[dev.backend]
         col_grid, row_grid = Device.grid_for(nc, block), Device.grid_for(nr, block)
         if how == "proposals":
-            degree, offer = dev.zeros(nr, np.int32), dev.full(nr, NO_OFFER, np.int32)
-            launch(count_row_degrees, Device.grid_for(graph.n_edges, block), block, col_adj, degree, graph.n_edges)
+            degree, offer = dev.empty(nr, np.int32), dev.full(nr, NO_OFFER, np.int32)
+            if row_ptr is None:
+                dev.fill(degree, 0)
+                launch(count_row_degrees, Device.grid_for(graph.n_edges, block), block, col_adj, degree, graph.n_edges)
+            else:
+                launch(row_degrees, row_grid, block, row_ptr, degree, nr)
             for _ in range(PROPOSAL_ROUNDS):
                 launch(propose_to_lightest_row, col_grid, block, col_ptr, col_adj, degree, rmatch, cmatch, offer, nc)
                 launch(accept_lowest_offer, row_grid, block, offer, rmatch, cmatch, nr)
