@@ -84,6 +84,10 @@ HUB_DEGREE, HUB_WARP_DEGREE = 1024, 32
 FRONTIERS = ("sweep", "queue", "auto")
 #: The sweep's kernels: replacing one (``kernels=``) makes ``frontier="auto"`` sweep.
 _SWEEP_KERNELS = frozenset({init_bfs_array.name, gpubfs.name, gpubfs_wr.name, gpubfs_wr_warp.name})
+#: Blocks of a listed level on a GPU (of the constant grid's 256 threads): enough warps to fill an H200's 132
+#: multiprocessors, whose memory waits a level's scattered reads are; 4 times the paper's 256 blocks took APFB's and
+#: APsB's device time down 4-13 % on the Graph500, R-MAT and uniform graphs of ``benchmarks/e2e.py`` (H200).
+LISTED_LEVEL_GRID = 1024
 #: The queue's warp degree where no column calls for the warp (``warp_degree`` None): no column reaches it.
 _NO_WARP = 1 << 15
 #: ``launches=``: a kernel launch per step of the host loop (the paper's), the whole loop in one block
@@ -174,10 +178,12 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
         block = MT_BLOCK[dev.backend]
         col_grid, row_grid = Device.grid_for(nc, block), Device.grid_for(nr, block)
     # with the listed frontier on a GPU, the steps that sweep every vertex (INITBFSARRAY, ALTERNATE, FIXMATCHING) run a
-    # thread per vertex: on 4·10^6 columns, 256 x 256 threads striding left them waiting on memory for 2-3 times as long
-    col_sweep, row_sweep = col_grid, row_grid
+    # thread per vertex (on 4·10^6 columns, 256 x 256 threads striding left them waiting on memory for 2-3 times as
+    # long), and the levels LISTED_LEVEL_GRID blocks
+    col_sweep, row_sweep, level_grid = col_grid, row_grid, col_grid
     if listed and dev.backend != "sim":
         col_sweep, row_sweep = Device.grid_for(nc, block), Device.grid_for(nr, block)
+        level_grid = max(col_grid, LISTED_LEVEL_GRID)
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
     col_ptr, col_adj = graph_array(dev, graph, graph.col_ptr), graph_array(dev, graph, graph.col_adj)
@@ -251,11 +257,11 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
                                    row_ptr, row_adj, nr, rmatch, predecessor, root, flags, start_level, mark_end,
                                    slot, stop_on_found)
                         elif listed:
-                            launch(kernels["gpubfs_wr_queue"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                            launch(kernels["gpubfs_wr_queue"], level_grid, block, bfs_level + slot, bfs_array, col_ptr,
                                    col_adj, rmatch, predecessor, root, flags, start_level, mark_end, slot,
                                    stop_on_found, queue, frontier_state, hubs, degree or _NO_WARP)
                             if degree is not None:
-                                launch(kernels["expand_hubs"], col_grid, block, bfs_level + slot, bfs_array, col_ptr,
+                                launch(kernels["expand_hubs"], level_grid, block, bfs_level + slot, bfs_array, col_ptr,
                                        col_adj, rmatch, predecessor, root, flags, start_level, mark_end, slot,
                                        stop_on_found, queue, frontier_state, hubs)
                         elif degree is not None:
