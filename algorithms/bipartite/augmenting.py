@@ -86,9 +86,10 @@ FRONTIERS = ("sweep", "queue", "auto")
 _SWEEP_KERNELS = frozenset({init_bfs_array.name, gpubfs.name, gpubfs_wr.name, gpubfs_wr_warp.name})
 #: Blocks of a listed level on a GPU (of the constant grid's 256 threads): enough warps to fill an H200's 132
 #: multiprocessors, whose memory waits a level's scattered reads are; 4 times the paper's 256 blocks took APFB's and
-#: APsB's device time down 4-13 % on the Graph500, R-MAT and uniform graphs of ``benchmarks/e2e.py`` (H200).
+#: APsB's device time down 4-13 % on the Graph500, R-MAT and uniform graphs of ``benchmarks/e2e.py`` (H200; APFB on
+#: the power-law graph 5 % up).
 LISTED_LEVEL_GRID = 1024
-#: The queue's warp degree where no column calls for the warp (``warp_degree`` None): no column reaches it.
+#: The queue's warp degree where no column is a hub (``warp_degree`` None): no column reaches its square.
 _NO_WARP = 1 << 15
 #: ``launches=``: a kernel launch per step of the host loop (the paper's), the whole loop in one block
 #: (:func:`~gpusim.algorithms.bipartite.kernels_bfs_block.augment_in_one_block`), or chosen by the graph's size.

@@ -64,7 +64,7 @@ def init_bfs_queue(bfs_array, cmatch, root, col_ptr, nc, start_level, queue, fro
     of the queue, in ``queue[0:frontier[3]]`` (``frontier`` zero before; blocks of whole warps, at most 1,024
     threads).  A column without rows starts no path: on a Kronecker graph most free columns are such, and listing
     them costs the first level of every phase a millisecond.  A block lists its free columns with one atomic add
-    (:func:`list_by_block`): one a warp, on a graph of 4·10^6 columns, queued 10^5 adds on one counter."""
+    (:func:`list_by_block`), where an add a warp would meet the counter 8 times as often."""
     start_columns(bfs_array, cmatch, root, nc, start_level)
     block_first = T.block_id() * T.block_size()
     while block_first < nc:
