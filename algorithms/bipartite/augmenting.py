@@ -84,7 +84,8 @@ HUB_DEGREE, HUB_WARP_DEGREE = 1024, 32
 FRONTIERS = ("sweep", "queue", "auto")
 #: The sweep's kernels: replacing one (``kernels=``) makes ``frontier="auto"`` sweep.
 _SWEEP_KERNELS = frozenset({init_bfs_array.name, gpubfs.name, gpubfs_wr.name, gpubfs_wr_warp.name})
-#: Blocks of a listed level on a GPU (of the constant grid's 256 threads): enough warps to fill an H200's 132
+#: Blocks of a listed level on a GPU (of the constant grid's 256 threads), on graphs of at least as many columns as
+#: threads (fewer columns, a thread a column; never fewer than the constant grid's): enough warps to fill an H200's 132
 #: multiprocessors, whose memory waits a level's scattered reads are; 4 times the paper's 256 blocks took APFB's and
 #: APsB's device time down 4-13 % on the Graph500, R-MAT and uniform graphs of ``benchmarks/e2e.py`` (H200; APFB on
 #: the power-law graph 5 % up).
@@ -180,11 +181,11 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
         col_grid, row_grid = Device.grid_for(nc, block), Device.grid_for(nr, block)
     # with the listed frontier on a GPU, the steps that sweep every vertex (INITBFSARRAY, ALTERNATE, FIXMATCHING) run a
     # thread per vertex (on 4·10^6 columns, 256 x 256 threads striding left them waiting on memory for 2-3 times as
-    # long), and the levels LISTED_LEVEL_GRID blocks
+    # long), and the levels up to LISTED_LEVEL_GRID blocks
     col_sweep, row_sweep, level_grid = col_grid, row_grid, col_grid
     if listed and dev.backend != "sim":
         col_sweep, row_sweep = Device.grid_for(nc, block), Device.grid_for(nr, block)
-        level_grid = max(col_grid, LISTED_LEVEL_GRID)
+        level_grid = max(col_grid, min(LISTED_LEVEL_GRID, Device.grid_for(nc, block)))  # at most a thread a column
     # col_ptr/col_adj: the rows of each column; cmatch[c]: row matched to column c, -1 free;
     # rmatch[r]: column matched to row r, -1 free, -2 the free end of an augmenting path (Alg. 2).
     col_ptr, col_adj = graph_array(dev, graph, graph.col_ptr), graph_array(dev, graph, graph.col_adj)
