@@ -34,8 +34,8 @@ from .host import (
     LEVELS_PER_READ,
     MAX_LEVELS_PER_READ,
     MT_BLOCK,
+    ROW_SIDE_START_KERNELS,
     SHRINK_THRESHOLD,
-    START_KERNELS,
     check_choice,
     device_start,
     first_batch,
@@ -71,7 +71,7 @@ COMPACT_THREADS = COMPACT_TILE // 8
 @register("bipartite", "gpr", backends=("sim", "numba", "cupy"), on_cpu="pr",
           title="G-PR: push-relabel with global relabelling, active lists and compaction",
           paper="deveci2013gpr", where="Alg. 3-9", guarantees="maximum",
-          kernels=(*KERNELS.values(), *START_KERNELS))
+          kernels=(*KERNELS.values(), *ROW_SIDE_START_KERNELS))
 def gpr(graph: BipartiteGraph, *, backend: str = "auto", variant: str = "active", shrink: bool = True,
         relabel: tuple[str, float] = ("adaptive", 0.7), initial=None, device: Device | None = None,
         check_invariants: bool = False, progress: bool = False, kernels: dict | None = None,

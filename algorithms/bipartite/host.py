@@ -35,9 +35,9 @@ from .kernels_proposals import (
 )
 
 __all__ = ["COMPACT_BLOCK", "CT_SHAPE", "DEVICE_STARTS", "LEVELS_PER_READ", "MAX_LEVELS_PER_READ", "MT_BLOCK",
-           "PROPOSALS_FROM", "SHRINK_THRESHOLD", "STARTS", "START_KERNELS", "cheap_start", "check_choice",
-           "default_start", "device_start", "first_batch", "graph_array", "initial_matching", "nonempty", "prepare",
-           "violation"]
+           "PROPOSALS_FROM", "ROW_SIDE_START_KERNELS", "SHRINK_THRESHOLD", "STARTS", "START_KERNELS", "cheap_start",
+           "check_choice", "default_start", "device_start", "first_batch", "graph_array", "initial_matching",
+           "nonempty", "prepare", "violation"]
 
 #: Threads per block for one-thread-per-vertex (MT) launches, per backend.
 MT_BLOCK = {"sim": 32, "numba": 256, "cupy": 256}
@@ -62,6 +62,8 @@ DEVICE_STARTS = ("cheap", "proposals")
 STARTS = (*DEVICE_STARTS, "cheap-host", "empty")
 #: The kernels that make a start on the device, which every driver here launches before its own.
 START_KERNELS = (count_row_degrees, row_degrees, propose_to_lightest_row, accept_lowest_offer, cheap_claim)
+#: Those of a driver that always holds the row side on the device (G-PR): the rows' degrees read, never counted.
+ROW_SIDE_START_KERNELS = tuple(k for k in START_KERNELS if k is not count_row_degrees)
 #: ``initial=None`` (the default) starts from the proposals from this many edges, from the cheap matching below.
 #: Measured on an H200 over ten graphs of 10^6 to 6.5·10^7 edges, the proposals cut APFB's device phases from 1.32×
 #: to 1.05× ECL-MM's and G-PR's from 3.30× to 2.37× (``benchmarks/RESULTS.md``); below, where a call lasts 0.1-0.3

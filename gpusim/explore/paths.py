@@ -33,6 +33,8 @@ _BFS = (
     ({"initial": "empty", "bfs": "plain"}, ("gpubfs",)),
     ({"warp_degree": 1}, ("gpubfs_wr_warp",)),
     ({"direction": "bottom-up"}, ("gpubfs_wr_bottom_up",)),
+    # the row side on the device (bottom-up levels scan it): the proposals read the rows' degrees from its pointers
+    ({"direction": "bottom-up", "initial": "proposals"}, ("row_degrees",)),
     ({"direction": "auto"}, ("count_level",)),
     # the frontier listed, as on a GPU; warp degree 2 so that a small input has columns for the warp and hubs (degree
     # 4 and more) for the grid
@@ -50,7 +52,7 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
         ({"initial": "empty"}, ("init_relabel", "global_relabel_level", "init_active", "push_active")),
         ({"initial": "empty", "shrink_at": 1}, ("compact_active",)),
         ({"variant": "first"}, ("push_relabel_all",)),
-        ({"initial": "proposals"}, ("count_row_degrees", "propose_to_lightest_row", "accept_lowest_offer")),
+        ({"initial": "proposals"}, ("row_degrees", "propose_to_lightest_row", "accept_lowest_offer")),
     ),
     "suitor": (
         ({}, ("gpu_suitor",)),
