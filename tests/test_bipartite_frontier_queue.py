@@ -33,9 +33,9 @@ def test_the_first_level_lists_every_free_column_with_rows_once():
 
 
 @pytest.mark.parametrize(("grid", "block"), [(2, 32), (1, 64), (1, 96)])
-def test_blocks_list_their_free_columns_in_slots_of_their_own(grid, block):
-    # 100 columns over 64 or 96 threads: every block lists free columns, its slots reserved by one atomic add, each of
-    # its warps' after the warps below
+def test_warps_list_their_free_columns_in_slots_of_their_own(grid, block):
+    # 100 columns over 64 or 96 threads, in blocks of one to three warps: every warp lists free columns, each warp's
+    # slots reserved by one atomic add
     rng = np.random.default_rng(5)
     cmatch = np.where(rng.random(100) < 0.6, -1, 0).astype(np.int32)
     col_ptr = np.arange(101, dtype=np.int32)

@@ -42,8 +42,8 @@ from gpusim.language.reductions import warp_scan_sum
 
 from .kernels_bfs import end_path, search_over, start_columns
 
-__all__ = ["bits_set", "claim_column", "expand_hubs", "gpubfs_wr_queue", "init_bfs_queue", "list_by_block",
-           "list_claimed", "owner_lane", "scan_warp_rows", "visit_listed_row"]
+__all__ = ["bits_set", "claim_column", "expand_hubs", "gpubfs_wr_queue", "init_bfs_queue", "list_claimed",
+           "owner_lane", "scan_warp_rows", "visit_listed_row"]
 
 _I = "int32"
 _A = "int32[:]"
@@ -61,46 +61,20 @@ _QUEUE_RACES = {
 @kernel(signature=", ".join([_A, _A, _A, _A, _I, _I, _A, _A]))
 def init_bfs_queue(bfs_array, cmatch, root, col_ptr, nc, start_level, queue, frontier):
     """INITBFSARRAY (Deveci et al., Euro-Par 2013, Alg. 1 line 4) that also lists the free columns with rows, level 0
-    of the queue, in ``queue[0:frontier[3]]`` (``frontier`` zero before; blocks of whole warps, at most 1,024
-    threads).  A column without rows starts no path: on a Kronecker graph most free columns are such, and listing
-    them costs the first level of every phase a millisecond.  A block lists its free columns with one atomic add
-    (:func:`list_by_block`), where an add a warp would meet the counter 8 times as often."""
+    of the queue, in ``queue[0:frontier[3]]`` (``frontier`` zero before; blocks of whole warps).  A column without
+    rows starts no path: on a Kronecker graph most free columns are such, and listing them costs the first level of
+    every phase a millisecond."""
     start_columns(bfs_array, cmatch, root, nc, start_level)
-    block_first = T.block_id() * T.block_size()
-    while block_first < nc:
-        c = block_first + T.thread_id()
+    lane = T.lane_id()
+    base = T.gtid() - lane
+    while base < nc:
         free = -1
-        if c < nc:
-            if cmatch[c] < 0:
-                if col_ptr[c + 1] > col_ptr[c]:
-                    free = c
-        list_by_block(free, queue, frontier, 3)
-        block_first += T.num_threads()
-
-
-@device
-def list_by_block(claimed, queue, frontier, next_count):
-    """The block's claimed columns (``claimed`` -1 in a thread without one) listed in consecutive slots from
-    ``frontier[next_count]``, which the block's first thread advances by one atomic add for the whole block; a thread's
-    slot is the count of its warp's claiming lanes below it, after the warps below its own.  Every thread of the block
-    calls it."""
-    counts = T.shared_array(33, T.i32)  # claims of each warp, then where each warp's slots start; [32]: the block's
-    wanted = T.ballot(claimed >= 0)
-    if T.lane_id() == 0:
-        counts[T.warp_id()] = bits_set(wanted)
-    T.syncthreads()
-    if T.thread_id() == 0:
-        total = 0
-        for warp in range((T.block_size() + 31) // 32):
-            claims = counts[warp]
-            counts[warp] = total
-            total += claims
-        counts[32] = T.atomic_add(frontier, next_count, total)
-    T.syncthreads()
-    if claimed >= 0:
-        below = wanted & ((T.u32(1) << T.u32(T.lane_id())) - T.u32(1))
-        queue[counts[32] + counts[T.warp_id()] + bits_set(below)] = claimed
-    T.syncthreads()  # every slot read before the next call writes the counts again
+        if base + lane < nc:
+            if cmatch[base + lane] < 0:
+                if col_ptr[base + lane + 1] > col_ptr[base + lane]:
+                    free = base + lane
+        list_claimed(free, queue, frontier, 0, 3)
+        base += T.num_threads()
 
 
 @device
