@@ -193,7 +193,9 @@ def _plan(graph: BipartiteGraph, shortest: bool, backend: str, bfs: str, layout:
     if direction != "top-down":  # the row side's CSR, which bottom-up levels scan
         row_ptr, row_adj = graph_array(dev, graph, graph.row_ptr), graph_array(dev, graph, graph.row_adj)
     # the rows' pointers where the device has them, for the degrees a start of proposals reads (host.cheap_start)
-    rows_here = row_ptr if row_ptr is not None or not is_device_graph(graph) else graph.row_ptr
+    rows_here = row_ptr
+    if rows_here is None and is_device_graph(graph):
+        rows_here = graph.row_ptr
     # work arrays, kept by a device graph between calls (gpusim.runtime.workspace).  Not set here: each phase starts by
     # setting every column's level and root (init_bfs_array, start_columns), and a row's predecessor is read only
     # after the level that reached it wrote it
