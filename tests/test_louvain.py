@@ -46,18 +46,24 @@ def assert_close(a: float, b: float) -> None:
     assert abs(a - b) <= 1e-9 * max(abs(b), 1e-3), (a, b)
 
 
-@settings(max_examples=30)
+@settings(max_examples=40)
 @given(graph=louvain_graphs(), seed=st.integers(0, 2**16), layout=st.sampled_from(["buckets", "thread"]),
-       resolution=st.sampled_from([0.5, 1.0, 2.0]), follow=st.booleans())
-def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution, follow):
-    result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution, follow_leaves=follow)
+       resolution=st.sampled_from([0.5, 1.0, 2.0]), follow=st.booleans(), prune=st.booleans(),
+       drop=st.sampled_from([None, 10.0, 2.0]), bin_vertices=st.sampled_from([100_000, 0]))
+def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution, follow, prune, drop,
+                                                                 bin_vertices):
+    """Every option of the GPU method: ``bin_vertices=0`` puts ``t_bin`` and its drop by level in force on
+    these small graphs."""
+    limits = {"prune": prune, "tolerance_drop": drop, "bin_vertices": bin_vertices}
+    result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution, follow_leaves=follow,
+                     **limits)
     assert result.valid, result.problem
     assert sorted(np.unique(result.labels).tolist()) == list(range(result.n_communities))
     assert result.labels.shape == (graph.n,)
     if graph.total_weight:
         assert_close(result.modularity, nx_modularity(graph, result, resolution))
     assert all(q <= result.modularity + 1e-12 for q in result.level_modularity)
-    reference = bucket_louvain(graph, layout=layout, resolution=resolution, follow_leaves=follow)
+    reference = bucket_louvain(graph, layout=layout, resolution=resolution, follow_leaves=follow, **limits)
     assert result.labels.tolist() == reference.labels.tolist()
     assert [lv.tolist() for lv in result.levels] == [lv.tolist() for lv in reference.levels]
     assert result.stats["sweeps"] == reference.stats["sweeps"]
@@ -219,7 +225,8 @@ def test_conflict_free_sweeps_recover_what_the_papers_stop_rule_loses(case):
     else:
         graph = LouvainGraph.from_networkx(_lfr(0.3, int(case[-1])))
     theirs = networkx_best(graph.to_networkx())
-    paper, ours = (bucket_louvain(graph, dip_rule=rule, refine=False).modularity for rule in ("paper", "independent"))
+    paper, ours = (bucket_louvain(graph, dip_rule=rule, refine=False, tolerance_drop=None, prune=False).modularity
+                   for rule in ("paper", "independent"))
     assert paper < 0.98 * theirs and ours > paper + 0.01 * theirs
     if case != "lfr-0.3-1":  # see test_lfr_where_networkx_itself_spreads_three_percent
         assert ours >= 0.99 * theirs

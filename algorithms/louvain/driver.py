@@ -45,6 +45,7 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.runtime.device import Device, choose_backend
 from gpusim.runtime.dispatch import dispatch
 from gpusim.runtime.launcher import Launcher, own_device
+from gpusim.runtime.launcher import fill as fill_int32
 from gpusim.runtime.registry import lookup, register
 from gpusim.runtime.resident_graphs import device_backend, resident
 from gpusim.runtime.threads import engine_threads
@@ -55,11 +56,12 @@ from gpusim.types.numeric import scale_exponent
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
 from .asynchronous import asynchronous_louvain
+from .contraction import Contraction
 from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
 from .kernels_scan import exclusive_scan
-from .reference import bucket_bounds, bucket_louvain
+from .reference import bucket_bounds, bucket_louvain, phase_limit
 from .result import CommunityResult
 from .variants import PAPER, LouvainKernels
 
@@ -71,6 +73,8 @@ LAYOUTS = ("buckets", "thread")
 DIP_RULES = ("independent", "paper")
 #: The thresholds of §5 and the graph size above which the larger applies.
 T_FINAL, T_BIN, BIN_VERTICES = 1e-6, 1e-2, 100_000
+#: ``tolerance_drop``: each level's stopping gain this many times smaller than the level before's.
+TOLERANCE_DROP = 10.0
 _INT32_MAX = int(np.iinfo(np.int32).max)
 #: Lanes per vertex and slots per table of §4.1's groups one to five.
 _SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
@@ -130,7 +134,7 @@ def _normal_scale(graph):
     same partition, while 2m^2 neither overflows (weights 1e300) nor underflows (weights 1e-300)."""
     if not isinstance(graph, LouvainGraph) or graph.weights.size == 0:
         return graph
-    top = float(np.max(graph.weights))
+    top = graph.max_weight
     if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
         return graph
     return LouvainGraph(graph.n, graph.ptr, graph.adj, np.ldexp(graph.weights, scale_exponent(graph.weights)),
@@ -145,7 +149,8 @@ def _normal_scale(graph):
 def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto", *, resolution: float = 1.0,
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
-                follow_leaves: bool = True, refine: bool = True, progress: bool = False,
+                follow_leaves: bool = True, refine: bool = True, tolerance_drop: float | None = TOLERANCE_DROP,
+                prune: bool = True, progress: bool = False,
                 device: Device | None = None, kernels: LouvainKernels | None = None,
                 cpu_method: str | None = None, degree_buckets=mv.DEGREE_BUCKETS,
                 community_buckets=agg.COMMUNITY_BUCKETS, max_grid: int | None = None) -> CommunityResult:
@@ -232,7 +237,11 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         raise InvalidArgument(f"dip_rule={dip_rule!r} is not one of {DIP_RULES}")
     if cpu_method is not None and cpu_method not in CPU_METHODS:
         raise InvalidArgument(f"cpu_method={cpu_method!r} is not one of {CPU_METHODS}")
-    for name, flag in (("follow_leaves", follow_leaves), ("refine", refine)):
+    if tolerance_drop is not None:
+        tolerance_drop = _positive("tolerance_drop", tolerance_drop)
+        if tolerance_drop < 1.0:
+            raise InvalidArgument(f"tolerance_drop={tolerance_drop!r} must be at least 1 (or None: the paper's rule)")
+    for name, flag in (("follow_leaves", follow_leaves), ("refine", refine), ("prune", prune)):
         if not isinstance(flag, bool):
             raise InvalidArgumentType(f"{name} must be True or False, got {flag!r}")
     seed = None if seed is None else check_seed(seed)
@@ -240,7 +249,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         raise InvalidArgumentType(f"kernels must be a LouvainKernels table, got {type(kernels).__name__}")
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
-    limits = (threshold, bin_threshold, int(bin_vertices))
+    limits = (threshold, bin_threshold, int(bin_vertices), tolerance_drop)
     if device is not None:
         chosen, reason = device.backend, "the device given"
     elif isinstance(graph, DeviceWeightedGraph):
@@ -250,7 +259,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         chosen, reason = choose_backend(backend, graph.n_entries)
     if chosen == "cpu":
         method = _cpu_method(cpu_method, layout=layout, dip_rule=dip_rule, follow_leaves=follow_leaves,
-                             bin_threshold=bin_threshold, bin_vertices=bin_vertices, degree_buckets=degree_buckets)
+                             bin_threshold=bin_threshold, bin_vertices=bin_vertices, degree_buckets=degree_buckets,
+                             tolerance_drop=tolerance_drop, prune=prune)
         with engine_threads():
             if method == "asynchronous":
                 result = asynchronous_louvain(graph, resolution=resolution, threshold=threshold, refine=refine)
@@ -258,13 +268,13 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 result = bucket_louvain(graph, resolution=resolution, threshold=threshold,
                                         bin_threshold=bin_threshold, bin_vertices=int(bin_vertices), layout=layout,
                                         dip_rule=dip_rule, follow_leaves=follow_leaves, refine=refine, parallel=True,
-                                        degree_buckets=degree_buckets)
+                                        degree_buckets=degree_buckets, tolerance_drop=tolerance_drop, prune=prune)
                 result.stats["engine"] = "the GPU method's bucket decisions, each bucket on every core"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False, races="off") if chosen == "sim" else Device(chosen)
         result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
-                      follow_leaves, refine, (degree_buckets, community_buckets), max_grid).result()
+                      follow_leaves, refine, (degree_buckets, community_buckets), max_grid, prune).result()
     result.stats["chosen"] = reason
     return result
 
@@ -272,7 +282,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
 #: ``cpu_method=``: what ``backend="cpu"`` runs.
 CPU_METHODS = ("asynchronous", "buckets")
 _BUCKET_DEFAULTS = {"layout": "buckets", "dip_rule": "independent", "follow_leaves": True, "bin_threshold": T_BIN,
-                    "bin_vertices": BIN_VERTICES, "degree_buckets": mv.DEGREE_BUCKETS}
+                    "bin_vertices": BIN_VERTICES, "degree_buckets": mv.DEGREE_BUCKETS,
+                    "tolerance_drop": TOLERANCE_DROP, "prune": True}
 
 
 def _cpu_method(asked: str | None, **bucket_options) -> str:
@@ -310,7 +321,7 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
         if backend == "cpu":
             raise InvalidArgument("aggregate runs the kernels: backend must be sim, numba, cupy or auto")
         device = Device("sim", trace=False, races="off") if backend == "sim" else own_device(backend)
-    run = _Run(graph, device, 1.0, (T_FINAL, T_BIN, BIN_VERTICES), "buckets", PAPER, False)
+    run = _Run(graph, device, 1.0, (T_FINAL, T_BIN, BIN_VERTICES, TOLERANCE_DROP), "buckets", PAPER, False)
     if graph.n == 0:
         return graph, np.zeros(0, np.int32)
     run.primes = device.array(run.primes_host)
@@ -335,14 +346,16 @@ def _positive(name: str, value) -> float:
     return float(value)
 
 
-class _Run:
+class _Run(Contraction):
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
     def __init__(self, graph: LouvainGraph | DeviceWeightedGraph, dev: Device, resolution: float, limits: tuple,
                  layout: str, kernels: LouvainKernels, progress: bool, dip_rule: str = "independent",
                  follow_leaves: bool = True, refine: bool = False,
-                 buckets: tuple = (mv.DEGREE_BUCKETS, agg.COMMUNITY_BUCKETS), max_grid: int | None = None):
+                 buckets: tuple = (mv.DEGREE_BUCKETS, agg.COMMUNITY_BUCKETS), max_grid: int | None = None,
+                 prune: bool = False):
         self.graph, self.dev, self.gamma, self.limits, self.dip_rule = graph, dev, resolution, limits, dip_rule
+        self.prune = prune
         self.degree_buckets, self.community_buckets = buckets
         self.follow_leaves, self.refine = follow_leaves, refine
         self.layout, self.kernels = layout, kernels
@@ -364,11 +377,9 @@ class _Run:
         """Launch a warp-per-item kernel over ``n`` items."""
         self.launch(kernel, Device.grid_for(32 * n, mv.BLOCK, self.max_grid), mv.BLOCK, *args)
 
-    def limit(self, vertices_with_edges: int) -> float:
-        """A phase's stopping gain (§5): ``t_bin`` while more than ``bin_vertices`` vertices have an edge, else
-        ``t_final``."""
-        threshold, bin_threshold, bin_vertices = self.limits
-        return bin_threshold if vertices_with_edges > bin_vertices else threshold
+    def limit(self, level: int, vertices_with_edges: int, input_with_edges: int) -> float:
+        """A phase's stopping gain: :func:`~.reference.phase_limit`."""
+        return phase_limit(level, vertices_with_edges, input_with_edges, *self.limits)
 
     def read(self, array, count: int = 1) -> np.ndarray:
         return self.dev.to_host(array)[:count]
@@ -381,17 +392,26 @@ class _Run:
             self.global_tables = self.dev.zeros(slots, np.int32), self.dev.zeros(slots, np.float64)
         return self.global_tables
 
-    def partition(self, degree, bounds: tuple[int, ...], n: int) -> tuple[object, list[tuple[int, int]]]:
-        """Alg. 1 line 5 / Alg. 3 line 21: ``vset`` and ``(offset, count)`` of each degree bucket."""
+    def partition(self, degree, bounds: tuple[int, ...], n: int, active) -> tuple[tuple, list[tuple[int, int]]]:
+        """Alg. 1 line 5 / Alg. 3 line 21: the buckets' parts (``vset``, each bucket's offset in it, and what
+        :meth:`take` needs) and ``(offset, count)`` of each degree bucket; ``active`` is zeros here."""
         bounds_dev = self.dev.array(np.array((0, *bounds, _INT32_MAX), np.int32))
         counts = self.dev.zeros(len(bounds) + 1, np.int32)
         self.each(mv.count_buckets, n, degree, bounds_dev, len(bounds) + 1, counts, n)
         sizes = self.read(counts, len(bounds) + 1).astype(np.int64)
-        offsets = np.concatenate([[0], np.cumsum(sizes)])
-        vset = self.zeros(n, np.int32)
-        self.each(mv.fill_buckets, n, degree, bounds_dev, len(bounds) + 1,
-                  self.dev.array(offsets[:-1].astype(np.int32)), vset, n)
-        return vset, [(int(offsets[b]), int(sizes[b])) for b in range(len(sizes))]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
+        parts = (degree, bounds_dev, len(bounds) + 1, offsets, self.zeros(n, np.int32), n)
+        self.take(parts, active, 0)
+        return parts, [(int(offsets[b]), int(sizes[b])) for b in range(len(sizes))]
+
+    def take(self, parts: tuple, active, sweep: int) -> list[tuple[int, int]]:
+        """The vertices with ``active[i] >= sweep``, each in its bucket's part of ``vset``: ``(offset, count)`` of
+        each bucket."""
+        degree, bounds_dev, n_buckets, offsets, vset, n = parts
+        cursor = self.dev.array(offsets)
+        self.each(mv.fill_buckets, n, degree, bounds_dev, n_buckets, cursor, vset, active, sweep, n)
+        ends = self.read(cursor, n_buckets)
+        return [(int(start), int(end - start)) for start, end in zip(offsets, ends, strict=True)]
 
     # -- the outer loop ---------------------------------------------------------------------------
     def result(self) -> CommunityResult:
@@ -404,18 +424,21 @@ class _Run:
             self.each(mv.init_communities, n0, labels, n0)
         n, entries, isolated = n0, facts.entries, facts.isolated
         finest = ptr, adj, w
-        levels, level_q, sweeps = [], [], []
+        levels, level_q, sweeps, communities = [], [], [], []  # levels: device copies, read back when asked for
         first_q = 0.0
         while n and facts.total_weight > 0:
             with launch.phase("optimise"):
-                C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, self.limit(n - isolated))
+                limit = self.limit(len(levels), n - isolated, n0 - isolated)
+                C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, limit)
             first_q = q0 if not levels else first_q
             with launch.phase("aggregate"):
                 contracted = self.contract(ptr, adj, w, C, n)
-                if contracted is not None:  # each input vertex's community at this level, read back
+                if contracted is not None:  # each input vertex's community at this level
                     ptr, adj, w, n, entries, new_id = contracted
                     self.each(agg.relabel, n0, labels, C, new_id, n0)
-                    levels.append(self.read(labels, n0).copy())
+                    levels.append(self.zeros(n0, np.int32))
+                    self.each(mv.copy_labels, n0, labels, levels[-1], n0)
+                    communities.append(n)
             if contracted is None:
                 break
             level_q.append(q_best)
@@ -423,22 +446,23 @@ class _Run:
             launch.tick(level=len(levels), communities=n, modularity=f"{q_best:.6f}")
             if q_best - q0 < self.limits[0]:
                 break
-        final = levels[-1] if levels else np.arange(n0, dtype=np.int32)
         final_q, refine_sweeps = (level_q[-1] if levels else first_q), None
         if self.refine and levels:
             with launch.phase("refine"):
                 C, _, final_q, refine_sweeps = self.optimise(*finest, n0, facts.entries,
-                                                             self.limit(n0 - facts.isolated), start=labels)
+                                                             self.limit(0, n0 - isolated, n0 - isolated),
+                                                             start=labels)
                 _, _, new_id, _ = self.new_ids(finest[0], C, n0)
                 self.each(mv.init_communities, n0, labels, n0)
                 self.each(agg.relabel, n0, labels, C, new_id, n0)
-                final = self.read(labels, n0).copy()
+        final = self.read(labels, n0).copy() if levels else np.arange(n0, dtype=np.int32)
         launch.close()
-        stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
+        stats = {"levels": len(levels), "sweeps": sweeps, "communities": communities,
                  "refine_sweeps": refine_sweeps, "conflict_free_from": self.conflict_free_from,
                  "launches": dict(launch.launches), "seconds": dict(launch.seconds), "layout": self.layout,
                  "follow_leaves": self.follow_leaves}
-        return CommunityResult(graph, final, final_q, levels, level_q, "louvain", dev.backend, stats, self.gamma)
+        return CommunityResult(graph, final, final_q, lambda: [self.read(level, n0).copy() for level in levels],
+                               level_q, "louvain", dev.backend, stats, self.gamma)
 
     def nonempty(self, host: np.ndarray):
         return self.dev.array(host if host.size else np.zeros(1, host.dtype))
@@ -447,8 +471,9 @@ class _Run:
         """``(ptr, adj, w, facts)`` of the input on the device: a host graph's arrays copied in; a device-resident
         graph's adopted where they are (checked there once) and its facts computed by a kernel."""
         graph, dev = self.graph, self.dev
-        if isinstance(graph, LouvainGraph):
-            return dev.array(graph.ptr), self.nonempty(graph.adj), self.nonempty(graph.weights), host_facts(graph)
+        if isinstance(graph, LouvainGraph):  # an unweighted graph's weights are made on the device, not copied
+            weights = dev.full(graph.n_entries, 1.0, np.float64) if graph.unit_weights else self.nonempty(graph.weights)
+            return dev.array(graph.ptr), self.nonempty(graph.adj), weights, host_facts(graph)
         graph = resident(dev, graph)
         facts = device_facts(dev, graph, self.launch)
         if not facts.entries:
@@ -463,6 +488,8 @@ class _Run:
         k, total = self.zeros(n, np.float64), dev.zeros(1, np.float64)
         self.each_warp(mv.vertex_degrees, n, ptr, w, k, total, n)
         two_m = float(self.read(total)[0])
+        src = self.zeros(entries, np.int32)
+        self.each_warp(mv.entry_sources, n, ptr, src, n)
         C, best, new_comm = self.zeros(n, np.int32), self.zeros(n, np.int32), self.zeros(n, np.int32)
         a, csize = self.zeros(n, np.float64), self.zeros(n, np.int32)
         if start is not None:
@@ -473,36 +500,42 @@ class _Run:
                 self.each(mv.follow_leaves, n, ptr, adj, C, n)
         self.each(mv.init_communities, n, new_comm, n)
 
-        def totals_and_q() -> float:
-            self.each(mv.clear_totals, n, a, csize, n)
-            self.each(mv.community_totals, n, C, k, a, csize, n)
+        def totals_and_q(recount: bool = False) -> float:
+            if recount:  # the moves keep a_c and the sizes up to date (apply_moves); counted at a phase's start
+                self.each(mv.clear_totals, n, a, csize, n)
+                self.each(mv.community_totals, n, C, k, a, csize, n)
             sums = dev.zeros(2, np.float64)
-            self.each_warp(mv.modularity_terms, n, ptr, adj, w, C, a, sums, n)
+            self.each(mv.modularity_terms, max(n, entries), src, adj, w, C, a, sums, n, entries)
             inside, squares = (float(x) for x in self.read(sums, 2))
             return inside / two_m - self.gamma * squares / (two_m * two_m)
 
         degree = self.zeros(n, np.int32)
         self.each(mv.entry_counts, n, ptr, degree, n)
         bounds = self.degree_buckets if self.layout == "buckets" else ()
-        vset, buckets = self.partition(degree, bounds, n)
-        q = q_start = best_q = totals_and_q()
+        active = self.zeros(n, np.int32)  # with pruning: the sweep from which each vertex is looked at again
+        parts, buckets = self.partition(degree, bounds, n, active)
+        vset = parts[4]
+        q = q_start = best_q = totals_and_q(recount=True)
         self.each(mv.copy_labels, n, C, best, n)
         sweeps, independent, moving = 0, False, None
         self.conflict_free_from.append(None)
         while True:
+            if self.prune and sweeps:
+                buckets = self.take(parts, active, sweeps)
             for b, (offset, count) in enumerate(buckets):
                 if count:
                     self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
-                                  len(self.primes_host), two_m / 2.0, self.gamma), entries, n)
+                                  len(self.primes_host), two_m / 2.0, self.gamma), degree, entries, n)
+                    if self.prune:
+                        self.each_warp(mv.wake_neighbours, count, ptr, adj, vset, offset, count, new_comm, C, active,
+                                       sweeps + 1)
                     if independent:
                         stamp = sweeps * len(buckets) + b + 1
                         self.each(mv.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
-                        self.each(mv.apply_independent_moves, count, ptr, adj, vset, offset, count, new_comm, C,
-                                  moving, stamp, sweeps)
+                        self.each_warp(mv.apply_independent_moves, count, ptr, adj, vset, offset, count, new_comm, C,
+                                       k, a, csize, moving, stamp, sweeps)
                     else:
-                        self.each(mv.apply_moves, count, vset, offset, count, new_comm, C)
-                    self.each(mv.clear_totals, n, a, csize, n)
-                    self.each(mv.community_totals, n, C, k, a, csize, n)
+                        self.each(mv.apply_moves, count, vset, offset, count, new_comm, C, k, a, csize)
             sweeps += 1
             q_new = totals_and_q()
             if q_new > best_q:
@@ -514,11 +547,12 @@ class _Run:
                 independent, moving, q = True, self.zeros(n, np.int32), best_q
                 self.conflict_free_from[-1] = sweeps
                 self.each(mv.copy_labels, n, best, C, n)
-                totals_and_q()
+                self.each(fill_int32, n, active, sweeps, n)  # every vertex looked at again
+                totals_and_q(recount=True)
             else:
                 return best, q_start, best_q, sweeps
 
-    def move(self, b: int, args: tuple, entries: int, n: int) -> None:
+    def move(self, b: int, args: tuple, degree, entries: int, n: int) -> None:
         """computeMove (Algorithm 2) for bucket ``b`` with the layout's threads per vertex."""
         count, kernels = args[9], self.kernels
         if self.layout == "thread":
@@ -530,68 +564,18 @@ class _Run:
         elif b == len(_SUBWARP):
             self.launch(kernels.move_block_shared, min(count, self.max_grid), mv.BLOCK, *args)
         else:
-            self.launch(kernels.move_block_global, min(count, self.max_grid), mv.BLOCK, *args, *self.tables(entries, n))
+            self.move_in_chunks(args, degree, entries, n)
 
-    # -- Algorithm 3 -----------------------------------------------------------------------------
-    def new_ids(self, ptr, C, n: int):
-        """Alg. 3 lines 4–12: each community's size and degree, the new id of each non-empty community (numbered by
-        increasing id), and how many there are."""
-        com_size, com_degree, flags = (self.zeros(n, np.int32) for _ in range(3))
-        self.each(agg.community_sizes, n, C, ptr, com_size, com_degree, n)
-        self.each(agg.mark_nonempty, n, com_size, flags, n)
-        new_id, n_new = exclusive_scan(self.dev, flags, n, self.launch)
-        return com_size, com_degree, new_id, n_new
-
-    def merge_in_chunks(self, args: tuple, tail: tuple, tables: tuple, member_start, offset: int, count: int) -> None:
-        """The last community group (more than ``chunk`` edges, the group's lower bound): ``chunk`` edges a block,
-        in three launches of :func:`~gpusim.algorithms.louvain.kernels_aggregate.merge_chunks` (clear, hash, emit)."""
-        chunk = self.community_buckets[-1]
+    def move_in_chunks(self, args: tuple, degree, entries: int, n: int) -> None:
+        """§4.1's last group (degree above the last bound): a block per ``chunk`` entries of a vertex, ``chunk`` the
+        group's lower bound, in four launches of :func:`~.kernels_move.move_block_global` (clear, hash, best of each
+        share, decide)."""
+        vset, offset, count = args[7], args[8], args[9]
+        chunk = self.degree_buckets[-1] + 1
         chunks = self.zeros(count, np.int32)
-        self.each(agg.count_chunks, count, args[7], args[8], offset, count, chunk, chunks)
+        self.each(agg.count_chunks, count, degree, vset, offset, count, chunk, chunks)
         chunk_start, total = exclusive_scan(self.dev, chunks, count, self.launch)
-        for step in range(3):
-            self.launch(self.kernels.merge_chunks, min(total, self.max_grid), mv.BLOCK, *args, offset, count, *tail,
-                        *tables, member_start, chunk, chunk_start, total, step)
-
-    def contract(self, ptr, adj, w, C, n: int, always: bool = False):
-        """Algorithm 3: the graph of the communities of ``C``; None when every community is one vertex (unless
-        ``always``)."""
-        dev = self.dev
-        com_size, com_degree, new_id, n_new = self.new_ids(ptr, C, n)
-        if n_new == n and not always:
-            return None
-        edge_pos, bound = exclusive_scan(dev, com_degree, n, self.launch)
-        com_start, _ = exclusive_scan(dev, com_size, n, self.launch)
-        cursor, com = self.zeros(n, np.int32), self.zeros(n, np.int32)
-        self.each(mv.copy_labels, n, com_start, cursor, n)
-        self.each(agg.place_vertices, n, C, cursor, com, n)
-        cset, buckets = self.partition(com_degree, self.community_buckets, n)
-        member_start = None
-        if any(count for _, count in buckets[1:]):  # the block kernels number each community's edges flat
-            member_degree = self.zeros(n, np.int32)
-            self.each(agg.member_degrees, n, ptr, com, member_degree, n)
-            member_start, _ = exclusive_scan(dev, member_degree, n, self.launch)
-        fill, new_adj, new_w = self.zeros(n, np.int32), self.zeros(bound, np.int32), self.zeros(bound, np.float64)
-        args = (ptr, adj, w, C, com, com_start, com_size, com_degree, cset)
-        tail = (self.primes, len(self.primes_host), edge_pos, fill, new_id, new_adj, new_w)
-        kernels = self.kernels
-        for b, (offset, count) in enumerate(buckets):
-            if not count:
-                continue
-            if b == 0:
-                self.launch(kernels.merge_warp, min(-(-count // 4), self.max_grid), mv.BLOCK, *args, offset,
-                            count, *tail)
-            elif b == 1:
-                self.launch(kernels.merge_block_shared, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
-                            *tail, member_start)
-            elif b == 2:
-                self.launch(kernels.merge_block_global, min(count, self.max_grid), mv.BLOCK, *args, offset, count,
-                            *tail, *self.tables(bound, n), member_start)
-            else:
-                self.merge_in_chunks(args, tail, self.tables(bound, n), member_start, offset, count)
-        new_count = self.zeros(n_new, np.int32)
-        self.each(agg.scatter_counts, n, fill, new_id, com_size, new_count, n)
-        new_ptr, entries = exclusive_scan(dev, new_count, n_new, self.launch)
-        out_adj, out_w = self.zeros(entries, np.int32), self.zeros(entries, np.float64)
-        self.each(agg.compact_edges, n, fill, edge_pos, new_id, com_size, new_ptr, new_adj, new_w, out_adj, out_w, n)
-        return new_ptr, out_adj, out_w, n_new, entries, new_id
+        chunk_best = self.zeros(total, np.int32)
+        for step in range(4):
+            self.launch(self.kernels.move_block_global, min(count if step == 3 else total, self.max_grid), mv.BLOCK,
+                        *args, *self.tables(entries, n), chunk, chunk_start, total, chunk_best, step)

@@ -40,6 +40,7 @@ gpusim.errors.InvalidArgument: edge {0, 1} is given twice (edges 0 and 1); give 
 from __future__ import annotations
 
 import os
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -90,10 +91,21 @@ class LouvainGraph:
         """Entries of the CSR (each edge twice, each self-loop once)."""
         return int(self.adj.shape[0])
 
-    @property
+    @cached_property
     def n_isolated(self) -> int:
         """Vertices without an edge: they never move, and stay one community each at every level."""
         return int(np.count_nonzero(self.ptr[1:] == self.ptr[:-1]))
+
+    @cached_property
+    def max_weight(self) -> float:
+        """The largest entry of ``A`` (0.0 without entries); found once, as the arrays are read-only."""
+        return float(self.weights.max()) if self.weights.size else 0.0
+
+    @cached_property
+    def unit_weights(self) -> bool:
+        """Whether every entry of ``A`` is 1 (an unweighted graph without self-loops): the GPU method then makes
+        the weights on the device instead of copying them in."""
+        return bool(self.weights.size) and self.max_weight == 1.0 and float(self.weights.min()) == 1.0
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each undirected edge once, ``u <= v``, with its weight (a self-loop's own weight, ``A[u, u] / 2``)."""

@@ -298,15 +298,19 @@ def scatter_counts(fill, new_id, com_size, new_count, n):
                   "int32")
 def compact_edges(fill, edge_pos, new_id, com_size, new_ptr, new_adj, new_w, out_adj, out_w, n):
     """The compaction after Alg. 3 (§4, "compressed to fill consecutive slots"): each community's edges moved
-    from ``edgePos[c]`` to the packed offset of its new vertex."""
-    c = T.gtid()
+    from ``edgePos[c]`` to the packed offset of its new vertex, by a warp (a hub community's million edges took
+    one thread 3 ms)."""
+    lane = T.lane_id()
+    c = T.gtid() // 32
     while c < n:
         if com_size[c] > 0:
             target = new_ptr[new_id[c]]
-            for t in range(fill[c]):
+            t = lane
+            while t < fill[c]:
                 out_adj[target + t] = new_adj[edge_pos[c] + t]
                 out_w[target + t] = new_w[edge_pos[c] + t]
-        c += T.num_threads()
+                t += 32
+        c += T.num_threads() // 32
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32")

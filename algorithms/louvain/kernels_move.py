@@ -20,6 +20,7 @@ Every kernel is launched with 128 threads a block (four warps, §4.1).
 from __future__ import annotations
 
 from gpusim import T, device, kernel
+from gpusim.language.reductions import warp_scan_sum
 
 from .hashing import (
     allowed,
@@ -32,14 +33,15 @@ from .hashing import (
     score,
     table_size,
 )
+from .kernels_aggregate import member_of
 
 __all__ = [
-    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "apply_independent_moves", "apply_moves",
-    "best_community", "bucket_of",
-    "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide", "entry_counts", "fill_buckets",
-    "follow_leaves", "hash_neighbours", "init_communities", "mark_movers", "priority",
-    "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
-    "move_thread", "vertex_degrees",
+    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "append_to_bucket",
+    "apply_independent_moves", "apply_moves", "best_community", "block_best", "bucket_of", "clear_totals",
+    "community_totals", "copy_labels", "count_buckets", "decide", "decide_from_chunks", "entry_counts",
+    "entry_sources", "fill_buckets", "follow_leaves", "hash_chunk", "hash_neighbours", "init_communities",
+    "mark_movers", "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
+    "move_thread", "move_vertex", "priority", "vertex_degrees", "wake_neighbours",
 ]
 
 #: Threads per block of every launch (four warps, §4.1).
@@ -142,23 +144,56 @@ def entry_counts(ptr, degree, n):
 
 @kernel(signature="int32[:], int32[:], int32, int32[:], int32")
 def count_buckets(degree, bounds, n_buckets, counts, n):
-    """Alg. 1 line 5 and Alg. 3 line 21, first half: how many vertices (communities) fall in each degree bucket."""
+    """Alg. 1 line 5 and Alg. 3 line 21, first half: how many vertices (communities) fall in each degree bucket.
+
+    A warp counts its 32 vertices per bucket and adds them with one atomic: one per vertex, on the few counters,
+    queued behind each other (1 ms on 4 million vertices on an H200)."""
     i = T.gtid()
-    while i < n:
-        b = bucket_of(degree[i], bounds, n_buckets)
-        if b >= 0:
-            T.atomic_add(counts, b, 1)
+    while i - T.lane_id() < n:
+        b = -1
+        if i < n:
+            b = bucket_of(degree[i], bounds, n_buckets)
+        for q in range(n_buckets):
+            here = 0
+            if b == q:
+                here = 1
+            here = T.reduce_add(here)
+            if T.lane_id() == 0 and here > 0:
+                T.atomic_add(counts, q, here)
         i += T.num_threads()
 
 
-@kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32")
-def fill_buckets(degree, bounds, n_buckets, cursor, vset, n):
-    """Alg. 1 line 5, second half (Thrust's ``partition``): each vertex appended to its bucket's part of ``vset``."""
+@device
+def append_to_bucket(b, n_buckets, cursor, vset, i):
+    """Warp-wide: each lane's item ``i`` appended to bucket ``b``'s part of ``vset`` (``b = -1``: none), one atomic
+    on ``cursor`` per bucket and warp, each lane's slot from a prefix sum over the lanes."""
+    for q in range(n_buckets):
+        keep = 0
+        if b == q:
+            keep = 1
+        rank = warp_scan_sum(keep)
+        total = T.shfl_idx(rank, 31)
+        start = 0
+        if T.lane_id() == 31 and total > 0:
+            start = T.atomic_add(cursor, q, total)
+        start = T.shfl_idx(start, 31)
+        if keep == 1:
+            vset[start + rank - 1] = i
+
+
+@kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32[:], int32, int32")
+def fill_buckets(degree, bounds, n_buckets, cursor, vset, active, sweep, n):
+    """Alg. 1 line 5, second half (Thrust's ``partition``): each vertex with ``active[i] >= sweep`` appended to its
+    bucket's part of ``vset`` (:func:`append_to_bucket`); ``cursor[b]`` starts at the part's offset.
+
+    ``active`` all zeros and ``sweep`` 0 take every vertex (the paper's partition, once a phase); with pruning,
+    ``active[i]`` is the sweep from which ``i`` is to be looked at again (:func:`wake_neighbours`)."""
     i = T.gtid()
-    while i < n:
-        b = bucket_of(degree[i], bounds, n_buckets)
-        if b >= 0:
-            vset[T.atomic_add(cursor, b, 1)] = i
+    while i - T.lane_id() < n:
+        b = -1
+        if i < n and active[i] >= sweep:
+            b = bucket_of(degree[i], bounds, n_buckets)
+        append_to_bucket(b, n_buckets, cursor, vset, i)
         i += T.num_threads()
 
 
@@ -247,29 +282,37 @@ def move_subwarp(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, pri
 
 
 @device
+def block_best(keys, vals, base, size, lo, hi, own, ki, a, m, gamma, winners):
+    """Alg. 2 line 14 on a whole block: the best community other than ``own`` among slots ``lo ... hi - 1`` of the
+    table of ``size`` slots, in thread 0.  Each warp reduces by shuffles; the warps' winners meet in shared memory."""
+    best = best_community(keys, vals, base, hi, lo + T.thread_id(), T.block_size(), own, ki, a, m, gamma)
+    best = group_best(best, candidate_score(keys, vals, base, size, best, ki, a, m, gamma), 32)
+    if T.lane_id() == 0:
+        winners[T.warp_id()] = best
+    T.syncthreads()
+    if T.thread_id() == 0:
+        for q in range(1, T.block_size() // 32):
+            other = winners[q]
+            if better(best, candidate_score(keys, vals, base, size, best, ki, a, m, gamma), other,
+                      candidate_score(keys, vals, base, size, other, ki, a, m, gamma)) == 1:
+                best = other
+    T.syncthreads()
+    return best
+
+
+@device
 def move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes, m, gamma, keys, vals, base,
                       winners):
-    """computeMove (Alg. 2) for one vertex on all threads of a block (§4.1, groups six and seven).
-
-    Each warp reduces by shuffles; the warps' winners meet in shared memory and thread 0 decides.
-    """
+    """computeMove (Alg. 2) for one vertex on all threads of a block (§4.1, group six): hash, :func:`block_best`, and
+    thread 0 decides."""
     t = T.thread_id()
     size = table_size(primes, n_primes, ptr[i + 1] - ptr[i])
     clear_table(keys, vals, base, size, t, T.block_size())
     T.syncthreads()
     hash_neighbours(ptr, adj, w, C, i, keys, vals, base, size, t, T.block_size())
     T.syncthreads()
-    best = best_community(keys, vals, base, size, t, T.block_size(), C[i], k[i], a, m, gamma)
-    best = group_best(best, candidate_score(keys, vals, base, size, best, k[i], a, m, gamma), 32)
-    if T.lane_id() == 0:
-        winners[T.warp_id()] = best
-    T.syncthreads()
+    best = block_best(keys, vals, base, size, 0, size, C[i], k[i], a, m, gamma, winners)
     if t == 0:
-        for q in range(1, T.block_size() // 32):
-            other = winners[q]
-            if better(best, candidate_score(keys, vals, base, size, best, k[i], a, m, gamma), other,
-                      candidate_score(keys, vals, base, size, other, k[i], a, m, gamma)) == 1:
-                best = other
         decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
     T.syncthreads()
 
@@ -289,21 +332,79 @@ def move_block_shared(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
         v += T.grid_size()
 
 
+@device
+def hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, part, chunk):
+    """This block's share of :func:`hash_neighbours`: entries ``part * chunk ...`` of ``i``'s list, at most ``chunk``
+    of them."""
+    e = ptr[i] + part * chunk + T.thread_id()
+    end = ptr[i] + (part + 1) * chunk
+    if end > ptr[i + 1]:
+        end = ptr[i + 1]
+    while e < end:
+        j = adj[e]
+        if j != i:
+            insert(keys, vals, base, size, C[j], w[e])
+        e += T.block_size()
+
+
+@device
+def decide_from_chunks(keys, vals, base, size, i, C, k, a, csize, m, gamma, new_comm, chunk_best, first, parts):
+    """One warp: the best of the chunks' winners ``chunk_best[first:first + parts]`` (:func:`~.hashing.better`,
+    scores looked up in the table), then lane 0 decides (:func:`decide`)."""
+    best = -1
+    best_s = 0.0
+    p = T.lane_id()
+    while p < parts:
+        c = chunk_best[first + p]
+        sc = candidate_score(keys, vals, base, size, c, k[i], a, m, gamma)
+        if better(best, best_s, c, sc) == 1:
+            best = c
+            best_s = sc
+        p += 32
+    best = group_best(best, best_s, 32)
+    if T.lane_id() == 0:
+        decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
+
+
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
-                  "int32, int32[:], int32[:], int32, float64, float64, int32[:], float64[:]",
-        intended_races=MOVE_RACES)
+                  "int32, int32[:], int32[:], int32, float64, float64, int32[:], float64[:], int32, int32[:], int32, "
+                  "int32[:], int32", intended_races=MOVE_RACES)
 def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma,
-                      keys, vals):
-    """computeMove (Naim et al., IPDPS 2017, Alg. 2), §4.1 group seven (degree > 319): a block per vertex, the
-    table in global memory at ``3 ptr[i] + 2 i``, as in :func:`move_thread`, so every block of the grid works
-    at once whatever the largest degree."""
+                      keys, vals, chunk, chunk_start, chunks, chunk_best, step):
+    """computeMove (Naim et al., IPDPS 2017, Alg. 2), §4.1 group seven (degree > 319): the table in global memory at
+    ``3 ptr[i] + 2 i``, as in :func:`move_thread`, and a block per ``chunk`` entries of a vertex (block ``b``
+    takes the ``b``-th chunk, its vertex by binary search in ``chunk_start``): one block a vertex, the paper's, kept
+    a hub of 10^5 entries on one block while the rest of the GPU waited.  Launched four times, the kernel boundary
+    standing for :func:`move_block_vertex`'s barriers: ``step`` 0 clears each block's share of its vertex's table,
+    1 hashes its entries, 2 finds the best community of its share (``chunk_best``), 3 lets a warp a vertex choose
+    among its chunks' bests and decide."""
     winners = T.shared_array(4, T.i32)
-    v = T.block_id()
-    while v < count:
-        i = vset[offset + v]
-        move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes, m, gamma, keys, vals,
-                          3 * ptr[i] + 2 * i, winners)
-        v += T.grid_size()
+    b = T.block_id()
+    while (step < 3 and b < chunks) or (step == 3 and b < count):
+        q = b
+        if step < 3:
+            q = member_of(chunk_start, 0, count, b)
+        i = vset[offset + q]
+        parts = chunk_start[q + 1] - chunk_start[q]
+        size = table_size(primes, n_primes, ptr[i + 1] - ptr[i])
+        base = 3 * ptr[i] + 2 * i
+        share = (size + parts - 1) // parts
+        lo = (b - chunk_start[q]) * share
+        hi = lo + share
+        if hi > size:
+            hi = size
+        if step == 0:
+            clear_table(keys, vals, base + lo, hi - lo, T.thread_id(), T.block_size())
+        elif step == 1:
+            hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, b - chunk_start[q], chunk)
+        elif step == 2:
+            best = block_best(keys, vals, base, size, lo, hi, C[i], k[i], a, m, gamma, winners)
+            if T.thread_id() == 0:
+                chunk_best[b] = best
+        elif T.thread_id() < 32:
+            decide_from_chunks(keys, vals, base, size, i, C, k, a, csize, m, gamma, new_comm, chunk_best,
+                               chunk_start[q], parts)
+        b += T.grid_size()
 
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
@@ -327,14 +428,48 @@ def move_thread(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, prim
         v += T.num_threads()
 
 
-@kernel(signature="int32[:], int32, int32, int32[:], int32[:]")
-def apply_moves(vset, offset, count, new_comm, C):
-    """Alg. 1 lines 8–9: ``C[i] = newComm[i]`` for the bucket's vertices, once all of them have chosen."""
+@device
+def move_vertex(i, target, C, k, a, csize):
+    """``C[i] = target``, and ``k_i`` and one member taken from the old community's totals and added to the new one's
+    (atomics: movers of one bucket share communities)."""
+    own = C[i]
+    if target != own:
+        C[i] = target
+        T.atomic_add(a, own, -k[i])
+        T.atomic_add(a, target, k[i])
+        T.atomic_add(csize, own, -1)
+        T.atomic_add(csize, target, 1)
+
+
+@kernel(signature="int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:]")
+def apply_moves(vset, offset, count, new_comm, C, k, a, csize):
+    """Alg. 1 lines 8–11: ``C[i] = newComm[i]`` for the bucket's vertices, once all of them have chosen, and the
+    totals ``a_c`` and sizes kept up to date by the movers alone (:func:`move_vertex`), where the paper sums them
+    again over every vertex after each bucket (equal when the weights' sums are exact)."""
     v = T.gtid()
     while v < count:
         i = vset[offset + v]
-        C[i] = new_comm[i]
+        move_vertex(i, new_comm[i], C, k, a, csize)
         v += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], int32[:], int32")
+def wake_neighbours(ptr, adj, vset, offset, count, new_comm, C, active, sweep):
+    """Vertex pruning (Sahu 2025, GVE-Louvain §4.1.4; [16] too): each neighbour of a bucket vertex that chose another
+    community is looked at again from sweep ``sweep`` (``active[j] = max(active[j], sweep)``); the others rest.  A
+    warp per vertex, its lanes over the entries; launched before the moves are applied, so ``newComm != C`` says who
+    moves."""
+    lane = T.lane_id()
+    v = T.gtid() // 32
+    while v < count:
+        i = vset[offset + v]
+        if new_comm[i] != C[i]:
+            e = ptr[i] + lane
+            while e < ptr[i + 1]:
+                if adj[e] != i:
+                    T.atomic_max(active, adj[e], sweep)
+                e += 32
+        v += T.num_threads() // 32
 
 
 @device
@@ -356,49 +491,66 @@ def mark_movers(vset, offset, count, new_comm, C, moving, stamp):
         v += T.num_threads()
 
 
-@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], int32[:], int32, int32")
-def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, moving, stamp, salt):
+@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
+                  "int32[:], int32, int32")
+def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, moving, stamp, salt):
     """Conflict-free sweeps after a dip (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s
     ``dip_rule="independent"``): a mover moves only if no neighbour that also moves in this bucket has a higher
     :func:`priority` (one round of Luby's independent set among the movers; [16] colours the graph for the same
-    end), so no two adjacent vertices decide on each other's stale community."""
-    v = T.gtid()
+    end), so no two adjacent vertices decide on each other's stale community.  A warp per vertex: the lanes look at
+    its neighbours, ``T.any`` joins their verdicts, and lane 0 moves it (:func:`move_vertex`)."""
+    lane = T.lane_id()
+    v = T.gtid() // 32
     while v < count:
         i = vset[offset + v]
         if moving[i] == stamp:
             mine = priority(i, salt)
-            free = True
-            for e in range(ptr[i], ptr[i + 1]):
+            blocked = 0
+            e = ptr[i] + lane
+            while e < ptr[i + 1]:
                 j = adj[e]
                 if j != i and moving[j] == stamp and priority(j, salt) > mine:
-                    free = False
-            if free:
-                C[i] = new_comm[i]
-        v += T.num_threads()
+                    blocked = 1
+                e += 32
+            if T.any(blocked) == 0 and lane == 0:
+                move_vertex(i, new_comm[i], C, k, a, csize)
+        v += T.num_threads() // 32
 
 
-@kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32")
-def modularity_terms(ptr, adj, w, C, a, sums, n):
+@kernel(signature="int32[:], int32[:], int32")
+def entry_sources(ptr, src, n):
+    """``src[e] = i`` for each entry ``e`` of ``i``'s list: the rows of the CSR as a column, so that a kernel can take
+    the entries flat (:func:`modularity_terms`).  A warp per vertex."""
+    lane = T.lane_id()
+    i = T.gtid() // 32
+    while i < n:
+        e = ptr[i] + lane
+        while e < ptr[i + 1]:
+            src[e] = i
+            e += 32
+        i += T.num_threads() // 32
+
+
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32, int32")
+def modularity_terms(src, adj, w, C, a, sums, n, entries):
     """Eq. (1)'s two sums: ``sums[0] += sum_i e_{i->C(i)}`` (the weight inside communities, ``A`` summed over
     pairs in one community) and ``sums[1] += sum_c a_c^2``; then ``Q = sums[0] / 2m - gamma sums[1] / 4m^2``.
 
-    A warp per vertex as in :func:`vertex_degrees`, one ``atomicAdd`` per warp and sum."""
-    lane = T.lane_id()
-    i = T.gtid() // 32
+    The entries are taken flat, a thread each (their rows from :func:`entry_sources`), and the communities beside
+    them: a warp per vertex left most lanes idle on the short lists of a sparse graph (1.3 ms on 4·10^7 entries on
+    an H200).  One ``atomicAdd`` per warp and sum."""
+    e = T.gtid()
     inside = 0.0
     squares = 0.0
-    while i < n:
-        own = C[i]
-        here = 0.0
-        e = ptr[i] + lane
-        while e < ptr[i + 1]:
-            if C[adj[e]] == own:
-                here += w[e]
-            e += 32
-        inside += T.reduce_add(here)
-        squares += a[i] * a[i]
-        i += T.num_threads() // 32
-    if lane == 0:
+    while e < entries or e < n:
+        if e < entries and C[src[e]] == C[adj[e]]:
+            inside += w[e]
+        if e < n:
+            squares += a[e] * a[e]
+        e += T.num_threads()
+    inside = T.reduce_add(inside)
+    squares = T.reduce_add(squares)
+    if T.lane_id() == 0:
         T.atomic_add(sums, 0, inside)
         T.atomic_add(sums, 1, squares)
 

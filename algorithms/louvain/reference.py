@@ -134,6 +134,17 @@ def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
 
 
 @numba.njit(cache=True)
+def _wake_neighbours(ptr, adj, C, new_comm, vset, active, sweep):
+    """:func:`~gpusim.algorithms.louvain.kernels_move.wake_neighbours`: each neighbour of a vertex of ``vset`` that
+    chose another community is looked at again from ``sweep``."""
+    for v in vset:
+        if new_comm[v] != C[v]:
+            for e in range(ptr[v], ptr[v + 1]):
+                if adj[e] != v:
+                    active[adj[e]] = max(active[adj[e]], sweep)
+
+
+@numba.njit(cache=True)
 def _sequential_pass(ptr, adj, w, C, k, a, order, m, gamma, acc, touched):
     """One pass of Blondel et al.: each vertex in turn leaves its community and joins the best one."""
     moved = 0
@@ -226,13 +237,27 @@ def host_arrays(graph: LouvainGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return graph.ptr.astype(np.int64), graph.adj.astype(np.int64), graph.weights.astype(np.float64)
 
 
-def _limit(vertices_with_edges: int, threshold: float, bin_threshold: float, bin_vertices: int) -> float:
-    """A phase's stopping gain (§5): ``t_bin`` while more than ``bin_vertices`` vertices have an edge, else
-    ``t_final``."""
-    return bin_threshold if vertices_with_edges > bin_vertices else threshold
+def phase_limit(level: int, vertices_with_edges: int, input_with_edges: int, threshold: float, bin_threshold: float,
+                bin_vertices: int, tolerance_drop: float | None) -> float:
+    """The gain below which a phase's sweeps stop at ``level`` (0 for the input graph and its refinement).
+
+    ``tolerance_drop=None``: the paper's rule (§5), ``t_bin`` while more than ``bin_vertices`` vertices of the level
+    have an edge, else ``t_final``.  A number ``d`` (GVE-Louvain's tolerance drop, Sahu 2025): when the *input* has
+    more than ``bin_vertices`` vertices with an edge, ``max(t_final, t_bin / d^level)``, else ``t_final``.  The
+    paper's rule gives a coarse level of a large graph (a few thousand vertices) ``t_final`` at once, where its
+    sweeps gain little each (29 sweeps at the third level of a planted partition of 4 million vertices).
+
+    >>> phase_limit(2, 5_000, 4_000_000, 1e-6, 1e-2, 100_000, None), phase_limit(2, 5_000, 4_000_000, 1e-6, 1e-2,
+    ...                                                                      100_000, 10.0)
+    (1e-06, 0.0001)
+    """
+    if tolerance_drop is None:
+        return bin_threshold if vertices_with_edges > bin_vertices else threshold
+    return max(threshold, bin_threshold / tolerance_drop**level) if input_with_edges > bin_vertices else threshold
 
 
-def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertices, gamma, algorithm):
+def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertices, gamma, algorithm,
+              tolerance_drop=None):
     """The outer loop both references share: optimise, contract, until a level gains too little."""
     start = time.perf_counter()
     ptr, adj, w = host_arrays(graph)
@@ -241,8 +266,9 @@ def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_verti
     first_q, isolated = 0.0, graph.n_isolated   # they stay singletons at every level (driver's docstring)
     while ptr.size > 1 and graph.total_weight > 0:
         n = ptr.size - 1
-        C, q0, q_best, level_sweeps = optimise(ptr, adj, w, _limit(n - isolated, threshold, bin_threshold,
-                                                                    bin_vertices))
+        C, q0, q_best, level_sweeps = optimise(ptr, adj, w, phase_limit(len(levels), n - isolated,
+                                                                         graph.n - isolated, threshold, bin_threshold,
+                                                                         bin_vertices, tolerance_drop))
         first_q = q0 if not levels else first_q
         if np.unique(C).size == n:
             break
@@ -286,12 +312,15 @@ def weighted_degrees(ptr, w):  # pragma: no cover - compiled
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
                    dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
-                   parallel: bool = False, degree_buckets: tuple[int, ...] = DEGREE_BOUNDS) -> CommunityResult:
+                   parallel: bool = False, degree_buckets: tuple[int, ...] = DEGREE_BOUNDS,
+                   tolerance_drop: float | None = 10.0, prune: bool = True) -> CommunityResult:
     """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
 
     ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
-    ``dip_rule``, ``follow_leaves``, ``refine`` and ``degree_buckets`` (the buckets' upper bounds) are
-    :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.
+    ``dip_rule``, ``follow_leaves``, ``refine``, ``degree_buckets`` (the buckets' upper bounds), ``tolerance_drop``
+    (:func:`phase_limit`) and ``prune`` are :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.  With
+    ``prune``, a sweep looks only at the vertices a neighbour's move woke in the sweep before (all of them in a
+    phase's first sweep and after a dip), each bucket's movers waking their neighbours before they move.
     ``parallel=True``: each bucket's moves are decided on every core
     (:func:`~gpusim.algorithms.louvain.parallel.bucket_moves`, the same choices): the CPU engine.
     """
@@ -313,6 +342,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         threaded = [parallel and (vset.size >= PARALLEL_FROM or int(degree[vset].sum()) >= PARALLEL_ENTRIES)
                     for vset in vsets]
         new_comm, moving = C.copy(), np.zeros(n, bool)
+        active = np.zeros(n, np.int64)   # the sweep from which each vertex is looked at again (pruning)
         acc, touched = scratch(n) if parallel else (np.full(n, -1.0), np.zeros(n, np.int64))
 
         def totals():
@@ -323,13 +353,20 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
         best, sweeps, independent = C.copy(), 0, False
         conflict_free_from.append(None)
         while True:
+            taken = active >= sweeps
             for vset, on_threads in zip(vsets, threaded, strict=True):
+                if prune:
+                    vset = vset[taken[vset]]
+                    on_threads = parallel and (vset.size >= PARALLEL_FROM
+                                               or int(degree[vset].sum()) >= PARALLEL_ENTRIES)
                 if vset.size:
                     if on_threads:   # a small bucket: threads cost more than they save
                         bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm, acc, touched)
                     else:
                         _bucket_moves(ptr, adj, w, C, k, a, csize, vset, two_m / 2.0, resolution, new_comm,
                                       acc[0] if parallel else acc, touched[0] if parallel else touched)
+                    if prune:
+                        _wake_neighbours(ptr, adj, C, new_comm, vset, active, sweeps + 1)
                     if independent:
                         _independent_moves(ptr, adj, C, new_comm, vset, moving, sweeps)
                     else:
@@ -344,15 +381,18 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
             elif q_new < q and not independent and dip_rule == "independent":
                 independent, q, C[:] = True, best_q, best
                 conflict_free_from[-1] = sweeps
+                active[:] = sweeps
                 a, csize = totals()
             else:
                 return best, q_start, best_q, sweeps
 
-    result = by_levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference")
+    result = by_levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference",
+                       tolerance_drop)
     stats = {**result.stats, "conflict_free_from": conflict_free_from, "follow_leaves": follow_leaves,
              "refine_sweeps": None}
     if refine and result.levels:   # the driver's refinement: the input graph's vertices moved from the last level
-        limit = _limit(graph.n - graph.n_isolated, threshold, bin_threshold, bin_vertices)
+        with_edges = graph.n - graph.n_isolated
+        limit = phase_limit(0, with_edges, with_edges, threshold, bin_threshold, bin_vertices, tolerance_drop)
         C, _, q, stats["refine_sweeps"] = optimise(*host_arrays(graph), limit, start=result.labels)
         labels = np.unique(C, return_inverse=True)[1].astype(np.int32)   # numbered by increasing id, as Alg. 3
         return CommunityResult(graph, labels, q, result.levels, result.level_modularity, result.algorithm, "cpu",

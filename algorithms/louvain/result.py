@@ -20,6 +20,7 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -118,17 +119,23 @@ class CommunityResult(CheckedResult):
     """
 
     def __init__(self, graph: LouvainGraph | DeviceWeightedGraph, labels: np.ndarray, modularity: float,
-                 levels: list[np.ndarray], level_modularity: list[float], algorithm: str, backend: str,
-                 stats: dict | None = None, resolution: float = 1.0):
+                 levels: list[np.ndarray] | Callable[[], list[np.ndarray]], level_modularity: list[float],
+                 algorithm: str, backend: str, stats: dict | None = None, resolution: float = 1.0):
         self.graph = graph
         self.labels = np.asarray(labels, np.int32)
         self.modularity = float(modularity)
-        self.levels = [np.asarray(level, np.int32) for level in levels]
+        self._levels = levels
         self.level_modularity = [float(q) for q in level_modularity]
         self.algorithm = algorithm
         self.backend = backend
         self.resolution = float(resolution)
         self.stats = dict(stats or {})
+
+    @cached_property
+    def levels(self) -> list[np.ndarray]:
+        """The dendrogram (see the class); a GPU run keeps it on the device until it is first asked for."""
+        levels, self._levels = self._levels, None
+        return [np.asarray(level, np.int32) for level in (levels() if callable(levels) else levels)]
 
     @property
     def n_communities(self) -> int:
