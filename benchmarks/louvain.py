@@ -2,15 +2,15 @@
 
 Programs, on each generated graph (the optional ones only where installed and within their size limit):
 
-- gpusim on ``numba`` and ``cupy``, ``layout="buckets"`` (the paper's) at the paper's thresholds and at each
-  other ``--bin-thresholds`` value (``t_bin``, the threshold while more than 100,000 vertices have an edge),
-  and ``"thread"`` (one thread a vertex) at the paper's thresholds: ``seconds`` is the whole call (copies in,
-  every level, the dendrogram read back), the best of :data:`REPEATS` after a warm-up that compiled every kernel
-  and one untimed call on the same graph (the device's memory pool grown to its size); beside it the whole call
-  from device-resident input (``gpusim resident``: a ``DeviceWeightedGraph``; ``gpusim from a cupyx CSR``: a
-  ``cupyx.scipy.sparse`` matrix, converted and checked in every call); ``device_seconds`` the
-  synchronised phases of the host loop (optimise and aggregate: the kernels and the counters read back between
-  them), which is what the paper times, and the refinement on the input graph that gpusim adds (``refine``);
+- gpusim on ``numba`` and ``cupy``, ``layout="buckets"`` (the paper's) at the paper's thresholds and at each other
+  ``--bin-thresholds`` value (``t_bin``, the threshold while more than 100,000 vertices have an edge), and
+  ``"thread"`` (one thread a vertex) at the paper's thresholds: ``seconds`` is the whole call (copies in, every level,
+  the labels read back; the dendrogram stays on the device until asked for), the best of :data:`REPEATS` after a
+  warm-up that compiled every kernel and one untimed call on the same graph (the device's memory pool grown to its
+  size); beside it the whole call from device-resident input (``gpusim resident``: a ``DeviceWeightedGraph``; ``gpusim
+  from a cupyx CSR``: a ``cupyx.scipy.sparse`` matrix, converted and checked in every call); ``device_seconds`` the
+  synchronised phases of the host loop (optimise and aggregate: the kernels and the counters read back between them),
+  which is what the paper times, and the refinement on the input graph that gpusim adds (``refine``);
 - the sequential references on the CPU: the bucket-synchronous emulation (the GPU's decisions) and
   Blondel et al.'s original one-vertex-at-a-time Louvain, both compiled with numba — the paper's
   speed-ups (2.7 to 312, average 41.7 at t_bin = 1e-2, t_final = 1e-6; Table 1) are over the original;
@@ -18,7 +18,8 @@ Programs, on each generated graph (the optional ones only where installed and wi
   ``../shared/anchors/nu-louvain`` (``benchmarks/nu_louvain.py``; skipped with a message without nvcc or the
   sources): each method's own timer, the graph already read, the mean of 3 runs (``-DREPEAT_METHOD=3``), and the
   modularity it reports;
-- NetworKit's PLM (``networkit.community.PLM``, all host cores), igraph's ``community_multilevel`` (up to
+- NetworKit's PLM with its refinement (``networkit.community.PLM(refine=True)``, all host cores, up to
+  ``--plm-edges``), igraph's ``community_multilevel`` (up to
   ``--igraph-edges``), NetworkX's ``louvain_communities`` (up to ``--networkx-edges``).
 
 Graphs: planted partition (communities of 64 to 1024 vertices), R-MAT (a = 0.57, b = c = 0.19), random
@@ -29,6 +30,9 @@ missing).  Usage::
 
     python -m benchmarks louvain [--quick] [--sizes 20,22,24] [--graphs planted,rmat] [--out DIR]
     python -m benchmarks louvain --sizes 23 --degree 24 --graphs rmat,planted --reference-edges 0 --no-thread
+    python -m benchmarks louvain --sizes 22 --family-degrees rmat=16,planted=20 --paper-rules --bin-thresholds 1e-2
+
+``--paper-rules`` adds gpusim with the paper's stopping rules and no pruning beside its defaults;
 
 ``--sizes`` are log2 of the vertex counts (average degree about 10, so 2^20 vertices is about 10^7 edges).
 """
@@ -54,6 +58,10 @@ from gpusim.types.generators import sorted_unique
 
 #: gpusim's calls timed per program and graph: the best counts.
 REPEATS = 3
+#: NetworKit's PLM with its refinement (PLMR), on every host core: the CPU program the modularity is compared with.
+PLM = "networkit PLMR"
+#: The options that give the paper's stopping rules and sweeps over every vertex (``--paper-rules``).
+PAPER_RULES = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": None}
 
 
 def _from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> LouvainGraph:
@@ -136,7 +144,7 @@ def networkit_plm(graph: LouvainGraph):
         for a, b, c in zip(u.tolist(), v.tolist(), w.tolist(), strict=True):
             G.addEdge(a, b, c)
     start = time.perf_counter()
-    partition = nk.community.detectCommunities(G, algo=nk.community.PLM(G, refine=False), inspect=False)
+    partition = nk.community.detectCommunities(G, algo=nk.community.PLM(G, refine=True), inspect=False)
     seconds = time.perf_counter() - start
     return seconds, np.array(partition.getVector(), np.int64)
 
@@ -209,7 +217,7 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
             seconds, result = timed(run)
             _measured(rows, {**base, "program": program, "backend": "cpu", "seconds": seconds,
                          "modularity": result.modularity, "communities": result.n_communities, "valid": result.valid})
-    optional = (("networkit PLM", "networkit", networkit_plm, math.inf),
+    optional = ((PLM, "networkit", networkit_plm, options.plm_edges),
                 ("igraph multilevel", "igraph", igraph_multilevel, options.igraph_edges),
                 ("networkx louvain", "networkx", networkx_louvain, options.networkx_edges))
     for program, module, run, limit in optional:
@@ -221,16 +229,17 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
                      "modularity": modularity(graph, labels), "communities": int(labels.max()) + 1})
     if options.anchor is not None:
         anchor_rows(rows, base, graph, options.anchor)
-    settings = [("buckets", T_BIN)] + [("buckets", t) for t in options.bin_thresholds if t != T_BIN]
-    settings += [("thread", T_BIN)] if options.thread else []
+    settings = [("gpusim buckets", {})]
+    settings += [(f"gpusim buckets t_bin={t:g}", {"bin_threshold": t}) for t in options.bin_thresholds if t != T_BIN]
+    settings += [("gpusim paper rules", PAPER_RULES)] if options.paper_rules else []
+    settings += [("gpusim thread", {"layout": "thread"})] if options.thread else []
     for backend in backends:
         device = Device(backend)
-        for layout, t_bin in settings:
-            seconds, result = best_of(lambda d=device, lay=layout, t=t_bin: louvain(graph, device=d, layout=lay,
-                                                                                    bin_threshold=t))
+        for program, settings_here in settings:
+            seconds, result = best_of(lambda d=device, o=settings_here: louvain(graph, device=d, **o))
             phases = result.stats["seconds"]
-            program = f"gpusim {layout}" + ("" if t_bin == T_BIN else f" t_bin={t_bin:g}")
-            _measured(rows, {**base, "program": program, "backend": backend, "seconds": seconds, "bin_threshold": t_bin,
+            _measured(rows, {**base, "program": program, "backend": backend, "seconds": seconds,
+                         "bin_threshold": settings_here.get("bin_threshold", T_BIN),
                          "device_seconds": sum(phases.get(p, 0.0) for p in ("optimise", "aggregate", "refine")),
                          "refine_sweeps": result.stats.get("refine_sweeps"),
                          "modularity": result.modularity, "communities": result.n_communities,
@@ -239,14 +248,14 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
     for backend in backends:
         resident_rows(rows, base, graph, Device(backend))
     best = {r["program"]: r for r in rows}
-    anchor = best.get("networkit PLM") or max((r for r in rows if r["backend"] == "cpu"),
+    anchor = best.get(PLM) or max((r for r in rows if r["backend"] == "cpu"),
                                               key=lambda r: r["modularity"], default=None)
     blondel = best.get("blondel reference")
     for row in rows:
         if anchor is not None:
-            row["modularity_vs_" + ("plm" if "networkit PLM" in best else "best_cpu")] = row["modularity"] / max(
+            row["modularity_vs_" + ("plm" if PLM in best else "best_cpu")] = row["modularity"] / max(
                 anchor["modularity"], 1e-12)
-            row["speedup_vs_" + ("plm" if "networkit PLM" in best else "best_cpu")] = anchor["seconds"] / row["seconds"]
+            row["speedup_vs_" + ("plm" if PLM in best else "best_cpu")] = anchor["seconds"] / row["seconds"]
         if blondel is not None:
             row["speedup_vs_blondel"] = blondel["seconds"] / row["seconds"]
             if "device_seconds" in row:
@@ -304,6 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     machine.add_out(parser)
     parser.add_argument("--sizes", default="16,18,20,22", help="log2 of the vertex counts (default 16,18,20,22)")
     parser.add_argument("--degree", type=float, default=10.0, help="average degree (default 10)")
+    parser.add_argument("--family-degrees", default="",
+                        help="average degree by family, over --degree: e.g. rmat=16,planted=20")
+    parser.add_argument("--plm-edges", type=float, default=math.inf, help="NetworKit PLMR only up to this many edges")
+    parser.add_argument("--paper-rules", action="store_true",
+                        help="also gpusim with the paper's stopping rules and no pruning (tolerance_drop=None, "
+                             "prune=False, aggregation_tolerance=None)")
     parser.add_argument("--igraph-edges", type=float, default=1e7, help="igraph only up to this many edges")
     parser.add_argument("--networkx-edges", type=float, default=1e6, help="networkx only up to this many edges")
     parser.add_argument("--reference-edges", type=float, default=3e7, help="sequential references up to this")
@@ -331,6 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     if families - {"planted", "rmat", "geometric"}:
         parser.error(f"--graphs: unknown families {sorted(families - {'planted', 'rmat', 'geometric'})}")
     sizes = [12, 14] if options.quick else [int(s) for s in options.sizes.split(",")]
+    degree = {family: options.degree for family in ("planted", "rmat", "geometric")}
+    for pair in filter(None, options.family_degrees.split(",")):
+        family, _, value = pair.partition("=")
+        if family not in degree:
+            parser.error(f"--family-degrees: unknown family {family!r}")
+        degree[family] = float(value)
     backends = [b for b in options.backends.split(",") if b in GPU_BACKENDS and gpu_status(b)[0]]
     if not backends:
         print("no GPU backend works here: only the CPU programs run", file=sys.stderr)
@@ -348,9 +369,9 @@ def main(argv: list[str] | None = None) -> int:
 
     for scale in sizes:
         n = 1 << scale
-        makers = {"planted": ("planted partition", lambda n=n, s=scale: planted_partition(n, options.degree, s)[0]),
-                  "rmat": ("rmat", lambda s=scale: rmat(s, options.degree, s)),
-                  "geometric": ("random geometric", lambda n=n, s=scale: random_geometric(n, options.degree, s))}
+        makers = {"planted": ("planted partition", lambda n=n, s=scale: planted_partition(n, degree["planted"], s)[0]),
+                  "rmat": ("rmat", lambda s=scale: rmat(s, degree["rmat"], s)),
+                  "geometric": ("random geometric", lambda n=n, s=scale: random_geometric(n, degree["geometric"], s))}
         for name, graph in graphs_of(makers, families, n, scale):
             for row in rows_for(name, graph, backends, options):
                 rows.append(row)

@@ -42,6 +42,10 @@ def nx_modularity(graph: LouvainGraph, result, resolution: float = 1.0) -> float
                                    resolution=resolution)
 
 
+#: The paper's stopping rules (§5) and sweeps over every vertex: the options that make them so.
+PAPER_LIMITS = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": None}
+
+
 def assert_close(a: float, b: float) -> None:
     assert abs(a - b) <= 1e-9 * max(abs(b), 1e-3), (a, b)
 
@@ -49,12 +53,13 @@ def assert_close(a: float, b: float) -> None:
 @settings(max_examples=40)
 @given(graph=louvain_graphs(), seed=st.integers(0, 2**16), layout=st.sampled_from(["buckets", "thread"]),
        resolution=st.sampled_from([0.5, 1.0, 2.0]), follow=st.booleans(), prune=st.booleans(),
-       drop=st.sampled_from([None, 10.0, 2.0]), bin_vertices=st.sampled_from([100_000, 0]))
+       drop=st.sampled_from([None, 10.0, 2.0]), bin_vertices=st.sampled_from([100_000, 0]),
+       shrink=st.sampled_from([None, 0.8, 0.3]))
 def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution, follow, prune, drop,
-                                                                 bin_vertices):
+                                                                 bin_vertices, shrink):
     """Every option of the GPU method: ``bin_vertices=0`` puts ``t_bin`` and its drop by level in force on
     these small graphs."""
-    limits = {"prune": prune, "tolerance_drop": drop, "bin_vertices": bin_vertices}
+    limits = {"prune": prune, "tolerance_drop": drop, "bin_vertices": bin_vertices, "aggregation_tolerance": shrink}
     result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution, follow_leaves=follow,
                      **limits)
     assert result.valid, result.problem
@@ -225,7 +230,7 @@ def test_conflict_free_sweeps_recover_what_the_papers_stop_rule_loses(case):
     else:
         graph = LouvainGraph.from_networkx(_lfr(0.3, int(case[-1])))
     theirs = networkx_best(graph.to_networkx())
-    paper, ours = (bucket_louvain(graph, dip_rule=rule, refine=False, tolerance_drop=None, prune=False).modularity
+    paper, ours = (bucket_louvain(graph, dip_rule=rule, refine=False, **PAPER_LIMITS).modularity
                    for rule in ("paper", "independent"))
     assert paper < 0.98 * theirs and ours > paper + 0.01 * theirs
     if case != "lfr-0.3-1":  # see test_lfr_where_networkx_itself_spreads_three_percent

@@ -9,6 +9,10 @@ nothing, but it stays a vertex of every level, and an R-MAT graph's millions of 
 to the last level.  ``t_bin`` ends a *phase* early (Alg. 1 line 12), never the outer loop, whose threshold
 §4 calls "some predefined threshold".  Ending the outer loop at ``t_bin`` too stopped an R-MAT graph of 10^8
 edges after two levels at modularity 0.04, its 8.4 million vertices still 4.6 million communities.
+By default three rules of GVE-Louvain (Sahu 2025) replace or add to the paper's: the stopping gain falls tenfold
+a level, a sweep after the first looks only at the neighbours of the last sweep's movers, and no level follows one
+that kept more than 80 % of its vertices (:func:`gpu_louvain`'s ``tolerance_drop``, ``prune`` and
+``aggregation_tolerance``; ``None``, ``False``, ``None`` give the paper's).
 The host only launches kernels and reads counters back; every array stays on the device.
 
 Parallel moves decide from the same state, so one sweep can *lower* modularity; each phase keeps
@@ -61,7 +65,7 @@ from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
 from .kernels_scan import exclusive_scan
-from .reference import bucket_bounds, bucket_louvain, phase_limit
+from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
 from .result import CommunityResult
 from .variants import PAPER, LouvainKernels
 
@@ -75,6 +79,8 @@ DIP_RULES = ("independent", "paper")
 T_FINAL, T_BIN, BIN_VERTICES = 1e-6, 1e-2, 100_000
 #: ``tolerance_drop``: each level's stopping gain this many times smaller than the level before's.
 TOLERANCE_DROP = 10.0
+#: ``aggregation_tolerance``: no further level once one keeps more than this share of its vertices (with an edge).
+AGGREGATION_TOLERANCE = 0.8
 _INT32_MAX = int(np.iinfo(np.int32).max)
 #: Lanes per vertex and slots per table of §4.1's groups one to five.
 _SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
@@ -121,7 +127,7 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
         options["device"] = device
     given, graph = graph, _normal_scale(graph)
     result = dispatch("communities", graph, algorithm, device.backend if on_device else backend,
-                      size=_entries(graph), **options)
+                      size=int(graph.adj.shape[0]), **options)  # no copy of a device graph
     result.graph = given  # checked against the input as given
     if on_device:
         result.stats["chosen"] = "the device given"
@@ -150,7 +156,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
                 follow_leaves: bool = True, refine: bool = True, tolerance_drop: float | None = TOLERANCE_DROP,
-                prune: bool = True, progress: bool = False,
+                prune: bool = True, aggregation_tolerance: float | None = AGGREGATION_TOLERANCE,
+                progress: bool = False,
                 device: Device | None = None, kernels: LouvainKernels | None = None,
                 cpu_method: str | None = None, degree_buckets=mv.DEGREE_BUCKETS,
                 community_buckets=agg.COMMUNITY_BUCKETS, max_grid: int | None = None) -> CommunityResult:
@@ -171,10 +178,6 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         ``gamma`` of Eq. (2), > 0 (larger: smaller communities).
     threshold, bin_threshold, bin_vertices:
         ``t_final``, ``t_bin`` and the size above which ``t_bin`` applies (§5), in vertices with an edge.
-        The paper's ``t_bin`` ends the first level of a large graph after a few sweeps.  With
-        ``bin_threshold=1e-4`` (and ``refine``) the modularity was within 0.03 % of NetworKit PLM's, or above
-        it, on R-MAT, planted-partition and random geometric graphs of 10^8 edges, at 14 to 18 times PLM's
-        speed on an H100 (``benchmarks/RESULTS.md``).
     seed:
         The simulator's schedule seed (the result does not depend on it when the weights' sums are exact).
     layout:
@@ -198,6 +201,17 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         finest level.  On R-MAT graphs of 2^17 and 2^18 vertices (the bucket reference, NetworKit 11.3's PLM
         beside it) it raised the modularity from 99.0 % and 98.5 % of PLM's to 105.8 % and 105.5 %.
         ``False``: the paper's method.
+    tolerance_drop, prune, aggregation_tolerance:
+        Three rules of GVE-Louvain and ν-Louvain (S. Sahu, arXiv:2501.19004, 2025), each ``None`` / ``False`` for
+        the paper's.  ``tolerance_drop``: level ``l`` of a graph with more than ``bin_vertices`` vertices stops its
+        sweeps at ``max(threshold, bin_threshold / tolerance_drop^l)``
+        (:func:`~gpusim.algorithms.louvain.reference.phase_limit`), where the paper goes from ``t_bin`` straight to
+        ``t_final`` once a level has ``bin_vertices`` or fewer.  ``prune``: after a phase's first sweep, a sweep looks
+        only at the vertices whose neighbour moved in the sweep before
+        (:func:`~gpusim.algorithms.louvain.kernels_move.wake_neighbours`).  ``aggregation_tolerance``: no further level
+        once one keeps more than this share of its vertices with an edge
+        (:func:`~gpusim.algorithms.louvain.reference.enough`).  ``benchmarks/RESULTS.md`` times them against the
+        paper's rules.
     kernels:
         A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
     degree_buckets, community_buckets, max_grid:
@@ -241,6 +255,11 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         tolerance_drop = _positive("tolerance_drop", tolerance_drop)
         if tolerance_drop < 1.0:
             raise InvalidArgument(f"tolerance_drop={tolerance_drop!r} must be at least 1 (or None: the paper's rule)")
+    if aggregation_tolerance is not None:
+        aggregation_tolerance = _positive("aggregation_tolerance", aggregation_tolerance)
+        if aggregation_tolerance > 1.0:
+            raise InvalidArgument(f"aggregation_tolerance={aggregation_tolerance!r} must be at most 1 (or None: the "
+                                  "paper's rule)")
     for name, flag in (("follow_leaves", follow_leaves), ("refine", refine), ("prune", prune)):
         if not isinstance(flag, bool):
             raise InvalidArgumentType(f"{name} must be True or False, got {flag!r}")
@@ -260,7 +279,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     if chosen == "cpu":
         method = _cpu_method(cpu_method, layout=layout, dip_rule=dip_rule, follow_leaves=follow_leaves,
                              bin_threshold=bin_threshold, bin_vertices=bin_vertices, degree_buckets=degree_buckets,
-                             tolerance_drop=tolerance_drop, prune=prune)
+                             tolerance_drop=tolerance_drop, prune=prune, aggregation_tolerance=aggregation_tolerance)
         with engine_threads():
             if method == "asynchronous":
                 result = asynchronous_louvain(graph, resolution=resolution, threshold=threshold, refine=refine)
@@ -268,13 +287,15 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 result = bucket_louvain(graph, resolution=resolution, threshold=threshold,
                                         bin_threshold=bin_threshold, bin_vertices=int(bin_vertices), layout=layout,
                                         dip_rule=dip_rule, follow_leaves=follow_leaves, refine=refine, parallel=True,
-                                        degree_buckets=degree_buckets, tolerance_drop=tolerance_drop, prune=prune)
+                                        degree_buckets=degree_buckets, tolerance_drop=tolerance_drop, prune=prune,
+                                        aggregation_tolerance=aggregation_tolerance)
                 result.stats["engine"] = "the GPU method's bucket decisions, each bucket on every core"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False, races="off") if chosen == "sim" else Device(chosen)
         result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
-                      follow_leaves, refine, (degree_buckets, community_buckets), max_grid, prune).result()
+                      follow_leaves, refine, (degree_buckets, community_buckets), max_grid, prune,
+                      aggregation_tolerance).result()
     result.stats["chosen"] = reason
     return result
 
@@ -283,7 +304,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
 CPU_METHODS = ("asynchronous", "buckets")
 _BUCKET_DEFAULTS = {"layout": "buckets", "dip_rule": "independent", "follow_leaves": True, "bin_threshold": T_BIN,
                     "bin_vertices": BIN_VERTICES, "degree_buckets": mv.DEGREE_BUCKETS,
-                    "tolerance_drop": TOLERANCE_DROP, "prune": True}
+                    "tolerance_drop": TOLERANCE_DROP, "prune": True, "aggregation_tolerance": AGGREGATION_TOLERANCE}
 
 
 def _cpu_method(asked: str | None, **bucket_options) -> str:
@@ -335,11 +356,6 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
     return LouvainGraph(n, host_ptr, run.read(adj, entries), run.read(w, entries)), ids
 
 
-def _entries(graph: LouvainGraph | DeviceWeightedGraph) -> int:
-    """Adjacency entries (no copy for a device-resident graph)."""
-    return int(graph.adj.shape[0])
-
-
 def _positive(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise InvalidArgument(f"{name}={value!r} must be a finite number > 0")
@@ -353,9 +369,9 @@ class _Run(Contraction):
                  layout: str, kernels: LouvainKernels, progress: bool, dip_rule: str = "independent",
                  follow_leaves: bool = True, refine: bool = False,
                  buckets: tuple = (mv.DEGREE_BUCKETS, agg.COMMUNITY_BUCKETS), max_grid: int | None = None,
-                 prune: bool = False):
+                 prune: bool = False, aggregation_tolerance: float | None = None):
         self.graph, self.dev, self.gamma, self.limits, self.dip_rule = graph, dev, resolution, limits, dip_rule
-        self.prune = prune
+        self.prune, self.aggregation_tolerance = prune, aggregation_tolerance
         self.degree_buckets, self.community_buckets = buckets
         self.follow_leaves, self.refine = follow_leaves, refine
         self.layout, self.kernels = layout, kernels
@@ -432,7 +448,7 @@ class _Run(Contraction):
                 C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, limit)
             first_q = q0 if not levels else first_q
             with launch.phase("aggregate"):
-                contracted = self.contract(ptr, adj, w, C, n)
+                n_before, contracted = n, self.contract(ptr, adj, w, C, n)
                 if contracted is not None:  # each input vertex's community at this level
                     ptr, adj, w, n, entries, new_id = contracted
                     self.each(agg.relabel, n0, labels, C, new_id, n0)
@@ -444,7 +460,7 @@ class _Run(Contraction):
             level_q.append(q_best)
             sweeps.append(level_sweeps)
             launch.tick(level=len(levels), communities=n, modularity=f"{q_best:.6f}")
-            if q_best - q0 < self.limits[0]:
+            if q_best - q0 < self.limits[0] or enough(n_before - isolated, n - isolated, self.aggregation_tolerance):
                 break
         final_q, refine_sweeps = (level_q[-1] if levels else first_q), None
         if self.refine and levels:

@@ -256,8 +256,20 @@ def phase_limit(level: int, vertices_with_edges: int, input_with_edges: int, thr
     return max(threshold, bin_threshold / tolerance_drop**level) if input_with_edges > bin_vertices else threshold
 
 
+def enough(before: int, after: int, aggregation_tolerance: float | None) -> bool:
+    """Whether a level that took ``before`` vertices with an edge to ``after`` is the last (GVE-Louvain's aggregation
+    tolerance, Sahu 2025): it kept more than ``aggregation_tolerance`` of them, so the next would merge little
+    more at the cost of a whole phase (an R-MAT graph's levels after the second merged a few dozen of 1.2 million).
+    ``None``: never (the paper's outer loop).
+
+    >>> enough(1_000, 900, 0.8), enough(1_000, 500, 0.8), enough(1_000, 900, None)
+    (True, False, False)
+    """
+    return aggregation_tolerance is not None and after > aggregation_tolerance * before
+
+
 def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_vertices, gamma, algorithm,
-              tolerance_drop=None):
+              tolerance_drop=None, aggregation_tolerance=None):
     """The outer loop both references share: optimise, contract, until a level gains too little."""
     start = time.perf_counter()
     ptr, adj, w = host_arrays(graph)
@@ -278,8 +290,8 @@ def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_verti
         levels.append(labels)
         level_q.append(q_best)
         sweeps.append(level_sweeps)
-        if q_best - q0 < threshold:   # t_bin ends phases early, not the outer loop (driver's docstring)
-            break
+        if q_best - q0 < threshold or enough(n - isolated, ptr.size - 1 - isolated, aggregation_tolerance):
+            break   # t_bin ends phases early, not the outer loop (driver's docstring)
     final = levels[-1] if levels else np.arange(graph.n, dtype=np.int32)
     stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
              "seconds": {"total": time.perf_counter() - start}}
@@ -313,14 +325,16 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
                    dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
                    parallel: bool = False, degree_buckets: tuple[int, ...] = DEGREE_BOUNDS,
-                   tolerance_drop: float | None = 10.0, prune: bool = True) -> CommunityResult:
+                   tolerance_drop: float | None = 10.0, prune: bool = True,
+                   aggregation_tolerance: float | None = 0.8) -> CommunityResult:
     """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
 
     ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
     ``dip_rule``, ``follow_leaves``, ``refine``, ``degree_buckets`` (the buckets' upper bounds), ``tolerance_drop``
-    (:func:`phase_limit`) and ``prune`` are :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.  With
-    ``prune``, a sweep looks only at the vertices a neighbour's move woke in the sweep before (all of them in a
-    phase's first sweep and after a dip), each bucket's movers waking their neighbours before they move.
+    (:func:`phase_limit`), ``prune`` and ``aggregation_tolerance`` (:func:`enough`) are
+    :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.  With ``prune``, a sweep looks only at the vertices a
+    neighbour's move woke in the sweep before (all of them in a phase's first sweep and after a dip), each bucket's
+    movers waking their neighbours before they move.
     ``parallel=True``: each bucket's moves are decided on every core
     (:func:`~gpusim.algorithms.louvain.parallel.bucket_moves`, the same choices): the CPU engine.
     """
@@ -387,7 +401,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
                 return best, q_start, best_q, sweeps
 
     result = by_levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference",
-                       tolerance_drop)
+                       tolerance_drop, aggregation_tolerance)
     stats = {**result.stats, "conflict_free_from": conflict_free_from, "follow_leaves": follow_leaves,
              "refine_sweeps": None}
     if refine and result.levels:   # the driver's refinement: the input graph's vertices moved from the last level
