@@ -1,9 +1,10 @@
 """Algorithm 3 of Naim et al. (IPDPS 2017) from the host: the launches that contract a level's communities.
 
-:class:`Contraction` is the part of the driver's run (:mod:`.driver`) that builds the next level's graph: the new ids
-(lines 4–12), the vertices placed by community (lines 17–19), ``mergeCommunity`` for each community group (lines
-20–23, :mod:`.kernels_aggregate`) and the packed lists.  It uses the run's ``dev``, ``launch``, ``each``,
-``zeros``, ``tables``, ``partition``, ``kernels``, ``primes`` and ``max_grid``.
+:class:`Contraction` is the part of the driver's run (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`) that builds
+the next level's graph: the new ids (lines 4–12), the vertices placed by community (lines 17–19),
+``mergeCommunity`` for each community group (lines 20–23, :mod:`.kernels_aggregate`) and the packed lists.  It uses
+the run's ``dev``, ``launch``, ``each``, ``zeros``, ``tables``, ``partition``, ``kernels``, ``primes`` and
+``max_grid``.
 
 >>> Contraction.contract.__doc__.split(":")[0]
 'Algorithm 3'

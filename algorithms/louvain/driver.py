@@ -471,7 +471,8 @@ class _Run(Contraction):
                 _, _, new_id, _ = self.new_ids(finest[0], C, n0)
                 self.each(mv.init_communities, n0, labels, n0)
                 self.each(agg.relabel, n0, labels, C, new_id, n0)
-        final = self.read(labels, n0).copy() if levels else np.arange(n0, dtype=np.int32)
+        with launch.phase("copy out"):
+            final = self.read(labels, n0).copy() if levels else np.arange(n0, dtype=np.int32)
         launch.close()
         stats = {"levels": len(levels), "sweeps": sweeps, "communities": communities,
                  "refine_sweeps": refine_sweeps, "conflict_free_from": self.conflict_free_from,

@@ -37,8 +37,8 @@ from .parallel import PARALLEL_ENTRIES, PARALLEL_FROM, bucket_moves, scratch
 from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
-__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "by_levels", "contract",
-           "host_arrays", "partition_modularity", "weighted_degrees"]
+__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "by_levels", "contract", "enough",
+           "host_arrays", "partition_modularity", "phase_limit", "weighted_degrees"]
 
 #: The degree buckets of §4.1, as in :data:`gpusim.algorithms.louvain.kernels_move.DEGREE_BUCKETS`.
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
