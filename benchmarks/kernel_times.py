@@ -1,0 +1,92 @@
+"""Where a Louvain call's GPU time goes, kernel by kernel: CUDA events around each launch of one warm call.
+
+It generates the ``louvain`` area's R-MAT and planted-partition graphs (``benchmarks/louvain.py``, average degree
+10) at ``2^SCALE`` vertices, calls gpusim's Louvain on CuPy three times untimed (compiling and growing the memory
+pool), times two calls, then records a CuPy event before and after every launch of one more call
+(:meth:`gpusim.runtime.launcher.Launcher.__call__`) and prints, per graph: the best whole call, the modularity, the
+levels and sweeps, the phases, and the kernels by GPU time (launches, milliseconds).  The events' own cost makes
+that call a little slower than the others; the kernels' shares are what it is for.  Options after the scale go to
+``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``).  Usage, on a machine with CuPy::
+
+    python -m benchmarks.kernel_times 22 [NAME=VALUE ...]
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from benchmarks.louvain import planted_partition, rmat
+from gpusim import Device
+from gpusim.algorithms.louvain import louvain, modularity
+from gpusim.runtime.launcher import Launcher
+
+#: Kernels printed per graph, the slowest first.
+SHOWN = 22
+
+
+def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, list]]:
+    """One call of ``louvain`` with an event pair around each launch: its result and ``{kernel: [launches, ms]}``."""
+    import cupy
+
+    events, original = [], Launcher.__call__
+
+    def timed(self, kernel, grid, block, *args):
+        before, after = cupy.cuda.Event(), cupy.cuda.Event()
+        before.record()
+        original(self, kernel, grid, block, *args)
+        after.record()
+        events.append((kernel.name, before, after))
+
+    Launcher.__call__ = timed
+    try:
+        result = louvain(graph, device=device, **options)
+    finally:
+        Launcher.__call__ = original
+    cupy.cuda.runtime.deviceSynchronize()
+    per: dict[str, list] = defaultdict(lambda: [0, 0.0])
+    for name, before, after in events:
+        per[name][0] += 1
+        per[name][1] += cupy.cuda.get_elapsed_time(before, after)
+    return result, dict(per)
+
+
+def main(argv: list[str]) -> int:
+    scale = int(argv[0]) if argv else 22
+    options = {}
+    for pair in argv[1:]:
+        name, _, value = pair.partition("=")
+        try:
+            options[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            options[name] = value
+    device = Device("cupy")
+    graphs = {"rmat": rmat(scale, 10.0, scale), "planted": planted_partition(1 << scale, 10.0, scale)[0]}
+    for name, graph in graphs.items():
+        for _ in range(3):
+            louvain(graph, device=device, **options)
+        best = min(_seconds(lambda g=graph: louvain(g, device=device, **options)) for _ in range(2))
+        result, per = kernel_times(graph, device, **options)
+        q = modularity(graph, np.asarray(result.labels))
+        stats = result.stats
+        print(f"== {name}: n={graph.n} entries={graph.n_entries} best call {best:.3f} s, Q={q:.4f}, levels "
+              f"{stats['levels']}, sweeps {stats['sweeps']}, refine {stats['refine_sweeps']}")
+        print("   phases", {phase: round(seconds, 4) for phase, seconds in stats["seconds"].items()})
+        print(f"   kernels {sum(ms for _, ms in per.values()):.1f} ms in {sum(c for c, _ in per.values())} launches")
+        for kernel, (count, ms) in sorted(per.items(), key=lambda item: -item[1][1])[:SHOWN]:
+            print(f"   {kernel:28s} {count:6d} {ms:9.2f} ms")
+    return 0
+
+
+def _seconds(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
