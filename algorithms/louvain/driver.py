@@ -356,6 +356,12 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
     return LouvainGraph(n, host_ptr, run.read(adj, entries), run.read(w, entries)), ids
 
 
+def _read_later(dev: Device, levels: list, n: int):
+    """The dendrogram's levels read back from ``dev`` when called: the result holds these arrays alone (not the run's
+    tables) until then."""
+    return lambda: [dev.to_host(level)[:n].copy() for level in levels]
+
+
 def _positive(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise InvalidArgument(f"{name}={value!r} must be a finite number > 0")
@@ -478,8 +484,8 @@ class _Run(Contraction):
                  "refine_sweeps": refine_sweeps, "conflict_free_from": self.conflict_free_from,
                  "launches": dict(launch.launches), "seconds": dict(launch.seconds), "layout": self.layout,
                  "follow_leaves": self.follow_leaves}
-        return CommunityResult(graph, final, final_q, lambda: [self.read(level, n0).copy() for level in levels],
-                               level_q, "louvain", dev.backend, stats, self.gamma)
+        return CommunityResult(graph, final, final_q, _read_later(dev, levels, n0), level_q, "louvain", dev.backend,
+                               stats, self.gamma)
 
     def nonempty(self, host: np.ndarray):
         return self.dev.array(host if host.size else np.zeros(1, host.dtype))
