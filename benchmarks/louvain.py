@@ -53,6 +53,7 @@ import numpy as np
 from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import T_BIN, LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
+from gpusim.algorithms.louvain.driver import PAPER_RULES
 from gpusim.backends import GPU_BACKENDS, gpu_status
 from gpusim.types.generators import sorted_unique
 
@@ -60,8 +61,6 @@ from gpusim.types.generators import sorted_unique
 REPEATS = 3
 #: NetworKit's PLM with its refinement (PLMR), on every host core: the CPU program the modularity is compared with.
 PLM = "networkit PLMR"
-#: The options that give the paper's stopping rules and sweeps over every vertex (``--paper-rules``).
-PAPER_RULES = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": None}
 
 
 def _from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> LouvainGraph:

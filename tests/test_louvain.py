@@ -22,7 +22,7 @@ from gpusim.algorithms.louvain import (
     karate,
     louvain,
 )
-from gpusim.algorithms.louvain.driver import aggregate
+from gpusim.algorithms.louvain.driver import PAPER_RULES, aggregate
 
 
 @st.composite
@@ -40,10 +40,6 @@ def louvain_graphs(draw, max_n: int = 14, max_weight: int = 5, loops: bool = Tru
 def nx_modularity(graph: LouvainGraph, result, resolution: float = 1.0) -> float:
     return nx.community.modularity(graph.to_networkx(), [set(c) for c in result.communities()],
                                    resolution=resolution)
-
-
-#: The paper's stopping rules (§5) and sweeps over every vertex: the options that make them so.
-PAPER_LIMITS = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": None}
 
 
 def assert_close(a: float, b: float) -> None:
@@ -230,7 +226,7 @@ def test_conflict_free_sweeps_recover_what_the_papers_stop_rule_loses(case):
     else:
         graph = LouvainGraph.from_networkx(_lfr(0.3, int(case[-1])))
     theirs = networkx_best(graph.to_networkx())
-    paper, ours = (bucket_louvain(graph, dip_rule=rule, refine=False, **PAPER_LIMITS).modularity
+    paper, ours = (bucket_louvain(graph, dip_rule=rule, refine=False, **PAPER_RULES).modularity
                    for rule in ("paper", "independent"))
     assert paper < 0.98 * theirs and ours > paper + 0.01 * theirs
     if case != "lfr-0.3-1":  # see test_lfr_where_networkx_itself_spreads_three_percent

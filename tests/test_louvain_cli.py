@@ -76,6 +76,22 @@ def test_errors(argv, fragment, capsys):
     assert fragment in err and err.count("\n") == 1
 
 
+def test_the_paper_s_rules_from_the_command_line(capsys):
+    """``--paper-rules``: the stopping rules of §5 and every vertex in every sweep, the reference's decisions."""
+    from gpusim.algorithms.louvain import bucket_louvain, karate
+    from gpusim.algorithms.louvain.driver import PAPER_RULES
+
+    assert main(["louvain", "--example", "karate", "--backend", "sim", "--paper-rules", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    reference = bucket_louvain(karate(), **PAPER_RULES)
+    assert out["valid"] and out["communities"] == reference.labels.tolist()
+    assert out["stats"]["sweeps"] == reference.stats["sweeps"]
+    assert "wake_neighbours" not in out["stats"]["launches"]  # no pruning
+    assert main(["louvain", "--example", "karate", "--backend", "cpu", "--paper-rules", "--cpu-method",
+                 "asynchronous"]) == 2
+    assert "is an option of the GPU method's buckets" in capsys.readouterr().err
+
+
 def test_the_cpu_method_from_the_command_line(capsys):
     assert main(["louvain", "--example", "karate", "--backend", "cpu"]) == 0
     assert "louvain (asynchronous local moving on every core, PLM-style" in capsys.readouterr().out

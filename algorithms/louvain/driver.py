@@ -55,7 +55,6 @@ from gpusim.runtime.resident_graphs import device_backend, resident
 from gpusim.runtime.threads import engine_threads
 from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.device_graphs import DeviceWeightedGraph
-from gpusim.types.numeric import scale_exponent
 
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
@@ -69,7 +68,8 @@ from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
 from .result import CommunityResult
 from .variants import PAPER, LouvainKernels
 
-__all__ = ["BIN_VERTICES", "CPU_METHODS", "DIP_RULES", "LAYOUTS", "T_BIN", "T_FINAL", "aggregate", "louvain"]
+__all__ = ["AGGREGATION_TOLERANCE", "BIN_VERTICES", "CPU_METHODS", "DIP_RULES", "LAYOUTS", "PAPER_RULES", "T_BIN",
+           "T_FINAL", "TOLERANCE_DROP", "aggregate", "louvain"]
 
 #: ``layout=``: the paper's degree buckets (threads scale with the degree) or one thread per vertex.
 LAYOUTS = ("buckets", "thread")
@@ -81,6 +81,8 @@ T_FINAL, T_BIN, BIN_VERTICES = 1e-6, 1e-2, 100_000
 TOLERANCE_DROP = 10.0
 #: ``aggregation_tolerance``: no further level once one keeps more than this share of its vertices (with an edge).
 AGGREGATION_TOLERANCE = 0.8
+#: The options that give the paper's stopping rules and sweeps over every vertex (GVE-Louvain's three rules off).
+PAPER_RULES = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": None}
 _INT32_MAX = int(np.iinfo(np.int32).max)
 #: Lanes per vertex and slots per table of §4.1's groups one to five.
 _SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
@@ -125,26 +127,14 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
     on_device = device is not None and gpu
     if on_device:
         options["device"] = device
-    given, graph = graph, _normal_scale(graph)
+    given = graph
+    graph = graph.in_normal_range() if isinstance(graph, LouvainGraph) else graph
     result = dispatch("communities", graph, algorithm, device.backend if on_device else backend,
                       size=int(graph.adj.shape[0]), **options)  # no copy of a device graph
     result.graph = given  # checked against the input as given
     if on_device:
         result.stats["chosen"] = "the device given"
     return result
-
-
-def _normal_scale(graph):
-    """The numeric policy (:mod:`gpusim.types.numeric`): a host graph whose largest weight lies outside
-    [2^-64, 2^64] runs on its weights times a power of two that brings the largest into [0.5, 1): exact, so the
-    same partition, while 2m^2 neither overflows (weights 1e300) nor underflows (weights 1e-300)."""
-    if not isinstance(graph, LouvainGraph) or graph.weights.size == 0:
-        return graph
-    top = graph.max_weight
-    if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
-        return graph
-    return LouvainGraph(graph.n, graph.ptr, graph.adj, np.ldexp(graph.weights, scale_exponent(graph.weights)),
-                        graph.nodes)
 
 
 @register("communities", "louvain", backends=("sim", "numba", "cupy", "cpu"),
@@ -251,15 +241,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         raise InvalidArgument(f"dip_rule={dip_rule!r} is not one of {DIP_RULES}")
     if cpu_method is not None and cpu_method not in CPU_METHODS:
         raise InvalidArgument(f"cpu_method={cpu_method!r} is not one of {CPU_METHODS}")
-    if tolerance_drop is not None:
-        tolerance_drop = _positive("tolerance_drop", tolerance_drop)
-        if tolerance_drop < 1.0:
-            raise InvalidArgument(f"tolerance_drop={tolerance_drop!r} must be at least 1 (or None: the paper's rule)")
-    if aggregation_tolerance is not None:
-        aggregation_tolerance = _positive("aggregation_tolerance", aggregation_tolerance)
-        if aggregation_tolerance > 1.0:
-            raise InvalidArgument(f"aggregation_tolerance={aggregation_tolerance!r} must be at most 1 (or None: the "
-                                  "paper's rule)")
+    tolerance_drop = _rule("tolerance_drop", tolerance_drop, 1.0, math.inf)
+    aggregation_tolerance = _rule("aggregation_tolerance", aggregation_tolerance, 0.0, 1.0)
     for name, flag in (("follow_leaves", follow_leaves), ("refine", refine), ("prune", prune)):
         if not isinstance(flag, bool):
             raise InvalidArgumentType(f"{name} must be True or False, got {flag!r}")
@@ -360,6 +343,13 @@ def _read_later(dev: Device, levels: list, n: int):
     """The dendrogram's levels read back from ``dev`` when called: the result holds these arrays alone (not the run's
     tables) until then."""
     return lambda: [dev.to_host(level)[:n].copy() for level in levels]
+
+
+def _rule(name: str, value, low: float, high: float) -> float | None:
+    """One of GVE-Louvain's rules: ``None`` (the paper's) or a number in ``[low, high]`` (and above 0)."""
+    if value is not None and not low <= _positive(name, value) <= high:
+        raise InvalidArgument(f"{name}={value!r} must lie in [{low:g}, {high:g}] (or be None: the paper's rule)")
+    return None if value is None else float(value)
 
 
 def _positive(name: str, value) -> float:

@@ -49,7 +49,7 @@ import scipy.sparse as sp
 
 from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.device_graphs import DeviceWeightedGraph
-from gpusim.types.numeric import weight_sum
+from gpusim.types.numeric import scale_exponent, weight_sum
 
 __all__ = ["SYMMETRISE_RULES", "LouvainGraph", "karate", "load_louvain_graph"]
 
@@ -106,6 +106,20 @@ class LouvainGraph:
         """Whether every entry of ``A`` is 1 (an unweighted graph without self-loops): the GPU method then makes
         the weights on the device instead of copying them in."""
         return bool(self.weights.size) and self.max_weight == 1.0 and float(self.weights.min()) == 1.0
+
+    def in_normal_range(self) -> LouvainGraph:
+        """The numeric policy (:mod:`gpusim.types.numeric`): this graph, or, when its largest weight lies outside
+        [2^-64, 2^64], the graph of its weights times the power of two that brings the largest into [0.5, 1): exact,
+        so the same partition, while 2m^2 neither overflows (weights 1e300) nor underflows (weights 1e-300).
+
+        >>> LouvainGraph.from_edges([0], [1], [1e300]).in_normal_range().weights.tolist()
+        [0.7466108948025751, 0.7466108948025751]
+        """
+        top = self.max_weight
+        if top == 0.0 or 2.0**-64 <= top <= 2.0**64:
+            return self
+        return LouvainGraph(self.n, self.ptr, self.adj, np.ldexp(self.weights, scale_exponent(self.weights)),
+                            self.nodes)
 
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each undirected edge once, ``u <= v``, with its weight (a self-loop's own weight, ``A[u, u] / 2``)."""

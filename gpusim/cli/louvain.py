@@ -43,9 +43,12 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
                               "sweeps, default) or paper (stop the phase)")
     louvain.add_argument("--cpu-method", default=None, metavar="METHOD",
                          help="louvain on cpu: asynchronous (every core, PLM-style; the default) or buckets (the GPU "
-                              "method's own decisions; also chosen by --layout or --dip-rule)")
+                              "method's own decisions; also chosen by --layout, --dip-rule or --paper-rules)")
     louvain.add_argument("--no-refine", dest="refine", action="store_false",
                          help="louvain: the paper's method, without the final refinement on the input graph")
+    louvain.add_argument("--paper-rules", action="store_true",
+                         help="louvain: the paper's stopping rules and every vertex in every sweep, without "
+                              "GVE-Louvain's tolerance drop, pruning and aggregation tolerance (the defaults)")
     louvain.add_argument("--symmetrise", default=None, metavar="RULE",
                          help="combine the two directions of an unsymmetric file: sum, max or mean")
     louvain.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
@@ -63,7 +66,7 @@ def _louvain(options: argparse.Namespace) -> int:
     import time
 
     from gpusim.algorithms.louvain import DIP_RULES, LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
-    from gpusim.algorithms.louvain.driver import CPU_METHODS
+    from gpusim.algorithms.louvain.driver import CPU_METHODS, PAPER_RULES
     from gpusim.errors import InvalidArgument
     from gpusim.runtime.device import Device, choose_backend
     from gpusim.runtime.registry import lookup
@@ -88,6 +91,8 @@ def _louvain(options: argparse.Namespace) -> int:
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
         extra["cpu_method"] = options.cpu_method
+        if options.paper_rules:
+            extra.update(PAPER_RULES)
         chosen, reason = choose_backend(options.backend, graph.n_entries)
         if chosen == "sim":
             bar, on_launch = simulator_progress(options, f"{options.algorithm} on the simulator")
