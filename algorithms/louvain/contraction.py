@@ -57,7 +57,7 @@ class Contraction:
         self.each(mv.copy_labels, n, com_start, cursor, n)
         self.each(agg.place_vertices, n, C, cursor, com, n)
         parts, buckets = self.partition(com_degree, self.community_buckets, n, self.zeros(n, np.int32))
-        cset = parts[4]
+        cset = parts.vset
         member_start = None
         if any(count for _, count in buckets[1:]):  # the block kernels number each community's edges flat
             member_degree = self.zeros(n, np.int32)

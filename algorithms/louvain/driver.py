@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections import namedtuple
 
 import numpy as np
 
@@ -358,6 +359,10 @@ def _positive(name: str, value) -> float:
     return float(value)
 
 
+#: The degree buckets of a level (:meth:`_Run.partition`): ``vset`` holds bucket ``b`` from ``offsets[b]``.
+_Parts = namedtuple("_Parts", "degree bounds n_buckets offsets vset n")
+
+
 class _Run(Contraction):
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
@@ -404,28 +409,29 @@ class _Run(Contraction):
             self.global_tables = self.dev.zeros(slots, np.int32), self.dev.zeros(slots, np.float64)
         return self.global_tables
 
-    def partition(self, degree, bounds: tuple[int, ...], n: int, active) -> tuple[tuple, list[tuple[int, int]]]:
-        """Alg. 1 line 5 / Alg. 3 line 21: the buckets' parts (``vset``, each bucket's offset in it, and what
-        :meth:`take` needs) and ``(offset, count)`` of each degree bucket; ``active`` is zeros here."""
+    def partition(self, degree, bounds: tuple[int, ...], n: int, active) -> tuple[_Parts, list[tuple[int, int]]]:
+        """Alg. 1 line 5 / Alg. 3 line 21: the buckets' parts and ``(offset, count)`` of each; ``active`` is zeros."""
         bounds_dev = self.dev.array(np.array((0, *bounds, _INT32_MAX), np.int32))
         counts = self.dev.zeros(len(bounds) + 1, np.int32)
         self.each(mv.count_buckets, n, degree, bounds_dev, len(bounds) + 1, counts, n)
         sizes = self.read(counts, len(bounds) + 1).astype(np.int64)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
-        parts = (degree, bounds_dev, len(bounds) + 1, offsets, self.zeros(n, np.int32), n)
-        self.take(parts, active, 0)
+        parts = _Parts(degree, bounds_dev, len(bounds) + 1, offsets, self.zeros(n, np.int32), n)
+        self.fill(parts, active, 0)  # every vertex: the counts are the sizes, nothing to read back
         return parts, [(int(offsets[b]), int(sizes[b])) for b in range(len(sizes))]
 
-    def take(self, parts: tuple, active, sweep: int) -> list[tuple[int, int]]:
-        """The vertices with ``active[i] >= sweep``, each in its bucket's part of ``vset``: ``(offset, count)`` of
-        each bucket."""
-        degree, bounds_dev, n_buckets, offsets, vset, n = parts
-        cursor = self.dev.array(offsets)
-        self.each(mv.fill_buckets, n, degree, bounds_dev, n_buckets, cursor, vset, active, sweep, n)
-        ends = self.read(cursor, n_buckets)
-        return [(int(start), int(end - start)) for start, end in zip(offsets, ends, strict=True)]
+    def fill(self, parts: _Parts, active, sweep: int):
+        """The vertices with ``active[i] >= sweep`` appended to their parts of ``vset``; returns the parts' ends."""
+        cursor = self.dev.array(parts.offsets)
+        self.each(mv.fill_buckets, parts.n, parts.degree, parts.bounds, parts.n_buckets, cursor, parts.vset, active,
+                  sweep, parts.n)
+        return cursor
 
-    # -- the outer loop ---------------------------------------------------------------------------
+    def take(self, parts: _Parts, active, sweep: int) -> list[tuple[int, int]]:
+        """:meth:`fill`, then ``(offset, count)`` of each bucket (one read back)."""
+        ends = self.read(self.fill(parts, active, sweep), parts.n_buckets)
+        return [(int(start), int(end - start)) for start, end in zip(parts.offsets, ends, strict=True)]
+
     def result(self) -> CommunityResult:
         graph, dev, launch = self.graph, self.dev, self.launch
         n0 = graph.n
@@ -527,7 +533,7 @@ class _Run(Contraction):
         bounds = self.degree_buckets if self.layout == "buckets" else ()
         active = self.zeros(n, np.int32)  # with pruning: the sweep from which each vertex is looked at again
         parts, buckets = self.partition(degree, bounds, n, active)
-        vset = parts[4]
+        vset = parts.vset
         q = q_start = best_q = totals_and_q(recount=True)
         self.each(mv.copy_labels, n, C, best, n)
         sweeps, independent, moving = 0, False, None
