@@ -1,14 +1,16 @@
 """Where a Louvain call's GPU time goes, kernel by kernel: CUDA events around each launch of one warm call.
 
-It generates the ``louvain`` area's R-MAT and planted-partition graphs (``benchmarks/louvain.py``, average degree
-10) at ``2^SCALE`` vertices, calls gpusim's Louvain on CuPy three times untimed (compiling and growing the memory
-pool), times two calls, then records a CuPy event before and after every launch of one more call
-(:meth:`gpusim.runtime.launcher.Launcher.__call__`) and prints, per graph: the best whole call, the modularity, the
-levels and sweeps, the phases, and the kernels by GPU time (launches, milliseconds).  The events' own cost makes
-that call a little slower than the others; the kernels' shares are what it is for.  Options after the scale go to
-``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``).  Usage, on a machine with CuPy::
+It generates the ``louvain`` area's R-MAT, planted-partition and random geometric graphs (``benchmarks/louvain.py``,
+average degree 10) at ``2^SCALE`` vertices (``graphs=rmat,geometric`` picks some), calls gpusim's Louvain on CuPy
+three times untimed (compiling and growing the memory pool), times two calls, then records a CuPy event before and
+after every launch of one more call (:meth:`gpusim.runtime.launcher.Launcher.__call__`) and prints, per graph: the
+best whole call, the modularity, the levels and sweeps, the phases, the host's share (the call's time less its
+kernels' GPU time: launches, reads back and idle GPU), and the kernels by GPU time (launches, milliseconds). The
+events' own cost makes that call a little slower than the others; the kernels' shares are what it is for. Options
+after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``).
+Usage, on a machine with CuPy::
 
-    python -m benchmarks.kernel_times 22 [NAME=VALUE ...]
+    python -m benchmarks.kernel_times 22 [graphs=rmat,planted,geometric] [NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.louvain import planted_partition, rmat
+from benchmarks.louvain import planted_partition, random_geometric, rmat
 from gpusim import Device
 from gpusim.algorithms.louvain import louvain, modularity
 from gpusim.runtime.launcher import Launcher
@@ -65,8 +67,11 @@ def main(argv: list[str]) -> int:
         except (ValueError, SyntaxError):
             options[name] = value
     device = Device("cupy")
-    graphs = {"rmat": rmat(scale, 10.0, scale), "planted": planted_partition(1 << scale, 10.0, scale)[0]}
-    for name, graph in graphs.items():
+    makers = {"rmat": lambda: rmat(scale, 10.0, scale),
+              "planted": lambda: planted_partition(1 << scale, 10.0, scale)[0],
+              "geometric": lambda: random_geometric(1 << scale, 10.0, scale)}
+    for name in str(options.pop("graphs", ",".join(makers))).split(","):
+        graph = makers[name]()
         for _ in range(3):
             louvain(graph, device=device, **options)
         best = min(_seconds(lambda g=graph: louvain(g, device=device, **options)) for _ in range(2))
@@ -76,7 +81,9 @@ def main(argv: list[str]) -> int:
         print(f"== {name}: n={graph.n} entries={graph.n_entries} best call {best:.3f} s, Q={q:.4f}, levels "
               f"{stats['levels']}, sweeps {stats['sweeps']}, refine {stats['refine_sweeps']}")
         print("   phases", {phase: round(seconds, 4) for phase, seconds in stats["seconds"].items()})
-        print(f"   kernels {sum(ms for _, ms in per.values()):.1f} ms in {sum(c for c, _ in per.values())} launches")
+        gpu_ms = sum(ms for _, ms in per.values())
+        print(f"   kernels {gpu_ms:.1f} ms in {sum(c for c, _ in per.values())} launches; host share "
+              f"{1000 * best - gpu_ms:.1f} ms")
         for kernel, (count, ms) in sorted(per.items(), key=lambda item: -item[1][1])[:SHOWN]:
             print(f"   {kernel:28s} {count:6d} {ms:9.2f} ms")
     return 0

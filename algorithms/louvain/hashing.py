@@ -28,8 +28,8 @@ import numpy as np
 from gpusim import T, device
 
 __all__ = [
-    "EMPTY", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot", "insert", "lookup",
-    "prime_table", "score", "table_size",
+    "EMPTY", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot", "hash_step", "insert",
+    "lookup", "next_slot", "prime_table", "score", "table_size",
 ]
 
 #: The null of ``hashComm``: a slot no community has claimed.
@@ -70,10 +70,13 @@ def prime_table() -> np.ndarray:
 
 @device
 def table_size(primes, n_primes, degree):
-    """The smallest prime above 1.5 x ``degree`` (§4), by binary search in the ascending ``primes``."""
+    """The smallest prime above 1.5 x ``degree`` (§4), by binary search in the ascending ``primes``.
+
+    A prime's index is below the prime, so the search looks no further than ``limit + 1``: four steps for a degree
+    of 10 where the whole table took 13."""
     limit = (3 * degree) // 2
     lo = 0
-    hi = n_primes - 1
+    hi = min(n_primes - 1, limit + 1)  # primes[q] > q + 1 > limit for q = limit + 1: the answer is at most there
     while lo < hi:
         mid = (lo + hi) // 2
         if primes[mid] > limit:
@@ -84,11 +87,25 @@ def table_size(primes, n_primes, degree):
 
 
 @device
-def hash_slot(key, it, size):
-    """Probe ``it`` of ``key`` by double hashing (Alg. 2 line 5): ``(h1 + it h2) mod size``, ``size`` prime."""
-    h1 = T.i64(key) % size
-    h2 = 1 + T.i64(key) % (size - 1)
-    return T.i32((h1 + T.i64(it) * h2) % size)
+def hash_slot(key, size):
+    """Probe 0 of ``key`` by double hashing (Alg. 2 line 5): ``h1 = key mod size``, in 32 bits (``key >= 0``)."""
+    return T.i32(key) % T.i32(size)
+
+
+@device
+def hash_step(key, size):
+    """What each further probe of ``key`` adds, modulo ``size``: ``h2 = 1 + key mod (size - 1)``; ``size`` prime, so
+    probes ``(h1 + it h2) mod size`` visit every slot."""
+    return T.i32(1) + T.i32(key) % (T.i32(size) - T.i32(1))
+
+
+@device
+def next_slot(slot, step, size):
+    """``(slot + step) mod size`` for ``slot, step < size``, without a division or an overflow: probe ``it + 1`` of a
+    key from its probe ``it`` (a 64-bit ``(h1 + it h2) mod size`` a probe cost ten times a 32-bit step)."""
+    if slot >= size - step:
+        return slot - (size - step)
+    return slot + step
 
 
 @device
@@ -109,11 +126,13 @@ def insert(keys, vals, base, size, key, weight):
     (see the module's docstring).  The key is read without an atomic (lines 6 and 8): a stale EMPTY
     only sends the thread to the CAS, which says who won.
     """
-    it = 0
+    slots = T.i32(size)
+    slot = hash_slot(key, slots)
+    step = hash_step(key, slots)
     done = 0
     while done == 0:
-        pos = base + hash_slot(key, it, size)
-        it += 1
+        pos = base + slot
+        slot = next_slot(slot, step, slots)
         seen = keys[pos]
         if seen == key:
             T.atomic_add(vals, pos, weight)
@@ -132,13 +151,17 @@ def insert(keys, vals, base, size, key, weight):
 @device
 def lookup(keys, vals, base, size, key):
     """The weight summed for ``key`` (0 when it is not in the table), along :func:`insert`'s probes."""
+    slots = T.i32(size)
+    slot = hash_slot(key, slots)
+    step = hash_step(key, slots)
     it = 0
-    while it < size:
-        pos = base + hash_slot(key, it, size)
+    while it < slots:
+        pos = base + slot
         if keys[pos] == key:
             return vals[pos]
         if keys[pos] == EMPTY:
             return 0.0
+        slot = next_slot(slot, step, slots)
         it += 1
     return 0.0
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from gpusim import T, device
 from gpusim.algorithms.louvain.graph import LouvainGraph
-from gpusim.algorithms.louvain.hashing import EMPTY, hash_slot, prime_table
+from gpusim.algorithms.louvain.hashing import EMPTY, hash_slot, hash_step, next_slot, prime_table
 from gpusim.algorithms.louvain.variants import PAPER, LouvainKernels, louvain_kernels
 from gpusim.runtime.device import Device
 
@@ -32,11 +32,12 @@ def insert_by_store(keys, vals, base, size, key, weight):
     Two lanes whose communities hash to the same free slot both see it EMPTY and both store their
     community: the first is overwritten, and its weight is added under the other community.
     """
-    it = 0
+    slot = hash_slot(key, size)
+    step = hash_step(key, size)
     done = 0
     while done == 0:
-        pos = base + hash_slot(key, it, size)
-        it += 1
+        pos = base + slot
+        slot = next_slot(slot, step, size)
         seen = keys[pos]
         if seen == key:
             T.atomic_add(vals, pos, weight)
