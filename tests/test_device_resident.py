@@ -251,6 +251,57 @@ def test_device_weighted_graphs_are_checked_on_the_device():
         resident(dev, DeviceWeightedGraph(3, arrays[0], arrays[1], dev.array(w)))
 
 
+def _host_problems(ptr: np.ndarray, adj: np.ndarray, w: np.ndarray, n: int) -> list[int]:
+    """The smallest offending entry of each kind, found on the host, list by list (:data:`NONE` for none): id out of
+    range, unsorted, self loop, bad weight, no mirror of the same weight."""
+    from gpusim.runtime.device_checks import NONE
+
+    found = [NONE] * 5
+    for u in range(n):
+        for k in range(ptr[u], ptr[u + 1]):
+            v = int(adj[k])
+            kinds = [not 0 <= v < n, k > ptr[u] and adj[k - 1] >= v, v == u, not (np.isfinite(w[k]) and w[k] >= 0)]
+            if 0 <= v < n:
+                mirror = [q for q in range(ptr[v], ptr[v + 1]) if adj[q] == u]
+                kinds.append(not mirror or w[mirror[0]] != w[k])
+            else:
+                kinds.append(True)
+            found = [min(f, k) if bad else f for f, bad in zip(found, kinds, strict=True)]
+    return found
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_entry_parallel_checks_find_the_host_oracles_first_offenders(seed):
+    """A thread an entry, its list found by binary search over the offsets: on graphs with empty lists and a hub,
+    one entry corrupted (or none), each smallest offending position is the host's, list boundaries included."""
+    from gpusim.runtime.device_checks import NONE, lists_check, smallest_offenders, symmetry_check
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 14))
+    hub = {(0, v) for v in range(1, n)}
+    pairs = sorted(hub | {(int(min(a, b)), int(max(a, b))) for a, b in rng.integers(0, n, (int(rng.integers(0, 12)), 2))
+                          if a != b})
+    g = WeightedGraph.from_edges([a for a, _ in pairs], [b for _, b in pairs], rng.integers(1, 4, len(pairs)) * 1.0,
+                                 n=n + int(rng.integers(0, 3)))  # isolated vertices: empty lists at the end
+    ptr, adj, w = g.ptr.copy(), g.adj.copy(), g.weights.astype(np.float64)
+    k = int(rng.integers(0, adj.size))
+    kind = seed % 4
+    if kind == 1:
+        adj[k] = adj[k - 1] if k > 0 else g.n  # a duplicate (or an id out of range)
+    elif kind == 2:
+        w[k] = -1.0 if seed % 8 == 2 else w[k] + 1.0  # negative, or no mirror of the same weight
+    elif kind == 3:
+        adj[k] = k % g.n  # maybe a self loop, maybe unsorted, maybe no mirror
+    dev = Device("sim", seed=seed)
+    m, n_all = int(adj.size), g.n
+    args = [dev.array(ptr), dev.array(adj)]
+    range_, unsorted = smallest_offenders(dev, lists_check, m, 2, *args, n_all, n_all, m)
+    expected = _host_problems(ptr, adj, w, n_all)
+    assert [range_, unsorted] == expected[:2]
+    if range_ == NONE:
+        assert smallest_offenders(dev, symmetry_check, m, 3, *args, dev.array(w), n_all, m) == expected[2:]
+
+
 # -- on a GPU (an H100 run) ------------------------------------------------------------------------------
 
 

@@ -26,9 +26,9 @@ from gpusim.language.kernels import device, kernel
 from gpusim.runtime.device import Device
 
 __all__ = ["BLOCK", "MAX_GRID", "NONE", "check_grid", "count_matched", "csr_offsets_check", "csr_problem",
-           "list_holding", "lists_check", "matched_count", "matching_check", "matching_problem", "offsets_problem",
-           "peek", "peek_weight", "position_in_list", "smallest_offenders", "symmetry_check", "transpose_check",
-           "transpose_problem", "value_at", "weighted_problem"]
+           "list_holding", "list_of", "lists_check", "matched_count", "matching_check", "matching_problem",
+           "offsets_problem", "peek", "peek_weight", "position_in_list", "smallest_offenders", "symmetry_check",
+           "transpose_check", "transpose_problem", "value_at", "weighted_problem"]
 
 #: No offending position found (the atomic minima start here).
 NONE = 2**31 - 1
@@ -49,18 +49,34 @@ def csr_offsets_check(ptr, n, m, bad):
         i += T.num_threads()
 
 
-@kernel(signature="int32[:], int32[:], int32, int32, int32[:]")
-def lists_check(ptr, adj, n, n_dst, bad):
-    """For valid offsets: ``bad[0]`` the smallest position of an id outside ``[0, n_dst)``, ``bad[1]`` the
-    smallest position ``k`` with ``adj[k - 1] >= adj[k]`` inside one list (unsorted or duplicate)."""
-    u = T.gtid()
-    while u < n:
-        for k in range(ptr[u], ptr[u + 1]):
-            if adj[k] < 0 or adj[k] >= n_dst:
-                T.atomic_min(bad, 0, k)
-            if k > ptr[u] and adj[k - 1] >= adj[k]:
-                T.atomic_min(bad, 1, k)
-        u += T.num_threads()
+@device
+def list_of(ptr, n, k):
+    """The list holding entry ``k`` of valid CSR offsets (``0 <= k < ptr[n]``): the largest ``u < n`` with
+    ``ptr[u] <= k``, by binary search (an empty list's offset equals the next one's and is passed over)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ptr[mid] <= k:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@kernel(signature="int32[:], int32[:], int32, int32, int32, int32[:]")
+def lists_check(ptr, adj, n, n_dst, m, bad):
+    """For valid offsets over ``m`` entries: ``bad[0]`` the smallest position of an id outside ``[0, n_dst)``,
+    ``bad[1]`` the smallest position ``k`` with ``adj[k - 1] >= adj[k]`` inside one list (unsorted or duplicate).
+    A thread an entry, its list found by :func:`list_of`: a hub's list is shared by many threads (a thread a list
+    took a list of 10^5 entries alone)."""
+    k = T.gtid()
+    while k < m:
+        if adj[k] < 0 or adj[k] >= n_dst:
+            T.atomic_min(bad, 0, k)
+        if k > ptr[list_of(ptr, n, k)] and adj[k - 1] >= adj[k]:
+            T.atomic_min(bad, 1, k)
+        k += T.num_threads()
 
 
 @device
@@ -76,19 +92,19 @@ def position_in_list(adj, lo, hi, u):
     return lo
 
 
-@kernel(signature="int32[:], int32[:], int32[:], int32[:], int32, int32[:]")
-def transpose_check(ptr, adj, t_ptr, t_adj, n, bad):
-    """``bad[0]``: the smallest position ``k`` of an entry ``(u, adj[k])`` missing from the other side's
+@kernel(signature="int32[:], int32[:], int32[:], int32[:], int32, int32, int32[:]")
+def transpose_check(ptr, adj, t_ptr, t_adj, n, m, bad):
+    """``bad[0]``: the smallest position ``k`` (of ``m``) of an entry ``(u, adj[k])`` missing from the other side's
     CSR (a binary search in the sorted list ``t_adj[t_ptr[v]:t_ptr[v + 1]]``, ``v = adj[k]``): the row
-    and column CSR of Deveci et al. (Euro-Par 2013, ICPP 2013) must hold the same edges."""
-    u = T.gtid()
-    while u < n:
-        for k in range(ptr[u], ptr[u + 1]):
-            v = adj[k]
-            at = position_in_list(t_adj, t_ptr[v], t_ptr[v + 1], u)
-            if at == t_ptr[v + 1] or t_adj[at] != u:
-                T.atomic_min(bad, 0, k)
-        u += T.num_threads()
+    and column CSR of Deveci et al. (Euro-Par 2013, ICPP 2013) must hold the same edges.  A thread an entry."""
+    k = T.gtid()
+    while k < m:
+        u = list_of(ptr, n, k)
+        v = adj[k]
+        at = position_in_list(t_adj, t_ptr[v], t_ptr[v + 1], u)
+        if at == t_ptr[v + 1] or t_adj[at] != u:
+            T.atomic_min(bad, 0, k)
+        k += T.num_threads()
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int32, int32, int32[:]")
@@ -121,24 +137,25 @@ def matching_check(ptr, adj, mate_a, mate_b, n_a, n_b, bad):
         i += T.num_threads()
 
 
-@kernel(signature="int32[:], int32[:], float64[:], int32, int32[:]")
-def symmetry_check(ptr, adj, weights, n, bad):
-    """A weighted CSR with sorted lists (Naim et al., HiPC 2015's input): ``bad[0]`` the smallest position of a
-    self loop, ``bad[1]`` of a weight that is negative, NaN or infinite, ``bad[2]`` of an entry ``(u, v)``
-    whose mirror ``(v, u)`` is missing or weighs differently (binary search in ``v``'s list)."""
-    u = T.gtid()
-    while u < n:
-        for k in range(ptr[u], ptr[u + 1]):
-            v = adj[k]
-            w = weights[k]
-            if v == u:
-                T.atomic_min(bad, 0, k)
-            if not (w >= 0.0 and w - w == 0.0):
-                T.atomic_min(bad, 1, k)
-            at = position_in_list(adj, ptr[v], ptr[v + 1], u)
-            if at == ptr[v + 1] or adj[at] != u or weights[at] != w:
-                T.atomic_min(bad, 2, k)
-        u += T.num_threads()
+@kernel(signature="int32[:], int32[:], float64[:], int32, int32, int32[:]")
+def symmetry_check(ptr, adj, weights, n, m, bad):
+    """A weighted CSR with sorted lists (Naim et al., HiPC 2015's input) of ``m`` entries: ``bad[0]`` the smallest
+    position of a self loop, ``bad[1]`` of a weight that is negative, NaN or infinite, ``bad[2]`` of an entry
+    ``(u, v)`` whose mirror ``(v, u)`` is missing or weighs differently (binary search in ``v``'s list).  A thread
+    an entry."""
+    k = T.gtid()
+    while k < m:
+        u = list_of(ptr, n, k)
+        v = adj[k]
+        w = weights[k]
+        if v == u:
+            T.atomic_min(bad, 0, k)
+        if not (w >= 0.0 and w - w == 0.0):
+            T.atomic_min(bad, 1, k)
+        at = position_in_list(adj, ptr[v], ptr[v + 1], u)
+        if at == ptr[v + 1] or adj[at] != u or weights[at] != w:
+            T.atomic_min(bad, 2, k)
+        k += T.num_threads()
 
 
 @kernel(signature="int32[:], int32, int32[:]")
@@ -207,7 +224,8 @@ def csr_problem(dev: Device, ptr: Any, adj: Any, n: int, n_dst: int, ptr_name: s
     problem = offsets_problem(dev, ptr, n, int(adj.shape[0]), ptr_name, adj_name)
     if problem is not None:
         return problem
-    out_of_range, unsorted = smallest_offenders(dev, lists_check, n, 2, ptr, adj, n, n_dst)
+    m = int(adj.shape[0])
+    out_of_range, unsorted = smallest_offenders(dev, lists_check, m, 2, ptr, adj, n, n_dst, m)
     if out_of_range != NONE:
         return f"{adj_name}[{out_of_range}]={value_at(dev, adj, out_of_range)} is not in [0, {n_dst})"
     if unsorted != NONE:
@@ -232,7 +250,8 @@ def list_holding(dev: Device, ptr: Any, n: int, k: int) -> int:
 def transpose_problem(dev: Device, ptr: Any, adj: Any, t_ptr: Any, t_adj: Any, n: int, names: tuple[str, str]
                       ) -> str | None:
     """For two valid CSR sides with as many entries: the first entry of one that the other lacks, or None."""
-    (k,) = smallest_offenders(dev, transpose_check, n, 1, ptr, adj, t_ptr, t_adj, n)
+    m = int(adj.shape[0])
+    (k,) = smallest_offenders(dev, transpose_check, m, 1, ptr, adj, t_ptr, t_adj, n, m)
     if k == NONE:
         return None
     u, v = list_holding(dev, ptr, n, k), value_at(dev, adj, k)
@@ -246,7 +265,8 @@ def weighted_problem(dev: Device, n: int, ptr: Any, adj: Any, weights: Any) -> s
         return problem
     if int(weights.shape[0]) != int(adj.shape[0]):
         return f"weights must have one entry per adjacency entry ({int(adj.shape[0])}), got {int(weights.shape[0])}"
-    loop, weight, mirror = smallest_offenders(dev, symmetry_check, n, 3, ptr, adj, weights, n)
+    m = int(adj.shape[0])
+    loop, weight, mirror = smallest_offenders(dev, symmetry_check, m, 3, ptr, adj, weights, n, m)
     if loop != NONE:
         return f"adj[{loop}]={value_at(dev, adj, loop)} is a self loop"
     if weight != NONE:
