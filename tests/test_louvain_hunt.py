@@ -62,18 +62,6 @@ def test_the_block_path_reaches_the_block_kernels_and_a_removed_block_barrier_is
                 shrink=False).found
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_one_block_takes_every_vertex_and_chunk_in_turn_with_no_race_on_its_shared_tables(seed):
-    """With one block a launch, a block takes vertex after vertex and chunk after chunk: each barrier of
-    :func:`~gpusim.algorithms.louvain.kernels_move.move_block_vertex` and ``block_best`` separates one table's
-    readers from the next table's writers.  The race detector raises on any shared access they do not order."""
-    graph = draw_input("louvain", seed)
-    dev = Device("sim", seed=seed, races="raise")
-    result = louvain(graph, device=dev, degree_buckets="1,2,3,4,4,6", community_buckets="3,6,12", max_grid=1)
-    assert result.stats["launches"]["move_block_global"] >= 4 and result.stats["launches"]["move_block_shared"]
-    assert result.labels.tolist() == bucket_louvain(graph, degree_buckets=(1, 2, 3, 4, 4, 6)).labels.tolist()
-
-
 def test_a_removed_barrier_after_the_winners_are_read_is_a_race_when_one_block_loops():
     last = [m for m in mutants("louvain", ("barrier-removed",)) if m.function == "block_best"][-1]
     with pytest.raises(DataRace, match="winners"):

@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 
 from gpusim import Device
 from gpusim.algorithms.bipartite import maximum_bipartite_matching
+from gpusim.algorithms.louvain import bucket_louvain, louvain
 from gpusim.algorithms.stable import stable_marriage
 from gpusim.algorithms.weighted import maximum_weight_matching, roma
 from gpusim.algorithms.weighted.reference_b_suitor import greedy_b_matching
 from gpusim.algorithms.weighted.reference_greedy import greedy
+from gpusim.explore.algorithm import draw_input
 from gpusim.language.kernels import Kernel, registry
 from gpusim.testing.strategies import bipartite_graphs, preference_instances, weighted_graphs
 from gpusim.types.check import blocking_pairs, check_bipartite_matching
@@ -94,6 +96,18 @@ def test_roma_kernels(options, memory, seed, n):
 def test_stable_marriage_kernels(algorithm, instance, seed):
     result = stable_marriage(instance, algorithm, device=detector(seed))
     assert blocking_pairs(instance, result.wife) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_louvain_block_kernels_taking_every_vertex_and_chunk_in_one_block(seed):
+    """With one block a launch, a block takes vertex after vertex and chunk after chunk (the lowered degree buckets
+    put every vertex of degree above 1 on the block kernels): each barrier of ``move_block_vertex`` and ``block_best``
+    separates one table's readers from the next table's writers, and the decisions are the bucket reference's."""
+    graph = draw_input("louvain", seed)
+    result = louvain(graph, device=detector(seed), degree_buckets="1,2,3,4,4,6", community_buckets="3,6,12",
+                     max_grid=1)
+    assert result.stats["launches"]["move_block_global"] >= 4 and result.stats["launches"]["move_block_shared"]
+    assert result.labels.tolist() == bucket_louvain(graph, degree_buckets=(1, 2, 3, 4, 4, 6)).labels.tolist()
 
 
 def test_every_intended_race_names_a_parameter_or_shared_array_and_says_why():
