@@ -32,7 +32,10 @@ missing).  Usage::
     python -m benchmarks louvain --sizes 23 --degree 24 --graphs rmat,planted --reference-edges 0 --no-thread
     python -m benchmarks louvain --sizes 22 --family-degrees rmat=16,planted=20 --paper-rules --bin-thresholds 1e-2
 
-``--paper-rules`` adds gpusim with the paper's stopping rules and no pruning beside its defaults;
+``--paper-rules`` adds gpusim with the paper's stopping rules and no pruning beside its defaults; for graphs of
+10^8 edges and more, ``--graph-cache DIR`` keeps each generated graph (``.npz``) for the next run, ``--no-resident``
+leaves out the device-resident rows and ``--repeats 2`` times fewer calls.  Each row says when it was measured
+(``at``: seconds since the run began), so a run cut by a time limit shows where its time went.
 
 ``--sizes`` are log2 of the vertex counts (average degree about 10, so 2^20 vertices is about 10^7 edges).
 """
@@ -57,8 +60,9 @@ from gpusim.algorithms.louvain.driver import PAPER_RULES
 from gpusim.backends import GPU_BACKENDS, gpu_status
 from gpusim.types.generators import sorted_unique
 
-#: gpusim's calls timed per program and graph: the best counts.
+#: gpusim's calls timed per program and graph (``--repeats``): the best counts.
 REPEATS = 3
+_START = time.perf_counter()
 #: NetworKit's PLM with its refinement (PLMR), on every host core: the CPU program the modularity is compared with.
 PLM = "networkit PLMR"
 
@@ -173,16 +177,17 @@ def networkx_louvain(graph: LouvainGraph):
 
 def _measured(rows: list[dict], row: dict) -> None:
     """Keep ``row`` and print it at once (stderr): a run stopped by a time limit keeps what it measured."""
+    row["at"] = round(time.perf_counter() - _START, 1)
     rows.append(row)
     print("measured:", json.dumps(row, default=float), file=sys.stderr, flush=True)
 
 
-def graphs_of(makers: dict, families: set, n: int, scale: int):
+def graphs_of(makers: dict, families: set, n: int, scale: int, cache: Path | None = None, degree: dict | None = None):
     """Each family's graph of this size, made when its turn comes (a run stopped by a time limit keeps the rows
-    of the graphs before)."""
+    of the graphs before); with ``cache``, read from ``cache`` when an earlier run kept it there, else made and kept."""
     for key, (label, make) in makers.items():
         if key in families:
-            yield label, make()
+            yield label, cached(cache / f"{key}-{scale}-{(degree or {}).get(key, 0):g}.npz", make) if cache else make()
     if scale <= 14:
         graph = lfr(n, scale)
         if graph is not None:
@@ -203,6 +208,18 @@ def anchor_rows(rows: list[dict], base: dict, graph: LouvainGraph, binary) -> No
     for program, figures in found.items():
         backend = "cuda" if program == "nu-Louvain" else f"{figures['threads']} threads"
         _measured(rows, {**base, "program": program, "backend": backend, **figures})
+
+
+def cached(path: Path, make) -> LouvainGraph:
+    """The unweighted graph kept at ``path`` (its CSR offsets and lists), else ``make()`` kept there."""
+    if path.exists():
+        with np.load(path) as kept:
+            ptr, adj = kept["ptr"], kept["adj"]
+        return LouvainGraph(len(ptr) - 1, ptr, adj, np.ones(adj.size))
+    graph = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, ptr=graph.ptr, adj=graph.adj)
+    return graph
 
 
 def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argparse.Namespace) -> list[dict]:
@@ -235,7 +252,7 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
     for backend in backends:
         device = Device(backend)
         for program, settings_here in settings:
-            seconds, result = best_of(lambda d=device, o=settings_here: louvain(graph, device=d, **o))
+            seconds, result = best_of(lambda d=device, o=settings_here: louvain(graph, device=d, **o), options.repeats)
             phases = result.stats["seconds"]
             _measured(rows, {**base, "program": program, "backend": backend, "seconds": seconds,
                          "bin_threshold": settings_here.get("bin_threshold", T_BIN),
@@ -244,8 +261,8 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
                          "modularity": result.modularity, "communities": result.n_communities,
                          "levels": result.stats["levels"], "sweeps": result.stats["sweeps"], "valid": result.valid,
                          "phase_seconds": phases, "launches": result.stats["launches"]})
-    for backend in backends:
-        resident_rows(rows, base, graph, Device(backend))
+    for backend in backends if options.resident else ():
+        resident_rows(rows, base, graph, Device(backend), options.repeats)
     best = {r["program"]: r for r in rows}
     anchor = best.get(PLM) or max((r for r in rows if r["backend"] == "cpu"),
                                               key=lambda r: r["modularity"], default=None)
@@ -269,7 +286,7 @@ def best_of(call, repeats: int = REPEATS):
     return min((timed(call) for _ in range(repeats)), key=lambda timing: timing[0])
 
 
-def resident_rows(rows: list[dict], base: dict, graph: LouvainGraph, device: Device) -> None:
+def resident_rows(rows: list[dict], base: dict, graph: LouvainGraph, device: Device, repeats: int = REPEATS) -> None:
     """The whole call with the input already on the device: a ``DeviceWeightedGraph`` of the graph's arrays (checked
     on the device by an untimed first call), and on CuPy a ``cupyx.scipy.sparse`` CSR matrix, taken as a user hands
     it over (converted and checked in every call)."""
@@ -287,7 +304,7 @@ def resident_rows(rows: list[dict], base: dict, graph: LouvainGraph, device: Dev
         inputs.append(("gpusim from a cupyx CSR", matrix))
     for program, given in inputs:
         louvain(given)  # the first call checks a DeviceWeightedGraph once; untimed
-        seconds, result = best_of(lambda g=given: louvain(g))
+        seconds, result = best_of(lambda g=given: louvain(g), repeats)
         _measured(rows, {**base, "program": program, "backend": device.backend, "seconds": seconds,
                          "modularity": modularity(graph, np.asarray(result.labels)),
                          "communities": result.n_communities, "valid": result.valid})
@@ -330,6 +347,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="gpusim buckets is run with each t_bin (default 1e-2, the paper's, and 1e-4)")
     parser.add_argument("--backends", default=",".join(GPU_BACKENDS),
                         help="GPU backends to run, where they work (default numba,cupy)")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help=f"gpusim's calls timed a row (default {REPEATS})")
+    parser.add_argument("--no-resident", dest="resident", action="store_false",
+                        help="leave out gpusim from device-resident input")
+    parser.add_argument("--graph-cache", type=Path, help="keep generated graphs here, and read them back next time")
     parser.add_argument("--no-thread", dest="thread", action="store_false",
                         help="leave out layout='thread' (one thread a vertex, the paper's baseline)")
     parser.add_argument("--anchor-dir", help="nu-Louvain's sources (default .anchors/nu-louvain, then "
@@ -374,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         makers = {"planted": ("planted partition", lambda n=n, s=scale: planted_partition(n, degree["planted"], s)[0]),
                   "rmat": ("rmat", lambda s=scale: rmat(s, degree["rmat"], s)),
                   "geometric": ("random geometric", lambda n=n, s=scale: random_geometric(n, degree["geometric"], s))}
-        for name, graph in graphs_of(makers, families, n, scale):
+        for name, graph in graphs_of(makers, families, n, scale, options.graph_cache, degree):
             for row in rows_for(name, graph, backends, options):
                 rows.append(row)
                 print(json.dumps(row, default=float), flush=True)
