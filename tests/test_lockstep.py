@@ -502,7 +502,7 @@ CASES = {
         _louvain_hubs(), "vertex_degrees init_communities follow_leaves clear_totals community_totals entry_counts "
         "count_buckets fill_buckets move_subwarp move_block_shared move_block_global apply_moves "
         "modularity_terms copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
-        "merge_block_shared merge_block_global member_degrees scatter_counts compact_edges relabel wake_neighbours "
+        "merge_block_shared merge_block_global member_degrees scatter_counts compact_edges relabel "
         "entry_sources count_chunks"),
     "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),
     # the communities above the last bound (8192 edges on a GPU), several blocks each: the hub's, from bound 24

@@ -545,16 +545,15 @@ class _Run(Contraction):
                 if count:
                     self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
                                   len(self.primes_host), two_m / 2.0, self.gamma), degree, entries, n)
-                    if self.prune:
-                        self.each_warp(mv.wake_neighbours, count, ptr, adj, vset, offset, count, new_comm, C, active,
-                                       sweeps + 1)
+                    wake = sweeps + 1 if self.prune else 0  # the movers' neighbours are looked at next sweep
                     if independent:
                         stamp = sweeps * len(buckets) + b + 1
                         self.each(mv.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
                         self.each_warp(mv.apply_independent_moves, count, ptr, adj, vset, offset, count, new_comm, C,
-                                       k, a, csize, moving, stamp, sweeps)
+                                       k, a, csize, moving, stamp, sweeps, active, wake)
                     else:
-                        self.each(mv.apply_moves, count, vset, offset, count, new_comm, C, k, a, csize)
+                        self.each_warp(mv.apply_moves, count, ptr, adj, vset, offset, count, new_comm, C, k, a, csize,
+                                       active, wake)
             sweeps += 1
             q_new = totals_and_q()
             if q_new > best_q:

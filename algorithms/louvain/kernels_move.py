@@ -441,34 +441,37 @@ def move_vertex(i, target, C, k, a, csize):
         T.atomic_add(csize, target, 1)
 
 
-@kernel(signature="int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:]")
-def apply_moves(vset, offset, count, new_comm, C, k, a, csize):
+@device
+def wake_neighbours(ptr, adj, i, active, sweep):
+    """Vertex pruning (Sahu 2025, GVE-Louvain §4.1.4; [16] too), this lane's share: each neighbour of the mover ``i``
+    is looked at again from sweep ``sweep`` (``active[j] = max(active[j], sweep)``); the vertices no mover touches
+    rest.  The warp's lanes take ``i``'s entries in turn."""
+    e = ptr[i] + T.lane_id()
+    while e < ptr[i + 1]:
+        if adj[e] != i:
+            T.atomic_max(active, adj[e], sweep)
+        e += 32
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
+                  "int32[:], int32")
+def apply_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, active, sweep):
     """Alg. 1 lines 8–11: ``C[i] = newComm[i]`` for the bucket's vertices, once all of them have chosen, and the
     totals ``a_c`` and sizes kept up to date by the movers alone (:func:`move_vertex`), where the paper sums them
-    again over every vertex after each bucket (equal when the weights' sums are exact)."""
-    v = T.gtid()
-    while v < count:
-        i = vset[offset + v]
-        move_vertex(i, new_comm[i], C, k, a, csize)
-        v += T.num_threads()
-
-
-@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], int32[:], int32")
-def wake_neighbours(ptr, adj, vset, offset, count, new_comm, C, active, sweep):
-    """Vertex pruning (Sahu 2025, GVE-Louvain §4.1.4; [16] too): each neighbour of a bucket vertex that chose another
-    community is looked at again from sweep ``sweep`` (``active[j] = max(active[j], sweep)``); the others rest.  A
-    warp per vertex, its lanes over the entries; launched before the moves are applied, so ``newComm != C`` says who
-    moves."""
+    again over every vertex after each bucket (equal when the weights' sums are exact).  A warp per vertex: with
+    pruning (``sweep > 0``) its lanes wake a mover's neighbours for sweep ``sweep`` (:func:`wake_neighbours`), then
+    lane 0 moves it."""
     lane = T.lane_id()
     v = T.gtid() // 32
     while v < count:
         i = vset[offset + v]
-        if new_comm[i] != C[i]:
-            e = ptr[i] + lane
-            while e < ptr[i + 1]:
-                if adj[e] != i:
-                    T.atomic_max(active, adj[e], sweep)
-                e += 32
+        target = new_comm[i]
+        if target != C[i]:
+            if sweep > 0:
+                wake_neighbours(ptr, adj, i, active, sweep)
+            T.syncwarp()  # every lane has read C[i] before lane 0 writes it
+            if lane == 0:
+                move_vertex(i, target, C, k, a, csize)
         v += T.num_threads() // 32
 
 
@@ -492,18 +495,23 @@ def mark_movers(vset, offset, count, new_comm, C, moving, stamp):
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
-                  "int32[:], int32, int32")
-def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, moving, stamp, salt):
+                  "int32[:], int32, int32, int32[:], int32")
+def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, moving, stamp, salt, active,
+                            sweep):
     """Conflict-free sweeps after a dip (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s
     ``dip_rule="independent"``): a mover moves only if no neighbour that also moves in this bucket has a higher
     :func:`priority` (one round of Luby's independent set among the movers; [16] colours the graph for the same
     end), so no two adjacent vertices decide on each other's stale community.  A warp per vertex: the lanes look at
-    its neighbours, ``T.any`` joins their verdicts, and lane 0 moves it (:func:`move_vertex`)."""
+    its neighbours, ``T.any`` joins their verdicts, and lane 0 moves it (:func:`move_vertex`).  With pruning
+    (``sweep > 0``) the lanes first wake the neighbours of every vertex that chose to move, blocked or not, as
+    :func:`apply_moves` does."""
     lane = T.lane_id()
     v = T.gtid() // 32
     while v < count:
         i = vset[offset + v]
         if moving[i] == stamp:
+            if sweep > 0:
+                wake_neighbours(ptr, adj, i, active, sweep)
             mine = priority(i, salt)
             blocked = 0
             e = ptr[i] + lane
