@@ -102,7 +102,7 @@ def hash_step(key, size):
 @device
 def next_slot(slot, step, size):
     """``(slot + step) mod size`` for ``slot, step < size``, without a division or an overflow: probe ``it + 1`` of a
-    key from its probe ``it`` (a 64-bit ``(h1 + it h2) mod size`` a probe cost ten times a 32-bit step)."""
+    key from its probe ``it``, where ``(h1 + it h2) mod size`` in 64 bits took three emulated divisions a probe."""
     if slot >= size - step:
         return slot - (size - step)
     return slot + step
