@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import ast
 import sys
-import time
 from collections import defaultdict
 
 import numpy as np
 
 from benchmarks.louvain import planted_partition, random_geometric, rmat
+from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import louvain, modularity
 from gpusim.runtime.launcher import Launcher
@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
         graph = makers[name]()
         for _ in range(3):
             louvain(graph, device=device, **options)
-        best = min(_seconds(lambda g=graph: louvain(g, device=device, **options)) for _ in range(2))
+        best = min(timed(lambda g=graph: louvain(g, device=device, **options))[0] for _ in range(2))
         result, per = kernel_times(graph, device, **options)
         q = modularity(graph, np.asarray(result.labels))
         stats = result.stats
@@ -87,12 +87,6 @@ def main(argv: list[str]) -> int:
         for kernel, (count, ms) in sorted(per.items(), key=lambda item: -item[1][1])[:SHOWN]:
             print(f"   {kernel:28s} {count:6d} {ms:9.2f} ms")
     return 0
-
-
-def _seconds(call) -> float:
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

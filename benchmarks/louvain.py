@@ -43,6 +43,7 @@ leaves out the device-resident rows and ``--repeats 2`` times fewer calls.  Each
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import math
@@ -182,12 +183,12 @@ def _measured(rows: list[dict], row: dict) -> None:
     print("measured:", json.dumps(row, default=float), file=sys.stderr, flush=True)
 
 
-def graphs_of(makers: dict, families: set, n: int, scale: int, cache: Path | None = None, degree: dict | None = None):
+def graphs_of(makers: dict, families: set, n: int, scale: int):
     """Each family's graph of this size, made when its turn comes (a run stopped by a time limit keeps the rows
-    of the graphs before); with ``cache``, read from ``cache`` when an earlier run kept it there, else made and kept."""
+    of the graphs before)."""
     for key, (label, make) in makers.items():
         if key in families:
-            yield label, cached(cache / f"{key}-{scale}-{(degree or {}).get(key, 0):g}.npz", make) if cache else make()
+            yield label, make()
     if scale <= 14:
         graph = lfr(n, scale)
         if graph is not None:
@@ -395,7 +396,10 @@ def main(argv: list[str] | None = None) -> int:
         makers = {"planted": ("planted partition", lambda n=n, s=scale: planted_partition(n, degree["planted"], s)[0]),
                   "rmat": ("rmat", lambda s=scale: rmat(s, degree["rmat"], s)),
                   "geometric": ("random geometric", lambda n=n, s=scale: random_geometric(n, degree["geometric"], s))}
-        for name, graph in graphs_of(makers, families, n, scale, options.graph_cache, degree):
+        if options.graph_cache:  # read back where an earlier run kept it, else made and kept
+            makers = {key: (label, functools.partial(cached, options.graph_cache / f"{key}-{scale}-{degree[key]:g}.npz",
+                                                     make)) for key, (label, make) in makers.items()}
+        for name, graph in graphs_of(makers, families, n, scale):
             for row in rows_for(name, graph, backends, options):
                 rows.append(row)
                 print(json.dumps(row, default=float), flush=True)
