@@ -31,18 +31,23 @@ from gpusim.runtime.launcher import Launcher
 SHOWN = 22
 
 
-def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, list]]:
-    """One call of ``louvain`` with an event pair around each launch: its result and ``{kernel: [launches, ms]}``."""
+def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, list], dict[str, float]]:
+    """One call of ``louvain`` with an event pair around each launch: its result, ``{kernel: [launches, ms]}`` and
+    the kernels' milliseconds in each phase the call opened (``optimise 0``, ``aggregate 0``, ``optimise 1``, ...)."""
     import cupy
 
-    events, original = [], Launcher.__call__
+    events, original, phases, kept = [], Launcher.__call__, {}, []
 
     def timed(self, kernel, grid, block, *args):
         before, after = cupy.cuda.Event(), cupy.cuda.Event()
         before.record()
         original(self, kernel, grid, block, *args)
         after.record()
-        events.append((kernel.name, before, after))
+        opened = self._open
+        if opened is not None and id(opened) not in phases:  # kept alive below, so that no id is used again
+            phases[id(opened)] = f"{opened.name} {sum(name.startswith(opened.name) for name in phases.values())}"
+            kept.append(opened)
+        events.append((kernel.name, phases.get(id(opened), "-"), before, after))
 
     Launcher.__call__ = timed
     try:
@@ -51,10 +56,13 @@ def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, li
         Launcher.__call__ = original
     cupy.cuda.runtime.deviceSynchronize()
     per: dict[str, list] = defaultdict(lambda: [0, 0.0])
-    for name, before, after in events:
+    by_phase: dict[str, float] = defaultdict(float)
+    for name, phase, before, after in events:
+        ms = cupy.cuda.get_elapsed_time(before, after)
         per[name][0] += 1
-        per[name][1] += cupy.cuda.get_elapsed_time(before, after)
-    return result, dict(per)
+        per[name][1] += ms
+        by_phase[phase] += ms
+    return result, dict(per), dict(by_phase)
 
 
 def main(argv: list[str]) -> int:
@@ -75,7 +83,7 @@ def main(argv: list[str]) -> int:
         for _ in range(3):
             louvain(graph, device=device, **options)
         best = min(timed(lambda g=graph: louvain(g, device=device, **options))[0] for _ in range(2))
-        result, per = kernel_times(graph, device, **options)
+        result, per, by_phase = kernel_times(graph, device, **options)
         q = modularity(graph, np.asarray(result.labels))
         stats = result.stats
         print(f"== {name}: n={graph.n} entries={graph.n_entries} best call {best:.3f} s, Q={q:.4f}, levels "
@@ -84,6 +92,7 @@ def main(argv: list[str]) -> int:
         gpu_ms = sum(ms for _, ms in per.values())
         print(f"   kernels {gpu_ms:.1f} ms in {sum(c for c, _ in per.values())} launches; host share "
               f"{1000 * best - gpu_ms:.1f} ms")
+        print("   kernel ms by phase", {phase: round(ms, 1) for phase, ms in by_phase.items()})
         for kernel, (count, ms) in sorted(per.items(), key=lambda item: -item[1][1])[:SHOWN]:
             print(f"   {kernel:28s} {count:6d} {ms:9.2f} ms")
     return 0
