@@ -1,7 +1,7 @@
 """Louvain community detection on the GPU (Naim et al., IPDPS 2017): the host's outer loop over the kernels.
 
-Each level runs the modularity optimisation of Algorithm 1 (:mod:`.kernels_move`) and then the
-aggregation of Algorithm 3 (:mod:`.kernels_aggregate`), until a level gains less modularity than
+Each level runs the modularity optimisation of Algorithm 1 (:mod:`.kernels_move`, :mod:`.kernels_apply`) and then
+the aggregation of Algorithm 3 (:mod:`.kernels_aggregate`), until a level gains less modularity than
 ``threshold`` (``t_final = 1e-6``) or merges nothing.  As in §4 and §5.1, a phase's sweeps stop at the larger
 ``bin_threshold`` (``t_bin = 1e-2``) while the graph has more than ``bin_vertices`` (100,000) vertices and at
 ``threshold`` below.  Only vertices with an edge count: an isolated vertex never moves and costs a sweep
@@ -58,6 +58,7 @@ from gpusim.types.arguments import check_int, check_seed
 from gpusim.types.device_graphs import DeviceWeightedGraph
 
 from . import kernels_aggregate as agg
+from . import kernels_apply as ap
 from . import kernels_move as mv
 from .asynchronous import asynchronous_louvain
 from .contraction import Contraction
@@ -178,7 +179,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         ``"paper"``: stop the phase with its best partition (Alg. 1 line 12).  ``"independent"`` (default):
         go back to the best partition and go on with conflict-free sweeps, where a vertex moves only if no
         neighbour that also moves has a higher pseudo-random priority
-        (:func:`~gpusim.algorithms.louvain.kernels_move.apply_independent_moves`), until a sweep gains less
+        (:func:`~gpusim.algorithms.louvain.kernels_apply.apply_independent_moves`), until a sweep gains less
         than the threshold.  The paper's rule stops early where half the vertices move at once (LFR graphs
         with mixing 0.3: 94.7 % of NetworkX's modularity; 99.3 % with conflict-free sweeps).
     follow_leaves:
@@ -199,7 +200,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         (:func:`~gpusim.algorithms.louvain.reference.phase_limit`), where the paper goes from ``t_bin`` straight to
         ``t_final`` once a level has ``bin_vertices`` or fewer.  ``prune``: after a phase's first sweep, a sweep looks
         only at the vertices whose neighbour moved in the sweep before
-        (:func:`~gpusim.algorithms.louvain.kernels_move.wake_neighbours`).  ``aggregation_tolerance``: no further level
+        (:func:`~gpusim.algorithms.louvain.kernels_apply.wake_neighbours`).  ``aggregation_tolerance``: no further level
         once one keeps more than this share of its vertices with an edge
         (:func:`~gpusim.algorithms.louvain.reference.enough`).  ``benchmarks/RESULTS.md`` times them against the
         paper's rules.
@@ -548,12 +549,12 @@ class _Run(Contraction):
                     wake = sweeps + 1 if self.prune else 0  # the movers' neighbours are looked at next sweep
                     if independent:
                         stamp = sweeps * len(buckets) + b + 1
-                        self.each(mv.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
-                        self.each_warp(mv.apply_independent_moves, count, ptr, adj, vset, offset, count, new_comm, C,
-                                       k, a, csize, moving, stamp, sweeps, active, wake)
+                        self.each(ap.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
+                        self.each(ap.apply_independent_moves, count, ptr, adj, vset, offset, count, new_comm, C, k,
+                                  a, csize, moving, stamp, sweeps, active, wake)
                     else:
-                        self.each_warp(mv.apply_moves, count, ptr, adj, vset, offset, count, new_comm, C, k, a, csize,
-                                       active, wake)
+                        self.each(ap.apply_moves, count, ptr, adj, vset, offset, count, new_comm, C, k, a, csize,
+                                  active, wake)
             sweeps += 1
             q_new = totals_and_q()
             if q_new > best_q:

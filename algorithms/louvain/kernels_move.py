@@ -3,7 +3,7 @@
 Algorithm 1 computes ``m`` and every ``k_i`` (:func:`vertex_degrees`), then sweeps: the vertices are
 partitioned by degree into buckets (:func:`count_buckets`, :func:`fill_buckets`), each bucket's vertices
 choose a community from the same state (``computeMove``, Algorithm 2), the moves are applied
-(:func:`apply_moves`) and the community totals ``a_c`` recomputed (:func:`community_totals`) before the
+(:func:`~.kernels_apply.apply_moves`) and the community totals ``a_c`` recomputed (:func:`community_totals`) before the
 next bucket.  The number of threads per vertex grows with its degree (§4.1): 4, 8, 16 or 32 lanes of a
 warp (:func:`move_subwarp`, degrees 1–32, with 1–3 edges a lane for 33–84), a 128-thread block with the
 table in shared memory (:func:`move_block_shared`, 85–319) or in global memory
@@ -37,11 +37,11 @@ from .kernels_aggregate import member_of
 
 __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "append_to_bucket",
-    "apply_independent_moves", "apply_moves", "best_community", "block_best", "bucket_of", "clear_totals",
+    "best_community", "best_slot", "block_best", "bucket_of", "clear_totals",
     "community_totals", "copy_labels", "count_buckets", "decide", "decide_from_chunks", "entry_counts",
     "entry_sources", "fill_buckets", "follow_leaves", "hash_chunk", "hash_neighbours", "init_communities",
-    "mark_movers", "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
-    "move_thread", "move_vertex", "priority", "vertex_degrees", "wake_neighbours",
+    "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
+    "move_thread", "slot_community", "slot_score", "vertex_degrees",
 ]
 
 #: Threads per block of every launch (four warps, §4.1).
@@ -212,21 +212,47 @@ def hash_neighbours(ptr, adj, w, C, i, keys, vals, base, size, first, step):
 
 
 @device
-def best_community(keys, vals, base, size, first, step, own, ki, a, m, gamma):
-    """Alg. 2 line 14, this thread's share: among slots ``first, first + step, ...`` the community other than
-    ``own`` of highest :func:`score` (ties to the lowest id, §4), or -1."""
+def best_slot(keys, vals, base, size, first, step, own, ki, a, m, gamma):
+    """Alg. 2 line 14, this thread's share: among slots ``first, first + step, ...`` the slot of the community other
+    than ``own`` of highest :func:`score` (ties to the lowest id, §4), or -1."""
     best = -1
+    best_c = -1
     best_s = 0.0
     s = first
     while s < size:
         c = keys[base + s]
         if c >= 0 and c != own:
             sc = score(vals[base + s], ki, a[c], m, gamma)
-            if better(best, best_s, c, sc) == 1:
-                best = c
+            if better(best_c, best_s, c, sc) == 1:
+                best = s
+                best_c = c
                 best_s = sc
         s += step
     return best
+
+
+@device
+def slot_community(keys, base, slot):
+    """The community in ``slot`` of the table (-1 for none, ``slot < 0``)."""
+    c = -1
+    if slot >= 0:
+        c = keys[base + slot]
+    return c
+
+
+@device
+def slot_score(keys, vals, base, slot, ki, a, m, gamma):
+    """:func:`score` of the community in ``slot``, read from the slot (no probing, as :func:`candidate_score`
+    does); 0 for none."""
+    if slot < 0:
+        return 0.0
+    return score(vals[base + slot], ki, a[keys[base + slot]], m, gamma)
+
+
+@device
+def best_community(keys, vals, base, size, first, step, own, ki, a, m, gamma):
+    """:func:`best_slot`'s community, or -1."""
+    return slot_community(keys, base, best_slot(keys, vals, base, size, first, step, own, ki, a, m, gamma))
 
 
 @device
@@ -269,12 +295,12 @@ def move_subwarp(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, pri
         if i >= 0:
             hash_neighbours(ptr, adj, w, C, i, keys, vals, base, size, lane, width)
         T.syncwarp()
-        best = -1
-        s = 0.0
+        slot = -1
+        ki = 0.0
         if i >= 0:
-            best = best_community(keys, vals, base, size, lane, width, C[i], k[i], a, m, gamma)
-            s = candidate_score(keys, vals, base, size, best, k[i], a, m, gamma)
-        best = group_best(best, s, width)
+            ki = k[i]
+            slot = best_slot(keys, vals, base, size, lane, width, C[i], ki, a, m, gamma)
+        best = group_best(slot_community(keys, base, slot), slot_score(keys, vals, base, slot, ki, a, m, gamma), width)
         if i >= 0 and lane == 0:
             decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
         T.syncwarp()
@@ -285,8 +311,8 @@ def move_subwarp(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, pri
 def block_best(keys, vals, base, size, lo, hi, own, ki, a, m, gamma, winners):
     """Alg. 2 line 14 on a whole block: the best community other than ``own`` among slots ``lo ... hi - 1`` of the
     table of ``size`` slots, in thread 0.  Each warp reduces by shuffles; the warps' winners meet in shared memory."""
-    best = best_community(keys, vals, base, hi, lo + T.thread_id(), T.block_size(), own, ki, a, m, gamma)
-    best = group_best(best, candidate_score(keys, vals, base, size, best, ki, a, m, gamma), 32)
+    slot = best_slot(keys, vals, base, hi, lo + T.thread_id(), T.block_size(), own, ki, a, m, gamma)
+    best = group_best(slot_community(keys, base, slot), slot_score(keys, vals, base, slot, ki, a, m, gamma), 32)
     if T.lane_id() == 0:
         winners[T.warp_id()] = best
     T.syncthreads()
@@ -426,103 +452,6 @@ def move_thread(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, prim
         best = best_community(keys, vals, base, size, 0, 1, C[i], k[i], a, m, gamma)
         decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
         v += T.num_threads()
-
-
-@device
-def move_vertex(i, target, C, k, a, csize):
-    """``C[i] = target``, and ``k_i`` and one member taken from the old community's totals and added to the new one's
-    (atomics: movers of one bucket share communities)."""
-    own = C[i]
-    if target != own:
-        C[i] = target
-        T.atomic_add(a, own, -k[i])
-        T.atomic_add(a, target, k[i])
-        T.atomic_add(csize, own, -1)
-        T.atomic_add(csize, target, 1)
-
-
-@device
-def wake_neighbours(ptr, adj, i, active, sweep):
-    """Vertex pruning (Sahu 2025, GVE-Louvain §4.1.4; [16] too), this lane's share: each neighbour of the mover ``i``
-    is looked at again from sweep ``sweep`` (``active[j] = max(active[j], sweep)``); the vertices no mover touches
-    rest.  The warp's lanes take ``i``'s entries in turn."""
-    e = ptr[i] + T.lane_id()
-    while e < ptr[i + 1]:
-        if adj[e] != i:
-            T.atomic_max(active, adj[e], sweep)
-        e += 32
-
-
-@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
-                  "int32[:], int32")
-def apply_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, active, sweep):
-    """Alg. 1 lines 8–11: ``C[i] = newComm[i]`` for the bucket's vertices, once all of them have chosen, and the
-    totals ``a_c`` and sizes kept up to date by the movers alone (:func:`move_vertex`), where the paper sums them
-    again over every vertex after each bucket (equal when the weights' sums are exact).  A warp per vertex: with
-    pruning (``sweep > 0``) its lanes wake a mover's neighbours for sweep ``sweep`` (:func:`wake_neighbours`), then
-    lane 0 moves it."""
-    lane = T.lane_id()
-    v = T.gtid() // 32
-    while v < count:
-        i = vset[offset + v]
-        target = new_comm[i]
-        if target != C[i]:
-            if sweep > 0:
-                wake_neighbours(ptr, adj, i, active, sweep)
-            T.syncwarp()  # every lane has read C[i] before lane 0 writes it
-            if lane == 0:
-                move_vertex(i, target, C, k, a, csize)
-        v += T.num_threads() // 32
-
-
-@device
-def priority(v, salt):
-    """A pseudo-random rank of vertex ``v`` for sweep ``salt``: ``v -> a v + b (mod 2^31)`` with ``a`` odd is a
-    bijection, so two vertices never tie."""
-    return (T.i64(v) * 1103515245 + T.i64(salt) * 40503 + 12345) % 2147483648
-
-
-@kernel(signature="int32[:], int32, int32, int32[:], int32[:], int32[:], int32")
-def mark_movers(vset, offset, count, new_comm, C, moving, stamp):
-    """``moving[i] = stamp`` for each vertex of the bucket that chose another community (``stamp`` is new for
-    each bucket of each sweep, so no clearing is needed)."""
-    v = T.gtid()
-    while v < count:
-        i = vset[offset + v]
-        if new_comm[i] != C[i]:
-            moving[i] = stamp
-        v += T.num_threads()
-
-
-@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
-                  "int32[:], int32, int32, int32[:], int32")
-def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, moving, stamp, salt, active,
-                            sweep):
-    """Conflict-free sweeps after a dip (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s
-    ``dip_rule="independent"``): a mover moves only if no neighbour that also moves in this bucket has a higher
-    :func:`priority` (one round of Luby's independent set among the movers; [16] colours the graph for the same
-    end), so no two adjacent vertices decide on each other's stale community.  A warp per vertex: the lanes look at
-    its neighbours, ``T.any`` joins their verdicts, and lane 0 moves it (:func:`move_vertex`).  With pruning
-    (``sweep > 0``) the lanes first wake the neighbours of every vertex that chose to move, blocked or not, as
-    :func:`apply_moves` does."""
-    lane = T.lane_id()
-    v = T.gtid() // 32
-    while v < count:
-        i = vset[offset + v]
-        if moving[i] == stamp:
-            if sweep > 0:
-                wake_neighbours(ptr, adj, i, active, sweep)
-            mine = priority(i, salt)
-            blocked = 0
-            e = ptr[i] + lane
-            while e < ptr[i + 1]:
-                j = adj[e]
-                if j != i and moving[j] == stamp and priority(j, salt) > mine:
-                    blocked = 1
-                e += 32
-            if T.any(blocked) == 0 and lane == 0:
-                move_vertex(i, new_comm[i], C, k, a, csize)
-        v += T.num_threads() // 32
 
 
 @kernel(signature="int32[:], int32[:], int32")

@@ -65,7 +65,8 @@ def bucket_bounds(name: str, value, paper: tuple[int, ...]) -> tuple[int, ...]:
 
 @numba.njit(cache=True)
 def _score(e, ki, a_c, m, gamma):
-    return e / m - gamma * ki * a_c / (2.0 * m * m)
+    """:func:`~gpusim.algorithms.louvain.hashing.score`: Eq. (2)'s terms for the target community, times ``2 m^2``."""
+    return 2.0 * m * e - gamma * ki * a_c
 
 
 @numba.njit(cache=True)
@@ -110,13 +111,13 @@ def _bucket_moves(ptr, adj, w, C, k, a, csize, vset, m, gamma, new_comm, acc, to
 
 @numba.njit(cache=True)
 def _priority(v, salt):
-    """:func:`~gpusim.algorithms.louvain.kernels_move.priority`."""
+    """:func:`~gpusim.algorithms.louvain.kernels_apply.priority`."""
     return (v * 1103515245 + salt * 40503 + 12345) % 2147483648
 
 
 @numba.njit(cache=True)
 def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
-    """:func:`~gpusim.algorithms.louvain.kernels_move.apply_independent_moves`: a mover of ``vset`` moves only if
+    """:func:`~gpusim.algorithms.louvain.kernels_apply.apply_independent_moves`: a mover of ``vset`` moves only if
     no neighbour that also moves has a higher priority."""
     for v in vset:
         moving[v] = new_comm[v] != C[v]
@@ -135,7 +136,7 @@ def _independent_moves(ptr, adj, C, new_comm, vset, moving, salt):
 
 @numba.njit(cache=True)
 def _wake_neighbours(ptr, adj, C, new_comm, vset, active, sweep):
-    """:func:`~gpusim.algorithms.louvain.kernels_move.wake_neighbours`: each neighbour of a vertex of ``vset`` that
+    """:func:`~gpusim.algorithms.louvain.kernels_apply.wake_neighbours`: each neighbour of a vertex of ``vset`` that
     chose another community is looked at again from ``sweep``."""
     for v in vset:
         if new_comm[v] != C[v]:
