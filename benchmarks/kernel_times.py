@@ -32,8 +32,9 @@ SHOWN = 22
 
 
 def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, list], dict[str, float]]:
-    """One call of ``louvain`` with an event pair around each launch: its result, ``{kernel: [launches, ms]}`` and
-    the kernels' milliseconds in each phase the call opened (``optimise 0``, ``aggregate 0``, ``optimise 1``, ...)."""
+    """One call of ``louvain`` with an event pair around each launch: its result, ``{kernel: [launches, ms]}`` (a
+    kernel launched in steps, its last parameter ``step``, by step: ``move_block_global[1]``) and the kernels'
+    milliseconds in each phase the call opened (``optimise 0``, ``aggregate 0``, ``optimise 1``, ...)."""
     import cupy
 
     events, original, phases, kept = [], Launcher.__call__, {}, []
@@ -47,7 +48,8 @@ def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, li
         if opened is not None and id(opened) not in phases:  # kept alive below, so that no id is used again
             phases[id(opened)] = f"{opened.name} {sum(name.startswith(opened.name) for name in phases.values())}"
             kept.append(opened)
-        events.append((kernel.name, phases.get(id(opened), "-"), before, after))
+        name = f"{kernel.name}[{args[-1]}]" if kernel.params[-1] == "step" else kernel.name  # a kernel of steps
+        events.append((name, phases.get(id(opened), "-"), before, after))
 
     Launcher.__call__ = timed
     try:
