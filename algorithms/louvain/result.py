@@ -72,13 +72,15 @@ def check_partition(graph: LouvainGraph, labels: np.ndarray, reported: float | N
     if labels.size and labels.dtype.kind not in "iu":
         raise InvalidArgument(f"labels must be integer community ids, got dtype {labels.dtype}")
     if labels.size:
-        used = np.unique(labels)
-        if used[0] < 0:
-            raise InvalidArgument(f"community id {int(used[0])} is negative")
-        gaps = np.flatnonzero(used != np.arange(used.size))
+        lowest, highest = int(labels.min()), int(labels.max())
+        if lowest < 0:
+            raise InvalidArgument(f"community id {lowest} is negative")
+        used = np.zeros(min(highest, labels.size) + 1, bool)  # n ids from 0 end below n: a larger one leaves a gap
+        used[labels[labels < used.size]] = True
+        gaps = np.flatnonzero(~used)
         if gaps.size:
             raise InvalidArgument(f"community ids are not consecutive from 0: id {int(gaps[0])} is unused "
-                                  f"but {int(used[-1])} is used")
+                                  f"but {highest} is used")
     q = modularity(graph, labels, resolution)
     if reported is not None and not abs(reported - q) <= RELATIVE_TOLERANCE * max(abs(q), 1e-3):
         raise InvalidArgument(f"the reported modularity {reported!r} differs from the recomputed {q!r}")

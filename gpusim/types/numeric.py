@@ -3,7 +3,8 @@
 * Every weight is a finite float64 (``WeightedGraph`` refuses NaN and infinities, naming the entry).
 * A sum of weights (a matching's weight, a graph's total) is :func:`weight_sum`: the values are scaled by
   a power of two so the largest is below 1 (exact: only the exponent changes), summed with
-  ``math.fsum`` (exactly rounded), and scaled back.  It never raises: it is ``inf`` only when the exact
+  ``math.fsum`` (exactly rounded), and scaled back; from 65,536 values, as integers in one compiled pass
+  (:mod:`gpusim.types.exact_sum`, exact too).  It never raises: it is ``inf`` only when the exact
   answer is above the largest double (1.797e308), and weights near the smallest subnormal add up exactly.
 * A maximum-weight matching whose weight could pass the largest double is refused before the work by
   :func:`check_matching_weight_fits`, with one line naming the heaviest edge: the bound is half the sum,
@@ -67,11 +68,20 @@ def weight_sum(values: Any) -> float:
     top = float(np.max(np.abs(values)))
     if top == 0.0 or not math.isfinite(top):
         return math.fsum(values.tolist()) if math.isfinite(top) else float(np.sum(values))
+    if values.size >= _COMPILED_FROM:  # one compiled pass, where fsum needs a Python float per value
+        from gpusim.types.exact_sum import MOST_VALUES, exact_sum
+
+        if values.size < MOST_VALUES:
+            return exact_sum(values)
     exponent = math.frexp(top)[1]
     with np.errstate(under="ignore", over="ignore"):
         scaled = np.ldexp(values, -exponent)           # exact but for parts below 2^-1074 of the largest
         total = math.fsum(scaled.tolist())             # at most the number of values: no overflow
         return float(np.ldexp(total, exponent))       # inf when the answer is not representable
+
+
+#: From this many values :func:`weight_sum` sums in one compiled pass (:mod:`gpusim.types.exact_sum`).
+_COMPILED_FROM = 1 << 16
 
 
 def normalised(weights: np.ndarray) -> np.ndarray:
