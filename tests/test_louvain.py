@@ -23,6 +23,7 @@ from gpusim.algorithms.louvain import (
     louvain,
 )
 from gpusim.algorithms.louvain.driver import PAPER_RULES, aggregate
+from gpusim.algorithms.louvain.variants import DEFAULT, PAPER
 
 
 @st.composite
@@ -50,14 +51,14 @@ def assert_close(a: float, b: float) -> None:
 @given(graph=louvain_graphs(), seed=st.integers(0, 2**16), layout=st.sampled_from(["buckets", "thread"]),
        resolution=st.sampled_from([0.5, 1.0, 2.0]), follow=st.booleans(), prune=st.booleans(),
        drop=st.sampled_from([None, 10.0, 2.0]), bin_vertices=st.sampled_from([100_000, 0]),
-       shrink=st.sampled_from([None, 0.8, 0.3]))
+       shrink=st.sampled_from([None, 0.8, 0.3]), tables=st.sampled_from([DEFAULT, PAPER]))
 def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution, follow, prune, drop,
-                                                                 bin_vertices, shrink):
+                                                                 bin_vertices, shrink, tables):
     """Every option of the GPU method: ``bin_vertices=0`` puts ``t_bin`` and its drop by level in force on
-    these small graphs."""
+    these small graphs; the small degrees summed by shuffles (``DEFAULT``) or in the paper's tables."""
     limits = {"prune": prune, "tolerance_drop": drop, "bin_vertices": bin_vertices, "aggregation_tolerance": shrink}
     result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution, follow_leaves=follow,
-                     **limits)
+                     kernels=tables, **limits)
     assert result.valid, result.problem
     assert sorted(np.unique(result.labels).tolist()) == list(range(result.n_communities))
     assert result.labels.shape == (graph.n,)
@@ -387,11 +388,11 @@ def test_resolution_changes_the_answer_as_networkx_does():
     assert_close(fine.modularity, nx_modularity(karate(), fine, 2.0))
 
 
-@pytest.mark.parametrize("layout", ["buckets", "thread"])
-def test_on_every_backend(backend, layout):
+@pytest.mark.parametrize("layout, tables", [("buckets", DEFAULT), ("buckets", PAPER), ("thread", DEFAULT)])
+def test_on_every_backend(backend, layout, tables):
     for graph in (karate(), _hubs(), _matrix("dolphins")):
         result = louvain(graph, device=Device(backend, **({"trace": False} if backend == "sim" else {})),
-                         layout=layout)
+                         layout=layout, kernels=tables)
         assert result.valid, result.problem
         assert result.labels.tolist() == bucket_louvain(graph, layout=layout).labels.tolist()
         assert_close(result.modularity, nx_modularity(graph, result))

@@ -68,7 +68,7 @@ from .hashing import prime_table
 from .kernels_scan import exclusive_scan
 from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
 from .result import CommunityResult
-from .variants import PAPER, LouvainKernels
+from .variants import DEFAULT, PAPER, LouvainKernels
 
 __all__ = ["AGGREGATION_TOLERANCE", "BIN_VERTICES", "CPU_METHODS", "DIP_RULES", "LAYOUTS", "PAPER_RULES", "T_BIN",
            "T_FINAL", "TOLERANCE_DROP", "aggregate", "louvain"]
@@ -88,6 +88,7 @@ PAPER_RULES = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": 
 _INT32_MAX = int(np.iinfo(np.int32).max)
 #: Lanes per vertex and slots per table of §4.1's groups one to five.
 _SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
+_ENTRY_A_LANE = 4  # the groups below have a lane an entry (degree at most the lanes): kernels.move_small takes them
 
 
 def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto", device: Device | None = None,
@@ -143,7 +144,7 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
           title="GPU Louvain: hash tables per vertex, threads per vertex by degree, contraction on the device",
           paper="naim2017louvain", where="Algorithms 1-3",
           guarantees="a partition; modularity of the result at least that of every earlier level",
-          kernels=tuple(PAPER))
+          kernels=tuple(dict.fromkeys((*PAPER, *DEFAULT))))
 def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto", *, resolution: float = 1.0,
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
@@ -205,7 +206,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         (:func:`~gpusim.algorithms.louvain.reference.enough`).  ``benchmarks/RESULTS.md`` times them against the
         paper's rules.
     kernels:
-        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table (the bug zoo's variants).
+        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table: by default ``DEFAULT`` (degrees up to 32
+        summed by shuffles), ``PAPER`` for the paper's hash tables in every group, or a bug zoo's variant.
     degree_buckets, community_buckets, max_grid:
         Lower bounds than §4.1's for the vertex groups (six: 4, 8, 16, 32, 84, 319) and community groups
         (:data:`~.kernels_aggregate.COMMUNITY_BUCKETS`), each at most the paper's, the first ones only or all
@@ -278,7 +280,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False, races="off") if chosen == "sim" else Device(chosen)
-        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
+        result = _Run(graph, device, resolution, limits, layout, kernels or DEFAULT, progress, dip_rule,
                       follow_leaves, refine, (degree_buckets, community_buckets), max_grid, prune,
                       aggregation_tolerance).result()
     result.stats["chosen"] = reason
@@ -335,15 +337,13 @@ def aggregate(graph, communities, *, backend: str = "sim", device: Device | None
     ptr, adj, w, n, entries, new_id = run.contract(device.array(graph.ptr), run.nonempty(graph.adj),
                                                    run.nonempty(graph.weights), C, graph.n, always=True)
     host_ptr = run.read(ptr, n + 1)
-    used = np.zeros(graph.n, bool)
-    used[labels] = True
+    used = np.bincount(labels, minlength=graph.n) > 0
     ids = np.where(used, run.read(new_id, graph.n), -1).astype(np.int32)
     return LouvainGraph(n, host_ptr, run.read(adj, entries), run.read(w, entries)), ids
 
 
 def _read_later(dev: Device, levels: list, n: int):
-    """The dendrogram's levels read back from ``dev`` when called: the result holds these arrays alone (not the run's
-    tables) until then."""
+    """The dendrogram's levels, read back from ``dev`` when called (the result holds these arrays alone until then)."""
     return lambda: [dev.to_host(level)[:n].copy() for level in levels]
 
 
@@ -379,9 +379,8 @@ class _Run(Contraction):
         self.layout, self.kernels = layout, kernels
         self.launch = Launcher(dev, progress=progress, description="louvain levels")
         self.max_grid = max_grid or (4 if dev.backend == "sim" else 8192)
-        self.primes_host = prime_table()
+        self.primes_host, self.global_tables = prime_table(), None
         self.conflict_free_from: list[int | None] = []
-        self.global_tables = None
 
     # -- small helpers --------------------------------------------------------------------------
     def zeros(self, n: int, dtype) -> object:
@@ -579,7 +578,8 @@ class _Run(Contraction):
         elif b < len(_SUBWARP):
             width, slots = _SUBWARP[b]
             blocks = -(-count // (mv.BLOCK // width))
-            self.launch(kernels.move_subwarp, min(blocks, self.max_grid), mv.BLOCK, *args, width, slots)
+            small = kernels.move_small if b < _ENTRY_A_LANE else kernels.move_subwarp
+            self.launch(small, min(blocks, self.max_grid), mv.BLOCK, *args, width, slots)
         elif b == len(_SUBWARP):
             self.launch(kernels.move_block_shared, min(count, self.max_grid), mv.BLOCK, *args)
         else:

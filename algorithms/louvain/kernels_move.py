@@ -36,12 +36,12 @@ from .hashing import (
 from .kernels_aggregate import member_of
 
 __all__ = [
-    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "append_to_bucket",
-    "best_community", "best_slot", "block_best", "bucket_of", "clear_totals",
-    "community_totals", "copy_labels", "count_buckets", "decide", "decide_from_chunks", "entry_counts",
-    "entry_sources", "fill_buckets", "follow_leaves", "hash_chunk", "hash_neighbours", "init_communities",
-    "modularity_terms", "move_block_global", "move_block_shared", "move_block_vertex", "move_subwarp",
-    "move_thread", "slot_community", "slot_score", "vertex_degrees",
+    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "append_to_bucket", "best_community", "best_slot",
+    "block_best", "bucket_of", "choose", "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide",
+    "decide_from_chunks", "entry_counts", "entry_sources", "fill_buckets", "follow_leaves", "hash_chunk",
+    "hash_neighbours", "init_communities", "lane_max", "modularity_terms", "move_block_global", "move_block_shared",
+    "move_block_vertex", "move_by_shuffles", "move_subwarp", "move_thread", "slot_community", "slot_score",
+    "vertex_degrees",
 ]
 
 #: Threads per block of every launch (four warps, §4.1).
@@ -256,15 +256,24 @@ def best_community(keys, vals, base, size, first, step, own, ki, a, m, gamma):
 
 
 @device
-def decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm):
-    """Alg. 2 lines 15–18: ``newComm[i]`` is ``best`` if moving there gains modularity (Eq. 2 > 0) and the
-    singleton rule of §4 allows it (:func:`~.hashing.allowed`, applied to the winner as [16] does), else ``C[i]``."""
+def choose(best, e_own, e_best, i, C, k, a, csize, m, gamma, new_comm):
+    """Alg. 2 lines 15–18 from ``i``'s weights to its own community and to ``best``: ``newComm[i]`` is ``best`` if
+    moving there gains modularity (Eq. 2 > 0) and the singleton rule of §4 allows it (:func:`~.hashing.allowed`,
+    applied to the winner as [16] does), else ``C[i]``."""
     own = C[i]
     new_comm[i] = own
     if best >= 0 and allowed(own, best, csize) == 1:
-        stay = score(lookup(keys, vals, base, size, own), k[i], a[own] - k[i], m, gamma)
-        if candidate_score(keys, vals, base, size, best, k[i], a, m, gamma) > stay:
+        if score(e_best, k[i], a[best], m, gamma) > score(e_own, k[i], a[own] - k[i], m, gamma):
             new_comm[i] = best
+
+
+@device
+def decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm):
+    """:func:`choose` with the weights looked up in ``i``'s table."""
+    e_best = 0.0
+    if best >= 0:
+        e_best = lookup(keys, vals, base, size, best)
+    choose(best, lookup(keys, vals, base, size, C[i]), e_best, i, C, k, a, csize, m, gamma, new_comm)
 
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
@@ -304,6 +313,75 @@ def move_subwarp(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, pri
         if i >= 0 and lane == 0:
             decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
         T.syncwarp()
+        first += T.grid_size() * per_block
+
+
+@device
+def lane_max(x, width):
+    """The largest ``x`` of ``width`` aligned lanes, in every one of them (a butterfly of ``shfl_xor``)."""
+    offset = width // 2
+    while offset > 0:
+        other = T.shfl_xor(x, offset)
+        if other > x:
+            x = other
+        offset = offset // 2
+    return x
+
+
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
+                  "int32, int32[:], int32[:], int32, float64, float64, int32, int32")
+def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma, width,
+                     stride):
+    """computeMove (Naim et al., IPDPS 2017, Alg. 2) for degrees up to ``width`` (4, 8, 16 or 32 lanes a vertex, an
+    entry a lane: §4.1's groups one to four) with no table: lane ``q`` holds the community of ``i``'s ``q``-th
+    neighbour, and ``e_{i->c}`` of its community is the weights of the lanes holding the same one, added in list
+    order over ``width`` shuffles.  Where :func:`move_subwarp` clears a table, claims slots by CAS and adds weights by
+    atomics (a compare-and-swap loop for a double in shared memory, and a slot all lanes add to once the neighbours
+    share a community), this reads and shuffles.  The best community (:func:`~.hashing.group_best`) and the move
+    (:func:`choose`) are :func:`move_subwarp`'s.  ``primes``, ``n_primes`` and ``stride`` are unused: the signature is
+    :func:`move_subwarp`'s, so that either serves those groups
+    (:class:`~gpusim.algorithms.louvain.variants.LouvainKernels`)."""
+    lane = T.lane_id() % width
+    first_lane = T.lane_id() - lane
+    per_block = T.block_size() // width
+    first = T.block_id() * per_block
+    while first < count:
+        v = first + T.thread_id() // width
+        i = -1
+        c = -1
+        weight = 0.0
+        if v < count:
+            i = vset[offset + v]
+            if lane < ptr[i + 1] - ptr[i] and adj[ptr[i] + lane] != i:  # a self-loop is left out, as in the tables
+                c = C[adj[ptr[i] + lane]]
+                weight = w[ptr[i] + lane]
+        e_c = 0.0
+        for q in range(width):
+            other_c = T.shfl_idx(c, first_lane + q)
+            other_w = T.shfl_idx(weight, first_lane + q)
+            if other_c == c:
+                e_c += other_w
+        own = -1
+        ki = 0.0
+        if i >= 0:
+            own = C[i]
+            ki = k[i]
+        candidate = -1
+        s = 0.0
+        if c >= 0 and c != own:
+            candidate = c
+            s = score(e_c, ki, a[c], m, gamma)
+        best = group_best(candidate, s, width)
+        to_own = -1.0  # e_{i->c} of the lanes holding i's own community (none: 0)
+        to_best = -1.0
+        if c >= 0 and c == own:
+            to_own = e_c
+        if c >= 0 and c == best:
+            to_best = e_c
+        to_own = lane_max(to_own, width)
+        to_best = lane_max(to_best, width)
+        if i >= 0 and lane == 0:
+            choose(best, max(to_own, 0.0), max(to_best, 0.0), i, C, k, a, csize, m, gamma, new_comm)
         first += T.grid_size() * per_block
 
 

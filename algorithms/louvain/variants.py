@@ -22,11 +22,12 @@ from gpusim.language.variants import device_names, with_devices
 from . import kernels_aggregate as aggregate
 from . import kernels_move as move
 
-__all__ = ["PAPER", "LouvainKernels", "louvain_kernels"]
+__all__ = ["DEFAULT", "PAPER", "LouvainKernels", "louvain_kernels"]
 
 
 class LouvainKernels(NamedTuple):
-    """The kernels that touch the hash tables: those a zoo variant may replace."""
+    """The kernels that sum a vertex's (or community's) weights by community, in tables or by shuffles: those a zoo
+    variant may replace."""
 
     move_subwarp: Kernel
     move_block_shared: Kernel
@@ -36,12 +37,18 @@ class LouvainKernels(NamedTuple):
     merge_block_shared: Kernel
     merge_block_global: Kernel
     merge_chunks: Kernel
+    #: The kernel of §4.1's groups one to four (degrees up to 32, an entry a lane), with ``move_subwarp``'s
+    #: signature: ``move_subwarp`` itself (the paper's tables) or :func:`~.kernels_move.move_by_shuffles`.
+    move_small: Kernel
 
 
 #: The paper's kernels.
 PAPER = LouvainKernels(move.move_subwarp, move.move_block_shared, move.move_block_global, move.move_thread,
                        aggregate.merge_warp, aggregate.merge_block_shared, aggregate.merge_block_global,
-                       aggregate.merge_chunks)
+                       aggregate.merge_chunks, move.move_subwarp)
+#: The kernels :func:`~gpusim.algorithms.louvain.louvain` runs by default: the paper's, but the degrees up to 32 sum
+#: their communities' weights by shuffles (:func:`~.kernels_move.move_by_shuffles`), with no hash table.
+DEFAULT = PAPER._replace(move_small=move.move_by_shuffles)
 
 def louvain_kernels(**helpers: DeviceFunction) -> LouvainKernels:
     """The paper's kernels with the named ``@device`` helpers (``insert=``, ``allowed=``, ...) replaced."""
