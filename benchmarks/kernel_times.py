@@ -7,7 +7,7 @@ after every launch of one more call (:meth:`gpusim.runtime.launcher.Launcher.__c
 best whole call, the modularity, the levels and sweeps, the phases, the host's share (the call's time less its
 kernels' GPU time: launches, reads back and idle GPU), and the kernels by GPU time (launches, milliseconds). The
 events' own cost makes that call a little slower than the others; the kernels' shares are what it is for. Options
-after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``).
+after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``, ``kernels=shuffles``).
 Usage, on a machine with CuPy::
 
     python -m benchmarks.kernel_times 22 [graphs=rmat,planted,geometric] [NAME=VALUE ...]
@@ -25,6 +25,7 @@ from benchmarks.louvain import planted_partition, random_geometric, rmat
 from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import louvain, modularity
+from gpusim.algorithms.louvain.variants import PAPER, SHUFFLES
 from gpusim.runtime.launcher import Launcher
 
 #: Kernels printed per graph, the slowest first.
@@ -76,6 +77,8 @@ def main(argv: list[str]) -> int:
             options[name] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             options[name] = value
+    if "kernels" in options:  # kernels=paper or kernels=shuffles: a table of gpusim.algorithms.louvain.variants
+        options["kernels"] = {"paper": PAPER, "shuffles": SHUFFLES}[options["kernels"]]
     device = Device("cupy")
     makers = {"rmat": lambda: rmat(scale, 10.0, scale),
               "planted": lambda: planted_partition(1 << scale, 10.0, scale)[0],

@@ -68,7 +68,7 @@ from .hashing import prime_table
 from .kernels_scan import exclusive_scan
 from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
 from .result import CommunityResult
-from .variants import DEFAULT, PAPER, LouvainKernels
+from .variants import PAPER, SHUFFLES, LouvainKernels
 
 __all__ = ["AGGREGATION_TOLERANCE", "BIN_VERTICES", "CPU_METHODS", "DIP_RULES", "LAYOUTS", "PAPER_RULES", "T_BIN",
            "T_FINAL", "TOLERANCE_DROP", "aggregate", "louvain"]
@@ -144,7 +144,7 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
           title="GPU Louvain: hash tables per vertex, threads per vertex by degree, contraction on the device",
           paper="naim2017louvain", where="Algorithms 1-3",
           guarantees="a partition; modularity of the result at least that of every earlier level",
-          kernels=tuple(dict.fromkeys((*PAPER, *DEFAULT))))
+          kernels=tuple(dict.fromkeys((*PAPER, *SHUFFLES))))
 def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto", *, resolution: float = 1.0,
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
                 seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
@@ -206,8 +206,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         (:func:`~gpusim.algorithms.louvain.reference.enough`).  ``benchmarks/RESULTS.md`` times them against the
         paper's rules.
     kernels:
-        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table: by default ``DEFAULT`` (degrees up to 32
-        summed by shuffles), ``PAPER`` for the paper's hash tables in every group, or a bug zoo's variant.
+        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table: by default ``PAPER`` (the paper's hash
+        tables in every group), ``SHUFFLES`` (degrees up to 32 summed by shuffles), or a bug zoo's variant.
     degree_buckets, community_buckets, max_grid:
         Lower bounds than §4.1's for the vertex groups (six: 4, 8, 16, 32, 84, 319) and community groups
         (:data:`~.kernels_aggregate.COMMUNITY_BUCKETS`), each at most the paper's, the first ones only or all
@@ -280,7 +280,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False, races="off") if chosen == "sim" else Device(chosen)
-        result = _Run(graph, device, resolution, limits, layout, kernels or DEFAULT, progress, dip_rule,
+        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
                       follow_leaves, refine, (degree_buckets, community_buckets), max_grid, prune,
                       aggregation_tolerance).result()
     result.stats["chosen"] = reason

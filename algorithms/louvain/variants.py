@@ -22,7 +22,7 @@ from gpusim.language.variants import device_names, with_devices
 from . import kernels_aggregate as aggregate
 from . import kernels_move as move
 
-__all__ = ["DEFAULT", "PAPER", "LouvainKernels", "louvain_kernels"]
+__all__ = ["PAPER", "SHUFFLES", "LouvainKernels", "louvain_kernels"]
 
 
 class LouvainKernels(NamedTuple):
@@ -46,9 +46,9 @@ class LouvainKernels(NamedTuple):
 PAPER = LouvainKernels(move.move_subwarp, move.move_block_shared, move.move_block_global, move.move_thread,
                        aggregate.merge_warp, aggregate.merge_block_shared, aggregate.merge_block_global,
                        aggregate.merge_chunks, move.move_subwarp)
-#: The kernels :func:`~gpusim.algorithms.louvain.louvain` runs by default: the paper's, but the degrees up to 32 sum
-#: their communities' weights by shuffles (:func:`~.kernels_move.move_by_shuffles`), with no hash table.
-DEFAULT = PAPER._replace(move_small=move.move_by_shuffles)
+#: The paper's kernels, but the degrees up to 32 sum their communities' weights by shuffles, with no hash table
+#: (:func:`~.kernels_move.move_by_shuffles`): ``louvain(..., kernels=SHUFFLES)``.
+SHUFFLES = PAPER._replace(move_small=move.move_by_shuffles)
 
 def louvain_kernels(**helpers: DeviceFunction) -> LouvainKernels:
     """The paper's kernels with the named ``@device`` helpers (``insert=``, ``allowed=``, ...) replaced."""
