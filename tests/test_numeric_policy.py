@@ -53,6 +53,22 @@ def exact_weight(graph: WeightedGraph, mate: np.ndarray) -> Fraction:
     return sum((Fraction(weight[(a, int(mate[a]))]) for a in range(graph.n) if mate[a] > a), Fraction(0))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=50),
+       st.integers(0, 3), st.integers(1, 3000))
+def test_the_compiled_sum_of_many_values_is_exactly_rounded(values, spread, copies):
+    """From 65,536 values :func:`weight_sum` adds integers in a compiled pass (:mod:`gpusim.types.exact_sum`): the
+    exact sum (``Fraction``), rounded once, whatever the exponents, the signs and the cancellations."""
+    many = np.tile(np.ldexp(np.array(values), -300 * spread), max(copies, -(-65_536 // len(values))))  # subnormals
+    counts = dict(zip(*np.unique(many, return_counts=True), strict=True))
+    exact = sum((Fraction(float(x)) * int(c) for x, c in counts.items()), Fraction(0))
+    try:
+        expected = float(exact)  # rounded to nearest, ties to even
+    except OverflowError:
+        expected = math.inf if exact > 0 else -math.inf
+    assert weight_sum(many) == expected
+
+
 def test_weight_sum_never_raises_and_is_exact():
     assert weight_sum([1.5e308, 1.0, 1.5e308]) == math.inf
     assert weight_sum([1.5e308, -1.5e308, 1.0]) == 1.0
