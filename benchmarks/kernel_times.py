@@ -25,7 +25,7 @@ from benchmarks.louvain import planted_partition, random_geometric, rmat
 from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import louvain, modularity
-from gpusim.algorithms.louvain.variants import PAPER, SHUFFLES
+from gpusim.algorithms.louvain.variants import TABLES
 from gpusim.runtime.launcher import Launcher
 
 #: Kernels printed per graph, the slowest first.
@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
         except (ValueError, SyntaxError):
             options[name] = value
     if "kernels" in options:  # kernels=paper or kernels=shuffles: a table of gpusim.algorithms.louvain.variants
-        options["kernels"] = {"paper": PAPER, "shuffles": SHUFFLES}[options["kernels"]]
+        options["kernels"] = TABLES[options["kernels"]]
     device = Device("cupy")
     makers = {"rmat": lambda: rmat(scale, 10.0, scale),
               "planted": lambda: planted_partition(1 << scale, 10.0, scale)[0],

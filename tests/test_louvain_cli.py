@@ -61,6 +61,7 @@ def test_unsymmetric_file_and_its_rule(tmp_path, capsys):
     (["louvain", "--example", "karate", "--resolution", "0"], "resolution=0.0 must be a finite number > 0"),
     (["louvain", "--example", "karate", "--resolution", "nan"], "resolution=nan"),
     (["louvain", "--example", "karate", "--layout", "warp"], "--layout 'warp' is not one of"),
+    (["louvain", "--example", "karate", "--kernels", "fast"], "--kernels 'fast' is not one of paper, shuffles"),
     (["louvain", "--example", "karate", "--symmetrise", "min"], "--symmetrise 'min' is not one of"),
     (["louvain", "--example", "karate", "--dip-rule", "sometimes"], "--dip-rule 'sometimes' is not one of"),
     (["louvain", "--example", "karate", "--backend", "tpu"], "backend='tpu'"),
@@ -74,6 +75,18 @@ def test_errors(argv, fragment, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert fragment in err and err.count("\n") == 1
+
+
+def test_the_kernels_table_from_the_command_line(capsys):
+    """``--kernels shuffles``: the small degrees summed by shuffles, the same communities as the paper's tables."""
+    found = {}
+    for table in ("paper", "shuffles"):
+        assert main(["louvain", "--example", "karate", "--backend", "sim", "--kernels", table, "--json"]) == 0
+        found[table] = json.loads(capsys.readouterr().out)
+        assert found[table]["kernels"] == table and found[table]["certified"]
+    assert found["paper"]["communities"] == found["shuffles"]["communities"]
+    assert found["shuffles"]["stats"]["launches"]["move_by_shuffles"] > 0
+    assert "move_by_shuffles" not in found["paper"]["stats"]["launches"]
 
 
 def test_the_paper_s_rules_from_the_command_line(capsys):

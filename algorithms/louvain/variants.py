@@ -22,7 +22,7 @@ from gpusim.language.variants import device_names, with_devices
 from . import kernels_aggregate as aggregate
 from . import kernels_move as move
 
-__all__ = ["PAPER", "SHUFFLES", "LouvainKernels", "louvain_kernels"]
+__all__ = ["PAPER", "SHUFFLES", "TABLES", "LouvainKernels", "louvain_kernels"]
 
 
 class LouvainKernels(NamedTuple):
@@ -49,6 +49,8 @@ PAPER = LouvainKernels(move.move_subwarp, move.move_block_shared, move.move_bloc
 #: The paper's kernels, but the degrees up to 32 sum their communities' weights by shuffles, with no hash table
 #: (:func:`~.kernels_move.move_by_shuffles`): ``louvain(..., kernels=SHUFFLES)``.
 SHUFFLES = PAPER._replace(move_small=move.move_by_shuffles)
+#: The tables by name, as the command line's ``--kernels`` gives them.
+TABLES = {"paper": PAPER, "shuffles": SHUFFLES}
 
 def louvain_kernels(**helpers: DeviceFunction) -> LouvainKernels:
     """The paper's kernels with the named ``@device`` helpers (``insert=``, ``allowed=``, ...) replaced."""

@@ -38,6 +38,9 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     louvain.add_argument("--resolution", type=float, default=1.0, help="gamma of the modularity (default 1)")
     louvain.add_argument("--threshold", type=float, default=None, help="t_final (default 1e-6)")
     louvain.add_argument("--layout", default="buckets", help="louvain: buckets (the paper's, default) or thread")
+    louvain.add_argument("--kernels", default="paper",
+                         help="louvain on a GPU or the simulator: paper (hash tables for every degree, default) or "
+                              "shuffles (degrees up to 32 summed by warp shuffles, no table)")
     louvain.add_argument("--dip-rule", default="independent",
                          help="louvain, after a sweep that lowers modularity: independent (go on with conflict-free "
                               "sweeps, default) or paper (stop the phase)")
@@ -67,6 +70,7 @@ def _louvain(options: argparse.Namespace) -> int:
 
     from gpusim.algorithms.louvain import DIP_RULES, LAYOUTS, SYMMETRISE_RULES, T_FINAL, LouvainGraph, louvain
     from gpusim.algorithms.louvain.driver import CPU_METHODS, PAPER_RULES
+    from gpusim.algorithms.louvain.variants import TABLES
     from gpusim.errors import InvalidArgument
     from gpusim.runtime.device import Device, choose_backend
     from gpusim.runtime.registry import lookup
@@ -76,6 +80,8 @@ def _louvain(options: argparse.Namespace) -> int:
     check_picture_option(options)
     if options.layout not in LAYOUTS:
         raise InvalidArgument(f"--layout {options.layout!r} is not one of {', '.join(LAYOUTS)}")
+    if options.kernels not in TABLES:
+        raise InvalidArgument(f"--kernels {options.kernels!r} is not one of {', '.join(TABLES)}")
     if options.dip_rule not in DIP_RULES:
         raise InvalidArgument(f"--dip-rule {options.dip_rule!r} is not one of {', '.join(DIP_RULES)}")
     if options.cpu_method is not None and options.cpu_method not in CPU_METHODS:
@@ -90,7 +96,7 @@ def _louvain(options: argparse.Namespace) -> int:
     reason, bar, backend = None, None, options.backend
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
-        extra["cpu_method"] = options.cpu_method
+        extra["cpu_method"], extra["kernels"] = options.cpu_method, TABLES[options.kernels]
         if options.paper_rules:
             extra.update(PAPER_RULES)
         chosen, reason = choose_backend(options.backend, graph.n_entries)
@@ -116,7 +122,7 @@ def _louvain(options: argparse.Namespace) -> int:
         "file": source, "algorithm": options.algorithm, "backend": result.backend, "chosen": reason,
         "n_vertices": graph.n, "n_edges": int(graph.edges()[0].size), "size": result.n_communities,
         "modularity": result.modularity, "resolution": options.resolution,
-        "layout": options.layout if gpu else None,
+        "layout": options.layout if gpu else None, "kernels": options.kernels if gpu else None,
         "valid": result.valid, "problem": result.problem, "certified": certified, "certificate": certificate,
         "seconds": seconds, "communities": result.labels, "level_modularity": result.level_modularity,
         "picture": None, "stats": {k: v for k, v in result.stats.items() if k != "chosen"},
@@ -125,7 +131,8 @@ def _louvain(options: argparse.Namespace) -> int:
     def show_text() -> None:
         print(f"{source}: {graph.n} vertices, {int(graph.edges()[0].size)} edges, total weight "
               f"{graph.total_weight:g}")
-        how = result.stats.get("engine") if result.backend == "cpu" else options.layout
+        how = result.stats.get("engine") if result.backend == "cpu" else ", ".join(
+            [options.layout] + ([f"kernels {options.kernels}"] if options.kernels != "paper" else []))
         print(f"{options.algorithm}{f' ({how})' if gpu and how else ''} on {result.backend} ({reason})")
         print(f"{result.n_communities} communities, modularity {result.modularity:.6f} after "
               f"{len(result.levels)} level(s); " + (f"certified: {certificate}" if certified
