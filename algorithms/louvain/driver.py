@@ -68,7 +68,7 @@ from .hashing import prime_table
 from .kernels_scan import exclusive_scan
 from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
 from .result import CommunityResult
-from .variants import PAPER, SHUFFLES, LouvainKernels
+from .variants import PAPER, SHUFFLES, LouvainKernels, kernel_table
 
 __all__ = ["AGGREGATION_TOLERANCE", "BIN_VERTICES", "CPU_METHODS", "DIP_RULES", "LAYOUTS", "PAPER_RULES", "T_BIN",
            "T_FINAL", "TOLERANCE_DROP", "aggregate", "louvain"]
@@ -151,7 +151,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 follow_leaves: bool = True, refine: bool = True, tolerance_drop: float | None = TOLERANCE_DROP,
                 prune: bool = True, aggregation_tolerance: float | None = AGGREGATION_TOLERANCE,
                 progress: bool = False,
-                device: Device | None = None, kernels: LouvainKernels | None = None,
+                device: Device | None = None, kernels: LouvainKernels | str | None = None,
                 cpu_method: str | None = None, degree_buckets=mv.DEGREE_BUCKETS,
                 community_buckets=agg.COMMUNITY_BUCKETS, max_grid: int | None = None) -> CommunityResult:
     """Communities of ``graph`` by the GPU Louvain method of Naim et al. (IPDPS 2017).
@@ -206,8 +206,9 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         (:func:`~gpusim.algorithms.louvain.reference.enough`).  ``benchmarks/RESULTS.md`` times them against the
         paper's rules.
     kernels:
-        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table: by default ``PAPER`` (the paper's hash
-        tables in every group), ``SHUFFLES`` (degrees up to 32 summed by shuffles), or a bug zoo's variant.
+        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table or its name: by default ``PAPER``
+        (``"paper"``: hash tables in every group), ``SHUFFLES`` (``"shuffles"``: degrees up to 32 summed by shuffles),
+        or a bug zoo's variant.
     degree_buckets, community_buckets, max_grid:
         Lower bounds than §4.1's for the vertex groups (six: 4, 8, 16, 32, 84, 319) and community groups
         (:data:`~.kernels_aggregate.COMMUNITY_BUCKETS`), each at most the paper's, the first ones only or all
@@ -251,8 +252,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         if not isinstance(flag, bool):
             raise InvalidArgumentType(f"{name} must be True or False, got {flag!r}")
     seed = None if seed is None else check_seed(seed)
-    if kernels is not None and not isinstance(kernels, LouvainKernels):
-        raise InvalidArgumentType(f"kernels must be a LouvainKernels table, got {type(kernels).__name__}")
+    kernels = kernel_table(kernels)
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     limits = (threshold, bin_threshold, int(bin_vertices), tolerance_drop)
@@ -280,7 +280,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False, races="off") if chosen == "sim" else Device(chosen)
-        result = _Run(graph, device, resolution, limits, layout, kernels or PAPER, progress, dip_rule,
+        result = _Run(graph, device, resolution, limits, layout, kernels, progress, dip_rule,
                       follow_leaves, refine, (degree_buckets, community_buckets), max_grid, prune,
                       aggregation_tolerance).result()
     result.stats["chosen"] = reason

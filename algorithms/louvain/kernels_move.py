@@ -40,8 +40,8 @@ __all__ = [
     "block_best", "bucket_of", "choose", "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide",
     "decide_from_chunks", "entry_counts", "entry_sources", "fill_buckets", "follow_leaves", "hash_chunk",
     "hash_neighbours", "init_communities", "lane_max", "modularity_terms", "move_block_global", "move_block_shared",
-    "move_block_vertex", "move_by_shuffles", "move_subwarp", "move_thread", "slot_community", "slot_score",
-    "vertex_degrees",
+    "move_block_vertex", "move_by_shuffles", "move_subwarp", "move_thread", "same_key_sum", "slot_community",
+    "slot_score", "vertex_degrees",
 ]
 
 #: Threads per block of every launch (four warps, §4.1).
@@ -242,8 +242,8 @@ def slot_community(keys, base, slot):
 
 @device
 def slot_score(keys, vals, base, slot, ki, a, m, gamma):
-    """:func:`score` of the community in ``slot``, read from the slot (no probing, as :func:`candidate_score`
-    does); 0 for none."""
+    """:func:`score` of the community in ``slot``, read from the slot, where :func:`candidate_score` probes the table
+    for it; 0 for none."""
     if slot < 0:
         return 0.0
     return score(vals[base + slot], ki, a[keys[base + slot]], m, gamma)
@@ -328,6 +328,19 @@ def lane_max(x, width):
     return x
 
 
+@device
+def same_key_sum(key, weight, first_lane, width):
+    """The ``weight`` of the lanes ``first_lane ... first_lane + width - 1`` that hold this lane's ``key``, added in
+    lane order (``width`` shuffles of each): every lane learns its key's total, with no table."""
+    total = 0.0
+    for q in range(width):
+        other_key = T.shfl_idx(key, first_lane + q)
+        other_weight = T.shfl_idx(weight, first_lane + q)
+        if other_key == key:
+            total += other_weight
+    return total
+
+
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
                   "int32, int32[:], int32[:], int32, float64, float64, int32, int32")
 def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma, width,
@@ -355,12 +368,7 @@ def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm,
             if lane < ptr[i + 1] - ptr[i] and adj[ptr[i] + lane] != i:  # a self-loop is left out, as in the tables
                 c = C[adj[ptr[i] + lane]]
                 weight = w[ptr[i] + lane]
-        e_c = 0.0
-        for q in range(width):
-            other_c = T.shfl_idx(c, first_lane + q)
-            other_w = T.shfl_idx(weight, first_lane + q)
-            if other_c == c:
-                e_c += other_w
+        e_c = same_key_sum(c, weight, first_lane, width)
         own = -1
         ki = 0.0
         if i >= 0:

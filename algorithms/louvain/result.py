@@ -60,12 +60,12 @@ def modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float = 1.0)
     return inside / two_m - resolution * weight_sum(totals * totals)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
 def _inside_and_degrees(ptr, adj, weights, labels, inside, degrees):  # pragma: no cover - compiled
     """``inside[e]``: entry ``e`` joins two vertices of one community; ``degrees[i]``: ``i``'s weights summed in list
-    order (as ``np.bincount`` adds them).  A vertex a thread, with no array of entry sources (8 GB at 10^9
-    entries)."""
-    for i in numba.prange(ptr.size - 1):
+    order (as ``np.bincount`` adds them).  One pass, with no array of entry sources (8 GB at 10^9 entries); on one
+    core, so that it is compiled once per machine (a parallel function compiles in every process)."""
+    for i in range(ptr.size - 1):
         total = 0.0
         for e in range(ptr[i], ptr[i + 1]):
             total += weights[e]

@@ -22,7 +22,7 @@ from gpusim.language.variants import device_names, with_devices
 from . import kernels_aggregate as aggregate
 from . import kernels_move as move
 
-__all__ = ["PAPER", "SHUFFLES", "TABLES", "LouvainKernels", "louvain_kernels"]
+__all__ = ["PAPER", "SHUFFLES", "TABLES", "LouvainKernels", "kernel_table", "louvain_kernels"]
 
 
 class LouvainKernels(NamedTuple):
@@ -51,6 +51,23 @@ PAPER = LouvainKernels(move.move_subwarp, move.move_block_shared, move.move_bloc
 SHUFFLES = PAPER._replace(move_small=move.move_by_shuffles)
 #: The tables by name, as the command line's ``--kernels`` gives them.
 TABLES = {"paper": PAPER, "shuffles": SHUFFLES}
+
+def kernel_table(kernels: LouvainKernels | str | None) -> LouvainKernels:
+    """``kernels=`` as a table: ``None`` is :data:`PAPER`, a name one of :data:`TABLES`'s; anything else is refused.
+
+    >>> kernel_table("shuffles") is SHUFFLES, kernel_table(None) is PAPER
+    (True, True)
+    """
+    if kernels is None:
+        return PAPER
+    if isinstance(kernels, str):
+        if kernels not in TABLES:
+            raise InvalidArgument(f"kernels={kernels!r} is not one of {tuple(TABLES)} (or a LouvainKernels table)")
+        return TABLES[kernels]
+    if not isinstance(kernels, LouvainKernels):
+        raise InvalidArgumentType(f"kernels must be a LouvainKernels table, got {type(kernels).__name__}")
+    return kernels
+
 
 def louvain_kernels(**helpers: DeviceFunction) -> LouvainKernels:
     """The paper's kernels with the named ``@device`` helpers (``insert=``, ``allowed=``, ...) replaced."""

@@ -96,7 +96,7 @@ def _louvain(options: argparse.Namespace) -> int:
     reason, bar, backend = None, None, options.backend
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
-        extra["cpu_method"], extra["kernels"] = options.cpu_method, TABLES[options.kernels]
+        extra["cpu_method"], extra["kernels"] = options.cpu_method, options.kernels
         if options.paper_rules:
             extra.update(PAPER_RULES)
         chosen, reason = choose_backend(options.backend, graph.n_entries)
