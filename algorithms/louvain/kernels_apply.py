@@ -15,7 +15,7 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 
 __all__ = ["apply_independent_moves", "apply_moves", "blocked_by_neighbour", "mark_movers", "move_vertex", "priority",
-           "wake_neighbours"]
+           "vertex_at", "wake_neighbours"]
 
 
 @device
@@ -43,6 +43,15 @@ def wake_neighbours(ptr, adj, i, active, sweep):
         e += 32
 
 
+@device
+def vertex_at(vset, offset, count, v):
+    """The bucket's ``v``-th vertex, or -1 past its end (a lane of a warp's last round)."""
+    i = -1
+    if v < count:
+        i = vset[offset + v]
+    return i
+
+
 @kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
                   "int32[:], int32")
 def apply_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, active, sweep):
@@ -55,12 +64,10 @@ def apply_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, active,
     lane = T.lane_id()
     v = T.gtid()
     while v - lane < count:
-        i = -1
+        i = vertex_at(vset, offset, count, v)
         moves = 0
-        if v < count:
-            i = vset[offset + v]
-            if new_comm[i] != C[i]:
-                moves = 1
+        if i >= 0 and new_comm[i] != C[i]:
+            moves = 1
         if sweep > 0 and T.any(moves) == 1:
             for q in range(32):
                 if T.shfl_idx(moves, q) == 1:
@@ -119,12 +126,10 @@ def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, cs
     lane = T.lane_id()
     v = T.gtid()
     while v - lane < count:
-        i = -1
+        i = vertex_at(vset, offset, count, v)
         mover = 0
-        if v < count:
-            i = vset[offset + v]
-            if moving[i] == stamp:
-                mover = 1
+        if i >= 0 and moving[i] == stamp:
+            mover = 1
         free = 0
         if T.any(mover) == 1:
             for q in range(32):
