@@ -43,6 +43,7 @@ import os
 from functools import cached_property
 from typing import Any
 
+import numba
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
@@ -51,11 +52,32 @@ from gpusim.errors import InvalidArgument, InvalidArgumentType
 from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.numeric import scale_exponent, weight_sum
 
-__all__ = ["SYMMETRISE_RULES", "LouvainGraph", "karate", "load_louvain_graph"]
+__all__ = ["SYMMETRISE_RULES", "LouvainGraph", "karate", "list_sums", "load_louvain_graph"]
 
 #: How :meth:`LouvainGraph.from_scipy` may turn a matrix that is not symmetric into an undirected graph.
 SYMMETRISE_RULES = ("sum", "max", "mean")
 _INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def list_sums(ptr: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each CSR list's ``values`` added in list order, as ``np.bincount`` over the entries' rows adds them, but with no
+    array of rows (8 GB at 10^9 entries).
+
+    >>> list_sums(np.array([0, 2, 2, 3]), np.array([1.0, 2.0, 4.0])).tolist()
+    [3.0, 0.0, 4.0]
+    """
+    sums = np.empty(len(ptr) - 1)
+    _add_lists(np.asarray(ptr), np.asarray(values, np.float64), sums)
+    return sums
+
+
+@numba.njit(cache=True)
+def _add_lists(ptr, values, sums):  # pragma: no cover - compiled
+    for i in range(ptr.size - 1):
+        total = 0.0
+        for e in range(ptr[i], ptr[i + 1]):
+            total += values[e]
+        sums[i] = total
 
 
 class LouvainGraph:
@@ -82,8 +104,7 @@ class LouvainGraph:
         self.adj = _readonly(adj, np.int32)
         self.weights = _readonly(weights, np.float64)
         self.nodes = nodes
-        src = np.repeat(np.arange(self.n), np.diff(self.ptr))
-        self.degrees = _readonly(np.bincount(src, self.weights, minlength=self.n), np.float64)
+        self.degrees = _readonly(list_sums(self.ptr, self.weights), np.float64)
         self.total_weight = weight_sum(self.weights * 0.5)  # never overflows on the way (gpusim.types.numeric)
 
     @property

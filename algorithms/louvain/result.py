@@ -31,7 +31,7 @@ from gpusim.types.device_graphs import DeviceWeightedGraph
 from gpusim.types.numeric import normalised, weight_sum
 from gpusim.types.results import CheckedResult
 
-from .graph import LouvainGraph
+from .graph import LouvainGraph, list_sums
 
 __all__ = ["CommunityResult", "check_partition", "modularity"]
 
@@ -53,24 +53,21 @@ def modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float = 1.0)
     # largest, so weights of 1e300 or 1e-300 neither overflow nor underflow and give the Q of weights 1.
     weights = normalised(graph.weights)
     two_m = weight_sum(weights)  # each edge twice (a self-loop's entry is 2w): 2m
-    inside_entries, degrees = np.empty(weights.size, np.bool_), np.empty(graph.n)
-    _inside_and_degrees(graph.ptr, graph.adj, weights, labels, inside_entries, degrees)
+    inside_entries = np.empty(weights.size, np.bool_)
+    _mark_inside(graph.ptr, graph.adj, labels, inside_entries)
     inside = weight_sum(weights[inside_entries])
+    degrees = list_sums(graph.ptr, weights)
     totals = np.bincount(labels, degrees, minlength=int(labels.max(initial=-1)) + 1) / two_m
     return inside / two_m - resolution * weight_sum(totals * totals)
 
 
 @numba.njit(cache=True)
-def _inside_and_degrees(ptr, adj, weights, labels, inside, degrees):  # pragma: no cover - compiled
-    """``inside[e]``: entry ``e`` joins two vertices of one community; ``degrees[i]``: ``i``'s weights summed in list
-    order (as ``np.bincount`` adds them).  One pass, with no array of entry sources (8 GB at 10^9 entries); on one
-    core, so that it is compiled once per machine (a parallel function compiles in every process)."""
+def _mark_inside(ptr, adj, labels, inside):  # pragma: no cover - compiled
+    """``inside[e]``: entry ``e`` joins two vertices of one community.  No array of entry sources (8 GB at 10^9
+    entries); on one core, so that it is compiled once per machine (a parallel function compiles in every process)."""
     for i in range(ptr.size - 1):
-        total = 0.0
         for e in range(ptr[i], ptr[i + 1]):
-            total += weights[e]
             inside[e] = labels[i] == labels[adj[e]]
-        degrees[i] = total
 
 
 def check_partition(graph: LouvainGraph, labels: np.ndarray, reported: float | None = None,
