@@ -25,7 +25,6 @@ from benchmarks.louvain import planted_partition, random_geometric, rmat
 from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import louvain, modularity
-from gpusim.algorithms.louvain.variants import TABLES
 from gpusim.runtime.launcher import Launcher
 
 #: Kernels printed per graph, the slowest first.
@@ -77,8 +76,6 @@ def main(argv: list[str]) -> int:
             options[name] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             options[name] = value
-    if "kernels" in options:  # kernels=paper or kernels=shuffles: a table of gpusim.algorithms.louvain.variants
-        options["kernels"] = TABLES[options["kernels"]]
     device = Device("cupy")
     makers = {"rmat": lambda: rmat(scale, 10.0, scale),
               "planted": lambda: planted_partition(1 << scale, 10.0, scale)[0],

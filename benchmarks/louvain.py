@@ -58,7 +58,6 @@ from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import T_BIN, LouvainGraph, blondel_louvain, bucket_louvain, louvain, modularity
 from gpusim.algorithms.louvain.driver import PAPER_RULES
-from gpusim.algorithms.louvain.variants import SHUFFLES
 from gpusim.backends import GPU_BACKENDS, gpu_status
 from gpusim.types.generators import sorted_unique
 
@@ -281,7 +280,7 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
                      "modularity": modularity(graph, labels), "communities": int(labels.max()) + 1})
     if options.anchor is not None:
         anchor_rows(rows, base, graph, options.anchor)
-    settings = [("gpusim buckets", {}), ("gpusim shuffles", {"kernels": SHUFFLES})]
+    settings = [("gpusim buckets", {}), ("gpusim shuffles", {"kernels": "shuffles"})]
     settings += [(f"gpusim buckets t_bin={t:g}", {"bin_threshold": t}) for t in options.bin_thresholds if t != T_BIN]
     settings += [("gpusim paper rules", PAPER_RULES)] if options.paper_rules else []
     settings += [("gpusim thread", {"layout": "thread"})] if options.thread else []

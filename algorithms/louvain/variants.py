@@ -52,6 +52,7 @@ SHUFFLES = PAPER._replace(move_small=move.move_by_shuffles)
 #: The tables by name, as the command line's ``--kernels`` gives them.
 TABLES = {"paper": PAPER, "shuffles": SHUFFLES}
 
+
 def kernel_table(kernels: LouvainKernels | str | None) -> LouvainKernels:
     """``kernels=`` as a table: ``None`` is :data:`PAPER`, a name one of :data:`TABLES`'s; anything else is refused.
 
