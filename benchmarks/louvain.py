@@ -129,14 +129,10 @@ def rmat_on_gpu(scale: int, degree: float, seed: int) -> LouvainGraph:
     keep = u != v
     keys = cp.unique(cp.minimum(u, v)[keep] * n + cp.maximum(u, v)[keep])  # each edge once, lo * n + hi
     del u, v, keep, perm
-    lo, hi = keys // n, keys % n
+    entries = cp.concatenate([keys, keys % n * n + keys // n])  # both directions, row * n + column
     del keys
-    entries = cp.concatenate([lo * n + hi, hi * n + lo])  # both directions, sorted by row, then column
-    del lo, hi
     entries.sort()
-    rows = entries // n
-    ptr = cp.searchsorted(rows, cp.arange(n + 1, dtype=cp.int64)).astype(cp.int32)
-    del rows
+    ptr = cp.searchsorted(entries, cp.arange(n + 1, dtype=cp.int64) * n).astype(cp.int32)  # row r from r * n
     adj = (entries % n).astype(cp.int32)
     del entries
     graph = LouvainGraph(n, cp.asnumpy(ptr), cp.asnumpy(adj), np.ones(int(adj.size)))

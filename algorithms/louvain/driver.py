@@ -541,11 +541,11 @@ class _Run(Contraction):
         while True:
             if self.prune and sweeps:
                 buckets = self.take(parts, active, sweeps)
+            wake = sweeps + 1 if self.prune else 0  # the movers' neighbours are looked at next sweep
             for b, (offset, count) in enumerate(buckets):
                 if count:
                     self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
                                   len(self.primes_host), two_m / 2.0, self.gamma), degree, entries, n)
-                    wake = sweeps + 1 if self.prune else 0  # the movers' neighbours are looked at next sweep
                     if independent:
                         stamp = sweeps * len(buckets) + b + 1
                         self.each(ap.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)

@@ -365,9 +365,10 @@ def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm,
         weight = 0.0
         if v < count:
             i = vset[offset + v]
-            if lane < ptr[i + 1] - ptr[i] and adj[ptr[i] + lane] != i:  # a self-loop is left out, as in the tables
-                c = C[adj[ptr[i] + lane]]
-                weight = w[ptr[i] + lane]
+            e = ptr[i] + lane
+            if e < ptr[i + 1] and adj[e] != i:  # a self-loop is left out, as in the tables
+                c = C[adj[e]]
+                weight = w[e]
         e_c = same_key_sum(c, weight, first_lane, width)
         own = -1
         ki = 0.0
@@ -380,8 +381,8 @@ def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm,
             candidate = c
             s = score(e_c, ki, a[c], m, gamma)
         best = group_best(candidate, s, width)
-        to_own = -1.0  # e_{i->c} of the lanes holding i's own community (none: 0)
-        to_best = -1.0
+        to_own = 0.0  # e_{i->c} of the lanes holding i's own community, and the best's (weights are >= 0: none, 0)
+        to_best = 0.0
         if c >= 0 and c == own:
             to_own = e_c
         if c >= 0 and c == best:
@@ -389,7 +390,7 @@ def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm,
         to_own = lane_max(to_own, width)
         to_best = lane_max(to_best, width)
         if i >= 0 and lane == 0:
-            choose(best, max(to_own, 0.0), max(to_best, 0.0), i, C, k, a, csize, m, gamma, new_comm)
+            choose(best, to_own, to_best, i, C, k, a, csize, m, gamma, new_comm)
         first += T.grid_size() * per_block
 
 
