@@ -5,9 +5,10 @@ average degree 10) at ``2^SCALE`` vertices (``graphs=rmat,geometric`` picks some
 three times untimed (compiling and growing the memory pool), times two calls, then records a CuPy event before and
 after every launch of one more call (:meth:`gpusim.runtime.launcher.Launcher.__call__`) and prints, per graph: the
 best whole call, the modularity, the levels and sweeps, the phases, the host's share (the call's time less its
-kernels' GPU time: launches, reads back and idle GPU), and the kernels by GPU time (launches, milliseconds). The
+kernels' GPU time: launches, reads back and idle GPU), each phase's kernel time with its slowest kernels, and the
+kernels by GPU time (launches, milliseconds). The
 events' own cost makes that call a little slower than the others; the kernels' shares are what it is for. Options
-after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``, ``kernels=shuffles``).
+after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``, ``kernels=paper``).
 Usage, on a machine with CuPy::
 
     python -m benchmarks.kernel_times 22 [graphs=rmat,planted,geometric] [NAME=VALUE ...]
@@ -29,12 +30,15 @@ from gpusim.runtime.launcher import Launcher
 
 #: Kernels printed per graph, the slowest first.
 SHOWN = 22
+#: Kernels printed per phase, the slowest first.
+PER_PHASE = 4
 
 
-def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, list], dict[str, float]]:
+def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, list], dict[str, dict[str, float]]]:
     """One call of ``louvain`` with an event pair around each launch: its result, ``{kernel: [launches, ms]}`` (a
-    kernel launched in steps, its last parameter ``step``, by step: ``move_block_global[1]``) and the kernels'
-    milliseconds in each phase the call opened (``optimise 0``, ``aggregate 0``, ``optimise 1``, ...)."""
+    kernel launched in steps, its last parameter ``step``, by step: ``move_block_global[1]``) and each phase the
+    call opened (``optimise 0``, ``aggregate 0``, ``optimise 1``, ...) with its kernels' milliseconds,
+    ``{phase: {kernel: ms}}``."""
     import cupy
 
     events, original, phases, kept = [], Launcher.__call__, {}, []
@@ -58,12 +62,12 @@ def kernel_times(graph, device: Device, **options) -> tuple[object, dict[str, li
         Launcher.__call__ = original
     cupy.cuda.runtime.deviceSynchronize()
     per: dict[str, list] = defaultdict(lambda: [0, 0.0])
-    by_phase: dict[str, float] = defaultdict(float)
+    by_phase: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for name, phase, before, after in events:
         ms = cupy.cuda.get_elapsed_time(before, after)
         per[name][0] += 1
         per[name][1] += ms
-        by_phase[phase] += ms
+        by_phase[phase][name] += ms
     return result, dict(per), dict(by_phase)
 
 
@@ -94,7 +98,10 @@ def main(argv: list[str]) -> int:
         gpu_ms = sum(ms for _, ms in per.values())
         print(f"   kernels {gpu_ms:.1f} ms in {sum(c for c, _ in per.values())} launches; host share "
               f"{1000 * best - gpu_ms:.1f} ms")
-        print("   kernel ms by phase", {phase: round(ms, 1) for phase, ms in by_phase.items()})
+        for phase, kernels in by_phase.items():
+            slowest = sorted(kernels.items(), key=lambda item: -item[1])[:PER_PHASE]
+            print(f"   {phase:12s} {sum(kernels.values()):7.1f} ms:",
+                  ", ".join(f"{kernel} {ms:.2f}" for kernel, ms in slowest))
         for kernel, (count, ms) in sorted(per.items(), key=lambda item: -item[1][1])[:SHOWN]:
             print(f"   {kernel:28s} {count:6d} {ms:9.2f} ms")
     return 0

@@ -276,7 +276,7 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
                      "modularity": modularity(graph, labels), "communities": int(labels.max()) + 1})
     if options.anchor is not None:
         anchor_rows(rows, base, graph, options.anchor)
-    settings = [("gpusim buckets", {}), ("gpusim shuffles", {"kernels": "shuffles"})]
+    settings = [("gpusim buckets", {}), ("gpusim paper tables", {"kernels": "paper"})]
     settings += [(f"gpusim buckets t_bin={t:g}", {"bin_threshold": t}) for t in options.bin_thresholds if t != T_BIN]
     settings += [("gpusim paper rules", PAPER_RULES)] if options.paper_rules else []
     settings += [("gpusim thread", {"layout": "thread"})] if options.thread else []

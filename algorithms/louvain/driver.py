@@ -206,9 +206,9 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         (:func:`~gpusim.algorithms.louvain.reference.enough`).  ``benchmarks/RESULTS.md`` times them against the
         paper's rules.
     kernels:
-        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table or its name: by default ``PAPER``
-        (``"paper"``: hash tables in every group), ``SHUFFLES`` (``"shuffles"``: degrees up to 32 summed by shuffles),
-        or a bug zoo's variant.
+        A :class:`~gpusim.algorithms.louvain.variants.LouvainKernels` table or its name: by default ``SHUFFLES``
+        (``"shuffles"``: degrees up to 32 summed by warp shuffles, the same decisions in less time), ``PAPER``
+        (``"paper"``: hash tables in every group, as the paper), or a bug zoo's variant.
     degree_buckets, community_buckets, max_grid:
         Lower bounds than §4.1's for the vertex groups (six: 4, 8, 16, 32, 84, 319) and community groups
         (:data:`~.kernels_aggregate.COMMUNITY_BUCKETS`), each at most the paper's, the first ones only or all

@@ -38,9 +38,9 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     louvain.add_argument("--resolution", type=float, default=1.0, help="gamma of the modularity (default 1)")
     louvain.add_argument("--threshold", type=float, default=None, help="t_final (default 1e-6)")
     louvain.add_argument("--layout", default="buckets", help="louvain: buckets (the paper's, default) or thread")
-    louvain.add_argument("--kernels", default="paper",
-                         help="louvain on a GPU or the simulator: paper (hash tables for every degree, default) or "
-                              "shuffles (degrees up to 32 summed by warp shuffles, no table)")
+    louvain.add_argument("--kernels", default="shuffles",
+                         help="louvain on a GPU or the simulator: shuffles (degrees up to 32 summed by warp "
+                              "shuffles, no table; the default) or paper (hash tables for every degree)")
     louvain.add_argument("--dip-rule", default="independent",
                          help="louvain, after a sweep that lowers modularity: independent (go on with conflict-free "
                               "sweeps, default) or paper (stop the phase)")

@@ -71,11 +71,12 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
         ({"variant": "thread"}, ("roma_thread_phase",)),
     ),
     "louvain": (
-        ({}, ("move_subwarp", "merge_warp")),
-        # one block a launch: each subwarp group takes several vertices in turn (it clears its table between them)
-        ({"max_grid": 1}, ("move_subwarp", "merge_warp")),
+        ({}, ("move_by_shuffles", "merge_warp")),
+        # the paper's tables, one block a launch: each subwarp group takes several vertices in turn (it clears its
+        # table between them)
+        ({"kernels": "paper", "max_grid": 1}, ("move_subwarp", "merge_warp")),
         ({"layout": "thread"}, ("move_thread",)),
-        ({"kernels": "shuffles", "max_grid": 1}, ("move_by_shuffles",)),
+        ({"max_grid": 1}, ("move_by_shuffles",)),
         # the wider groups of §4.1 from small degrees (a random input's hub, degree n - 1, gets a block), two blocks
         # a launch so that each takes several vertices or communities in turn, and both the chunks of one community
         ({"degree_buckets": "1,2,3,4,4,6", "community_buckets": "3,6,12", "max_grid": 2},
