@@ -308,6 +308,17 @@ class CupyBackend(GpuBackend):
     def argument_types(self, signature: tuple) -> tuple:
         return signature[0]
 
+    def launch_key(self, kernel, args: tuple):
+        """``(kernel, current device)`` where the declared signature decides: every array indexed in 32 bits (the
+        compilation depends on that and on the device, beside the dtypes)."""
+        if not kernel.signature:
+            return None
+        ndarray = self._cupy.ndarray
+        for value in args:
+            if isinstance(value, ndarray) and not value._index_32_bits:
+                return None
+        return kernel, self._cupy.cuda.runtime.getDevice()
+
     def declared_signature(self, kernel) -> tuple | None:
         """The launch signature of ``kernel``'s declared one (None: it declares none)."""
         if kernel.signature is None:

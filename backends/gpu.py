@@ -111,13 +111,8 @@ class GpuBackend(ABC):
     """
 
     name: ClassVar[str]
-    #: Whether a kernel's declared signature alone decides what it is compiled for: :meth:`gpusim.Device.launch`
-    #: converts every argument to it, so the compiled kernel is then found by the kernel alone after its first launch
-    #: (no signature worked out from the arguments).  Not so where the compilation depends on more than the dtypes
-    #: (CuPy: each array's 32-bit indexing and the current device).
-    DECLARED_SIGNATURE_DECIDES: ClassVar[bool] = False
-    #: (kernel, signature) -> the compiled kernel, per subclass (set by ``__init_subclass__``); kernel -> the same, for
-    #: kernels with a declared signature where that decides.
+    #: (kernel, signature) -> the compiled kernel, per subclass (set by ``__init_subclass__``); :meth:`launch_key` ->
+    #: the same, for launches where the kernel's declared signature decides.
     _compiled: ClassVar[dict[tuple, Any]]
     _by_kernel: ClassVar[dict[Any, Any]]
     _compilations: ClassVar[list[int]]
@@ -232,12 +227,19 @@ class GpuBackend(ABC):
                 bar.update(1)
         return found
 
+    def launch_key(self, kernel, args: tuple) -> Any:
+        """What finds the compiled form of a launch with no :meth:`signature` worked out from its arguments, or None:
+        the kernel itself where it declares a signature, which then decides (:meth:`gpusim.Device.launch` converts
+        every argument to it).  A small graph's call is mostly launches."""
+        return kernel if kernel.signature else None
+
     def launch(self, kernel, grid: int, block: int, args: tuple) -> None:
-        compiled = self._by_kernel.get(kernel)
+        key = self.launch_key(kernel, args)
+        compiled = None if key is None else self._by_kernel.get(key)
         if compiled is None:
             compiled = self.compiled(kernel, self.signature(args))
-            if self.DECLARED_SIGNATURE_DECIDES and kernel.signature:
-                self._by_kernel[kernel] = compiled
+            if key is not None:
+                self._by_kernel[key] = compiled
         try:
             self.run(compiled, grid, block, args)
         except Exception as exc:

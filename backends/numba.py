@@ -273,8 +273,6 @@ class NumbaBackend(GpuBackend):
             self._cuda.synchronize()
 
     # -- compiling and launching ---------------------------------------------------------------
-    DECLARED_SIGNATURE_DECIDES = True  # numba compiles for the arguments' dtypes alone
-
     def signature(self, args: tuple) -> tuple:
         """``((dtype, is_array), ...)`` of the launch's arguments."""
         return tuple((a.dtype, isinstance(a, self._device_array)) for a in args)

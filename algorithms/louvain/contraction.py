@@ -3,8 +3,8 @@
 :class:`Contraction` is the part of the driver's run (:func:`~gpusim.algorithms.louvain.driver.gpu_louvain`) that builds
 the next level's graph: the new ids (lines 4–12), the vertices placed by community (lines 17–19),
 ``mergeCommunity`` for each community group (lines 20–23, :mod:`.kernels_aggregate`) and the packed lists.  It uses
-the run's ``dev``, ``launch``, ``each``, ``zeros``, ``tables``, ``partition``, ``kernels``, ``primes`` and
-``max_grid``.
+the run's ``dev``, ``launch``, ``each``, ``zeros``, ``tables``, ``kernels``, ``primes`` and ``max_grid``, and the
+community groups of line 21 (:class:`~.degree_groups.DegreeGroups`).
 
 >>> Contraction.contract.__doc__.split(":")[0]
 'Algorithm 3'
@@ -16,6 +16,7 @@ import numpy as np
 
 from . import kernels_aggregate as agg
 from . import kernels_move as mv
+from .degree_groups import DegreeGroups
 from .kernels_scan import exclusive_scan
 
 __all__ = ["Contraction"]
@@ -56,8 +57,9 @@ class Contraction:
         cursor, com = self.zeros(n, np.int32), self.zeros(n, np.int32)
         self.each(mv.copy_labels, n, com_start, cursor, n)
         self.each(agg.place_vertices, n, C, cursor, com, n)
-        parts, buckets = self.partition(com_degree, self.community_buckets, n, self.zeros(n, np.int32))
-        cset = parts.vset
+        groups = DegreeGroups(dev, self.launch, com_degree, self.community_buckets, n, self.zeros(n, np.int32),
+                              self.max_grid)
+        cset, buckets = groups.vset, groups.every_vertex
         member_start = None
         if any(count for _, count in buckets[1:]):  # the block kernels number each community's edges flat
             member_degree = self.zeros(n, np.int32)

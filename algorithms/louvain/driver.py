@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections import namedtuple
 
 import numpy as np
 
@@ -62,6 +61,7 @@ from . import kernels_apply as ap
 from . import kernels_move as mv
 from .asynchronous import asynchronous_louvain
 from .contraction import Contraction
+from .degree_groups import DegreeGroups
 from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
@@ -85,7 +85,6 @@ TOLERANCE_DROP = 10.0
 AGGREGATION_TOLERANCE = 0.8
 #: The options that give the paper's stopping rules and sweeps over every vertex (GVE-Louvain's three rules off).
 PAPER_RULES = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": None}
-_INT32_MAX = int(np.iinfo(np.int32).max)
 #: Lanes per vertex and slots per table of §4.1's groups one to five.
 _SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
 _ENTRY_A_LANE = 4  # the groups below have a lane an entry (degree at most the lanes): kernels.move_small takes them
@@ -360,10 +359,6 @@ def _positive(name: str, value) -> float:
     return float(value)
 
 
-#: The degree buckets of a level (:meth:`_Run.partition`): ``vset`` holds bucket ``b`` from ``offsets[b]``.
-_Parts = namedtuple("_Parts", "degree bounds n_buckets offsets vset n")
-
-
 class _Run(Contraction):
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
@@ -409,29 +404,6 @@ class _Run(Contraction):
             self.global_tables = self.dev.zeros(slots, np.int32), self.dev.zeros(slots, np.float64)
         return self.global_tables
 
-    def partition(self, degree, bounds: tuple[int, ...], n: int, active) -> tuple[_Parts, list[tuple[int, int]]]:
-        """Alg. 1 line 5 / Alg. 3 line 21: the buckets' parts and ``(offset, count)`` of each; ``active`` is zeros."""
-        bounds_dev = self.dev.array(np.array((0, *bounds, _INT32_MAX), np.int32))
-        counts = self.dev.zeros(len(bounds) + 1, np.int32)
-        self.each(mv.count_buckets, n, degree, bounds_dev, len(bounds) + 1, counts, n)
-        sizes = self.read(counts, len(bounds) + 1).astype(np.int64)
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
-        parts = _Parts(degree, bounds_dev, len(bounds) + 1, offsets, self.zeros(n, np.int32), n)
-        self.fill(parts, active, 0)  # every vertex: the counts are the sizes, nothing to read back
-        return parts, [(int(offsets[b]), int(sizes[b])) for b in range(len(sizes))]
-
-    def fill(self, parts: _Parts, active, sweep: int):
-        """The vertices with ``active[i] >= sweep`` appended to their parts of ``vset``; returns the parts' ends."""
-        cursor = self.dev.array(parts.offsets)
-        self.each(mv.fill_buckets, parts.n, parts.degree, parts.bounds, parts.n_buckets, cursor, parts.vset, active,
-                  sweep, parts.n)
-        return cursor
-
-    def take(self, parts: _Parts, active, sweep: int) -> list[tuple[int, int]]:
-        """:meth:`fill`, then ``(offset, count)`` of each bucket (one read back)."""
-        ends = self.read(self.fill(parts, active, sweep), parts.n_buckets)
-        return [(int(start), int(end - start)) for start, end in zip(parts.offsets, ends, strict=True)]
-
     def result(self) -> CommunityResult:
         graph, dev, launch = self.graph, self.dev, self.launch
         n0 = graph.n
@@ -474,7 +446,7 @@ class _Run(Contraction):
                 self.each(mv.init_communities, n0, labels, n0)
                 self.each(agg.relabel, n0, labels, C, new_id, n0)
         with launch.phase("copy out"):
-            final = self.read(labels, n0).copy() if levels else np.arange(n0, dtype=np.int32)
+            final = self.read(labels, n0) if levels else np.arange(n0, dtype=np.int32)  # a new array: no copy
         launch.close()
         stats = {"levels": len(levels), "sweeps": sweeps, "communities": communities,
                  "refine_sweeps": refine_sweeps, "conflict_free_from": self.conflict_free_from,
@@ -532,15 +504,13 @@ class _Run(Contraction):
         self.each(mv.entry_counts, n, ptr, degree, n)
         bounds = self.degree_buckets if self.layout == "buckets" else ()
         active = self.zeros(n, np.int32)  # with pruning: the sweep from which each vertex is looked at again
-        parts, buckets = self.partition(degree, bounds, n, active)
-        vset = parts.vset
+        groups = DegreeGroups(self.dev, self.launch, degree, bounds, n, active, self.max_grid)
+        vset, buckets = groups.vset, groups.every_vertex
         q = q_start = best_q = totals_and_q(recount=True)
         self.each(mv.copy_labels, n, C, best, n)
         sweeps, independent, moving = 0, False, None
         self.conflict_free_from.append(None)
         while True:
-            if self.prune and sweeps:
-                buckets = self.take(parts, active, sweeps)
             wake = sweeps + 1 if self.prune else 0  # the movers' neighbours are looked at next sweep
             for b, (offset, count) in enumerate(buckets):
                 if count:
@@ -555,7 +525,10 @@ class _Run(Contraction):
                         self.each(ap.apply_moves, count, ptr, adj, vset, offset, count, new_comm, C, k, a, csize,
                                   active, wake)
             sweeps += 1
+            # the next sweep's vertices, filled before Q is read and read with it: one wait a sweep
+            ends = groups.fill(active, sweeps) if self.prune else None
             q_new = totals_and_q()
+            buckets = buckets if ends is None else groups.taken(ends)
             if q_new > best_q:
                 best_q = q_new
                 self.each(mv.copy_labels, n, C, best, n)
@@ -566,6 +539,8 @@ class _Run(Contraction):
                 self.conflict_free_from[-1] = sweeps
                 self.each(mv.copy_labels, n, best, C, n)
                 self.each(fill_int32, n, active, sweeps, n)  # every vertex looked at again
+                buckets = groups.every_vertex
+                groups.fill(active, sweeps)  # after the sweep's fill of the woken vertices alone
                 totals_and_q(recount=True)
             else:
                 return best, q_start, best_q, sweeps
