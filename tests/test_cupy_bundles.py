@@ -63,7 +63,7 @@ def test_a_users_kernel_and_a_variant_are_compiled_alone():
 
     assert family(iota) == []
     import gpusim.algorithms.louvain  # noqa: F401
-    from gpusim.algorithms.louvain.kernels_move import bucket_of, count_buckets
+    from gpusim.algorithms.louvain.degree_groups import bucket_of, count_buckets
 
     @device
     def first_bucket(degree, bounds, n_buckets):

@@ -1,6 +1,8 @@
-"""A level's vertices in the degree groups of §4.1 (Naim et al., IPDPS 2017, Alg. 1 line 5), on the device: the
-groups' bounds, one array ``vset`` holding each group's vertices from its offset, and the sweep's refill of it with
-the vertices a sweep looks at (all of them, or with pruning those a neighbour's move woke).
+"""A level's vertices in the degree groups of §4.1 (Naim et al., IPDPS 2017, Alg. 1 line 5; Alg. 3 line 21 for the
+communities), on the device: the groups' bounds, one array ``vset`` holding each group's vertices from its offset,
+and the sweep's refill of it with the vertices a sweep looks at (all of them, or with pruning those a neighbour's
+move woke).  The kernels count and place a block's vertices together (:func:`count_buckets`, :func:`fill_buckets`),
+with one atomic on a group's counter per block where one per warp queued on the few counters.
 
 >>> import numpy as np
 >>> from gpusim import Device
@@ -18,14 +20,125 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpusim import T, device, kernel
+from gpusim.language.reductions import warp_scan_sum
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher
 
 from . import kernels_move as mv
+from .kernels_move import BLOCK
 
-__all__ = ["DegreeGroups"]
+__all__ = ["GROUPS_MAX", "WARP_COUNTS", "DegreeGroups", "append_to_bucket", "block_count", "bucket_of", "count_buckets",
+           "fill_buckets", "warp_counts"]
 
+#: The most degree groups of a level (§4.1's seven, Alg. 3's four): the room a block counts them in.
+GROUPS_MAX = 8
+#: A block's counts: ``GROUPS_MAX`` for each of its warps.
+WARP_COUNTS = BLOCK // 32 * GROUPS_MAX
 _INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+@device
+def bucket_of(degree, bounds, n_buckets):
+    """The bucket ``b`` with ``bounds[b] < degree <= bounds[b + 1]``; -1 for degree 0 (nothing to move or merge)."""
+    if degree == 0:
+        return -1
+    b = 0
+    while b < n_buckets - 1 and degree > bounds[b + 1]:
+        b += 1
+    return b
+
+
+@device
+def warp_counts(b, n_buckets, counts_by_warp):
+    """Block-wide, first half: how many of this warp's lanes have bucket ``b`` (-1: none), for each bucket, in
+    ``counts_by_warp[warp * GROUPS_MAX + q]``; returns this lane's rank among its warp's lanes of its bucket (from
+    1).  A barrier follows before anyone reads the counts."""
+    rank = 0
+    for q in range(n_buckets):
+        keep = 0
+        if b == q:
+            keep = 1
+        below = warp_scan_sum(keep)
+        if keep == 1:
+            rank = below
+        if T.lane_id() == 31:
+            counts_by_warp[T.warp_id() * GROUPS_MAX + q] = below
+    return rank
+
+
+@device
+def block_count(q, counts_by_warp):
+    """Bucket ``q``'s count over the block's warps (:func:`warp_counts`)."""
+    total = 0
+    for other in range(T.block_size() // 32):
+        total += counts_by_warp[other * GROUPS_MAX + q]
+    return total
+
+
+@kernel(signature="int32[:], int32[:], int32, int32[:], int32")
+def count_buckets(degree, bounds, n_buckets, counts, n):
+    """Alg. 1 line 5 and Alg. 3 line 21, first half: how many vertices (communities) fall in each degree bucket.
+
+    The block counts its vertices per bucket (:func:`warp_counts`) and thread ``q`` adds bucket ``q``'s count up
+    over the block's turns, then adds it to ``counts[q]`` with one atomic: an atomic per vertex, or per warp, on the
+    few counters queued behind each other (0.5 ms a launch on 4 million vertices on an H200, per vertex)."""
+    counts_by_warp = T.shared_array(WARP_COUNTS, T.i32)
+    mine = 0
+    i = T.gtid()
+    while i - T.thread_id() < n:
+        b = -1
+        if i < n:
+            b = bucket_of(degree[i], bounds, n_buckets)
+        warp_counts(b, n_buckets, counts_by_warp)
+        T.syncthreads()
+        if T.thread_id() < n_buckets:
+            mine += block_count(T.thread_id(), counts_by_warp)
+        T.syncthreads()
+        i += T.num_threads()
+    if T.thread_id() < n_buckets and mine > 0:
+        T.atomic_add(counts, T.thread_id(), mine)
+
+
+@device
+def append_to_bucket(b, n_buckets, cursor, vset, i, counts_by_warp, block_start):
+    """Block-wide: each thread's item ``i`` appended to bucket ``b``'s part of ``vset`` (``b = -1``: none), one atomic
+    on ``cursor`` per bucket and block turn (thread ``q`` takes bucket ``q``'s room), each item's slot from the
+    block's start, the warps before its own and its rank in its warp (:func:`warp_counts`)."""
+    rank = warp_counts(b, n_buckets, counts_by_warp)
+    T.syncthreads()
+    q = T.thread_id()
+    if q < n_buckets:
+        total = block_count(q, counts_by_warp)
+        start = 0
+        if total > 0:
+            start = T.atomic_add(cursor, q, total)
+        block_start[q] = start
+    T.syncthreads()
+    if b >= 0:
+        slot = block_start[b] + rank - 1
+        for other in range(T.warp_id()):
+            slot += counts_by_warp[other * GROUPS_MAX + b]
+        vset[slot] = i
+    T.syncthreads()  # the counts are written again at the next turn
+
+
+@kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32[:], int32, int32")
+def fill_buckets(degree, bounds, n_buckets, cursor, vset, active, sweep, n):
+    """Alg. 1 line 5, second half (Thrust's ``partition``): each vertex with ``active[i] >= sweep`` appended to its
+    bucket's part of ``vset`` (:func:`append_to_bucket`); ``cursor[b]`` starts at the part's offset.
+
+    ``active`` all zeros and ``sweep`` 0 take every vertex (the paper's partition, once a phase); with pruning,
+    ``active[i]`` is the sweep from which ``i`` is to be looked at again (:func:`wake_neighbours`)."""
+    counts_by_warp = T.shared_array(WARP_COUNTS, T.i32)
+    block_start = T.shared_array(GROUPS_MAX, T.i32)
+    i = T.gtid()
+    while i - T.thread_id() < n:
+        b = -1
+        if i < n and active[i] >= sweep:
+            b = bucket_of(degree[i], bounds, n_buckets)
+        append_to_bucket(b, n_buckets, cursor, vset, i, counts_by_warp, block_start)
+        i += T.num_threads()
 
 
 class DegreeGroups:
@@ -39,7 +152,7 @@ class DegreeGroups:
         self.n_groups = len(bounds) + 1
         self.bounds = dev.array(np.array((0, *bounds, _INT32_MAX), np.int32))
         counts = dev.zeros(self.n_groups, np.int32)
-        self._each(mv.count_buckets, degree, self.bounds, self.n_groups, counts, n)
+        self._each(count_buckets, degree, self.bounds, self.n_groups, counts, n)
         sizes = dev.to_host(counts)[:self.n_groups].astype(np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
         self.starts, self.vset = dev.array(self.offsets), dev.zeros(max(n, 1), np.int32)
@@ -54,7 +167,7 @@ class DegreeGroups:
         on the device (:meth:`taken` reads them), so that a caller may read them with something else."""
         cursor = self.dev.empty(self.n_groups, np.int32)
         self.launch(mv.copy_labels, 1, mv.BLOCK, self.starts, cursor, self.n_groups)
-        self._each(mv.fill_buckets, self.degree, self.bounds, self.n_groups, cursor, self.vset, active, sweep,
+        self._each(fill_buckets, self.degree, self.bounds, self.n_groups, cursor, self.vset, active, sweep,
                    self.n)
         return cursor
 

@@ -1,7 +1,7 @@
 """Modularity optimisation on the GPU (Naim et al., IPDPS 2017, Algorithms 1 and 2, §4.1), written once in ``T``.
 
 Algorithm 1 computes ``m`` and every ``k_i`` (:func:`vertex_degrees`), then sweeps: the vertices are
-partitioned by degree into buckets (:func:`count_buckets`, :func:`fill_buckets`), each bucket's vertices
+partitioned by degree into buckets (:mod:`.degree_groups`), each bucket's vertices
 choose a community from the same state (``computeMove``, Algorithm 2), the moves are applied
 (:func:`~.kernels_apply.apply_moves`) and the community totals ``a_c`` recomputed (:func:`community_totals`) before the
 next bucket.  The number of threads per vertex grows with its degree (§4.1): 4, 8, 16 or 32 lanes of a
@@ -20,7 +20,6 @@ Every kernel is launched with 128 threads a block (four warps, §4.1).
 from __future__ import annotations
 
 from gpusim import T, device, kernel
-from gpusim.language.reductions import warp_scan_sum
 
 from .hashing import (
     allowed,
@@ -36,9 +35,9 @@ from .hashing import (
 from .kernels_aggregate import member_of
 
 __all__ = [
-    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "append_to_bucket", "best_community", "best_slot",
-    "block_best", "bucket_of", "choose", "clear_totals", "community_totals", "copy_labels", "count_buckets", "decide",
-    "decide_from_chunks", "entry_counts", "entry_sources", "fill_buckets", "follow_leaves", "hash_chunk",
+    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
+    "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
+    "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
     "hash_neighbours", "init_communities", "lane_max", "modularity_terms", "move_block_global", "move_block_shared",
     "move_block_vertex", "move_by_shuffles", "move_subwarp", "move_thread", "same_key_sum", "slot_community",
     "slot_score", "vertex_degrees",
@@ -122,78 +121,12 @@ def community_totals(C, k, a, csize, n):
         i += T.num_threads()
 
 
-@device
-def bucket_of(degree, bounds, n_buckets):
-    """The bucket ``b`` with ``bounds[b] < degree <= bounds[b + 1]``; -1 for degree 0 (nothing to move or merge)."""
-    if degree == 0:
-        return -1
-    b = 0
-    while b < n_buckets - 1 and degree > bounds[b + 1]:
-        b += 1
-    return b
-
-
 @kernel(signature="int32[:], int32[:], int32")
 def entry_counts(ptr, degree, n):
     """``deg(i)``: the number of entries of ``i``'s list (a self-loop counts one)."""
     i = T.gtid()
     while i < n:
         degree[i] = ptr[i + 1] - ptr[i]
-        i += T.num_threads()
-
-
-@kernel(signature="int32[:], int32[:], int32, int32[:], int32")
-def count_buckets(degree, bounds, n_buckets, counts, n):
-    """Alg. 1 line 5 and Alg. 3 line 21, first half: how many vertices (communities) fall in each degree bucket.
-
-    A warp counts its 32 vertices per bucket and adds them with one atomic: one per vertex, on the few counters,
-    queued behind each other (0.5 ms a launch on 4 million vertices on an H200)."""
-    i = T.gtid()
-    while i - T.lane_id() < n:
-        b = -1
-        if i < n:
-            b = bucket_of(degree[i], bounds, n_buckets)
-        for q in range(n_buckets):
-            here = 0
-            if b == q:
-                here = 1
-            here = T.reduce_add(here)
-            if T.lane_id() == 0 and here > 0:
-                T.atomic_add(counts, q, here)
-        i += T.num_threads()
-
-
-@device
-def append_to_bucket(b, n_buckets, cursor, vset, i):
-    """Warp-wide: each lane's item ``i`` appended to bucket ``b``'s part of ``vset`` (``b = -1``: none), one atomic
-    on ``cursor`` per bucket and warp, each lane's slot from a prefix sum over the lanes."""
-    for q in range(n_buckets):
-        keep = 0
-        if b == q:
-            keep = 1
-        rank = warp_scan_sum(keep)
-        total = T.shfl_idx(rank, 31)
-        start = 0
-        if T.lane_id() == 31 and total > 0:
-            start = T.atomic_add(cursor, q, total)
-        start = T.shfl_idx(start, 31)
-        if keep == 1:
-            vset[start + rank - 1] = i
-
-
-@kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32[:], int32, int32")
-def fill_buckets(degree, bounds, n_buckets, cursor, vset, active, sweep, n):
-    """Alg. 1 line 5, second half (Thrust's ``partition``): each vertex with ``active[i] >= sweep`` appended to its
-    bucket's part of ``vset`` (:func:`append_to_bucket`); ``cursor[b]`` starts at the part's offset.
-
-    ``active`` all zeros and ``sweep`` 0 take every vertex (the paper's partition, once a phase); with pruning,
-    ``active[i]`` is the sweep from which ``i`` is to be looked at again (:func:`wake_neighbours`)."""
-    i = T.gtid()
-    while i - T.lane_id() < n:
-        b = -1
-        if i < n and active[i] >= sweep:
-            b = bucket_of(degree[i], bounds, n_buckets)
-        append_to_bucket(b, n_buckets, cursor, vset, i)
         i += T.num_threads()
 
 
