@@ -174,3 +174,32 @@ def test_the_cgroup_limit_is_read_for_v2_and_v1(tmp_path):
     assert cgroup_room(str(membership), str(tmp_path)) == 1500
     (tmp_path / "memory" / "old" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
     assert cgroup_room(str(membership), str(tmp_path)) is None
+
+
+@FAST
+@given(st.integers(2, 40).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=120),
+    st.lists(st.integers(0, 5), min_size=n, max_size=n))), st.booleans())
+def test_an_unweighted_graphs_modularity_is_counted_exactly_against_networkx(drawn, on_every_core):
+    """A graph of unit weights takes :func:`~gpusim.algorithms.louvain.result.modularity`'s integer path (on one
+    core, or on every core as past ``PARALLEL_COUNT`` entries); NetworkX's modularity is the oracle."""
+    from gpusim.algorithms.louvain import result
+
+    n, pairs, labels = drawn
+    pairs = sorted({(min(a, b), max(a, b)) for a, b in pairs if a != b})
+    u, v = (np.array([p[i] for p in pairs], np.int64) for i in (0, 1))
+    graph = LouvainGraph.from_edges(u, v, n=n)
+    assert graph.unit_weights or not pairs
+    labels = np.unique(labels, return_inverse=True)[1]
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(pairs)
+    old = result.PARALLEL_COUNT
+    result.PARALLEL_COUNT = 0 if on_every_core else old
+    try:
+        q = result.modularity(graph, labels, resolution=0.7)
+    finally:
+        result.PARALLEL_COUNT = old
+    expected = nx.community.modularity(G, [set(np.flatnonzero(labels == c)) for c in range(labels.max() + 1)],
+                                       resolution=0.7) if pairs else 0.0
+    assert q == pytest.approx(expected, abs=1e-12)
