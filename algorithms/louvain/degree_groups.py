@@ -25,7 +25,6 @@ from gpusim.language.reductions import warp_scan_sum
 from gpusim.runtime.device import Device
 from gpusim.runtime.launcher import Launcher
 
-from . import kernels_move as mv
 from .kernels_move import BLOCK
 
 __all__ = ["GROUPS_MAX", "WARP_COUNTS", "DegreeGroups", "append_to_bucket", "block_count", "bucket_of", "count_buckets",
@@ -101,10 +100,11 @@ def count_buckets(degree, bounds, n_buckets, counts, n):
 
 
 @device
-def append_to_bucket(b, n_buckets, cursor, vset, i, counts_by_warp, block_start):
-    """Block-wide: each thread's item ``i`` appended to bucket ``b``'s part of ``vset`` (``b = -1``: none), one atomic
-    on ``cursor`` per bucket and block turn (thread ``q`` takes bucket ``q``'s room), each item's slot from the
-    block's start, the warps before its own and its rank in its warp (:func:`warp_counts`)."""
+def append_to_bucket(b, n_buckets, starts, filled, vset, i, counts_by_warp, block_start):
+    """Block-wide: each thread's item ``i`` appended to bucket ``b``'s part of ``vset`` (``b = -1``: none), which
+    begins at ``starts[b]`` and holds ``filled[b]`` items so far: one atomic on ``filled`` per bucket and block turn
+    (thread ``q`` takes bucket ``q``'s room), each item's slot from the block's room, the warps before its own and
+    its rank in its warp (:func:`warp_counts`)."""
     rank = warp_counts(b, n_buckets, counts_by_warp)
     T.syncthreads()
     q = T.thread_id()
@@ -112,7 +112,7 @@ def append_to_bucket(b, n_buckets, cursor, vset, i, counts_by_warp, block_start)
         total = block_count(q, counts_by_warp)
         start = 0
         if total > 0:
-            start = T.atomic_add(cursor, q, total)
+            start = starts[q] + T.atomic_add(filled, q, total)
         block_start[q] = start
     T.syncthreads()
     if b >= 0:
@@ -123,13 +123,14 @@ def append_to_bucket(b, n_buckets, cursor, vset, i, counts_by_warp, block_start)
     T.syncthreads()  # the counts are written again at the next turn
 
 
-@kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32[:], int32, int32")
-def fill_buckets(degree, bounds, n_buckets, cursor, vset, active, sweep, n):
+@kernel(signature="int32[:], int32[:], int32, int32[:], int32[:], int32[:], int32[:], int32, int32")
+def fill_buckets(degree, bounds, n_buckets, starts, filled, vset, active, sweep, n):
     """Alg. 1 line 5, second half (Thrust's ``partition``): each vertex with ``active[i] >= sweep`` appended to its
-    bucket's part of ``vset`` (:func:`append_to_bucket`); ``cursor[b]`` starts at the part's offset.
+    bucket's part of ``vset``, which begins at ``starts[b]`` (:func:`append_to_bucket`); ``filled[b]`` (zeros) counts
+    them.
 
     ``active`` all zeros and ``sweep`` 0 take every vertex (the paper's partition, once a phase); with pruning,
-    ``active[i]`` is the sweep from which ``i`` is to be looked at again (:func:`wake_neighbours`)."""
+    ``active[i]`` is the sweep from which ``i`` is to be looked at again (:func:`~.kernels_apply.wake_neighbours`)."""
     counts_by_warp = T.shared_array(WARP_COUNTS, T.i32)
     block_start = T.shared_array(GROUPS_MAX, T.i32)
     i = T.gtid()
@@ -137,7 +138,7 @@ def fill_buckets(degree, bounds, n_buckets, cursor, vset, active, sweep, n):
         b = -1
         if i < n and active[i] >= sweep:
             b = bucket_of(degree[i], bounds, n_buckets)
-        append_to_bucket(b, n_buckets, cursor, vset, i, counts_by_warp, block_start)
+        append_to_bucket(b, n_buckets, starts, filled, vset, i, counts_by_warp, block_start)
         i += T.num_threads()
 
 
@@ -160,18 +161,17 @@ class DegreeGroups:
         self.every_vertex = [(int(start), int(size)) for start, size in zip(self.offsets, sizes, strict=True)]
 
     def _each(self, kernel, *args) -> None:
-        self.launch(kernel, Device.grid_for(self.n, mv.BLOCK, self.max_grid), mv.BLOCK, *args)
+        self.launch(kernel, Device.grid_for(self.n, BLOCK, self.max_grid), BLOCK, *args)
 
     def fill(self, active, sweep: int):
-        """The vertices with ``active[i] >= sweep`` put in their groups' parts of ``vset``; returns the parts' ends
-        on the device (:meth:`taken` reads them), so that a caller may read them with something else."""
-        cursor = self.dev.empty(self.n_groups, np.int32)
-        self.launch(mv.copy_labels, 1, mv.BLOCK, self.starts, cursor, self.n_groups)
-        self._each(fill_buckets, self.degree, self.bounds, self.n_groups, cursor, self.vset, active, sweep,
-                   self.n)
-        return cursor
+        """The vertices with ``active[i] >= sweep`` put in their groups' parts of ``vset``; returns how many each
+        group has, on the device (:meth:`taken` reads them), so that a caller may read them with something else."""
+        filled = self.dev.zeros(self.n_groups, np.int32)
+        self._each(fill_buckets, self.degree, self.bounds, self.n_groups, self.starts, filled, self.vset, active,
+                   sweep, self.n)
+        return filled
 
-    def taken(self, ends) -> list[tuple[int, int]]:
+    def taken(self, filled) -> list[tuple[int, int]]:
         """``(offset, count)`` of each group that :meth:`fill` filled (one read back)."""
-        ends = self.dev.to_host(ends)[:self.n_groups]
-        return [(int(start), int(end - start)) for start, end in zip(self.offsets, ends, strict=True)]
+        counts = self.dev.to_host(filled)[:self.n_groups]
+        return [(int(start), int(count)) for start, count in zip(self.offsets, counts, strict=True)]

@@ -526,9 +526,9 @@ class _Run(Contraction):
                                   active, wake)
             sweeps += 1
             # the next sweep's vertices, filled before Q is read and read with it: one wait a sweep
-            ends = groups.fill(active, sweeps) if self.prune else None
+            filled = groups.fill(active, sweeps) if self.prune else None
             q_new = totals_and_q()
-            buckets = buckets if ends is None else groups.taken(ends)
+            buckets = buckets if filled is None else groups.taken(filled)
             if q_new > best_q:
                 best_q = q_new
                 self.each(mv.copy_labels, n, C, best, n)
