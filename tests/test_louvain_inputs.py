@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpusim.algorithms.louvain import LouvainGraph, karate, load_louvain_graph, louvain
 from gpusim.errors import InvalidArgument, InvalidArgumentType
@@ -44,6 +46,25 @@ def test_pattern_file_is_weight_one_and_karate_is_networkx_karate():
     assert set(g.weights.tolist()) == {1.0} and g.n == 34 and g.total_weight == 78
     ours = {tuple(e) for e in zip(*(a.tolist() for a in g.edges()[:2]), strict=True)}
     assert ours == {tuple(sorted(e)) for e in nx.karate_club_graph().edges}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda n: st.tuples(st.just(n), st.dictionaries(
+    st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).map(sorted).map(tuple), st.integers(1, 9), max_size=40))))
+def test_edges_and_the_matrix_give_back_the_edges_the_graph_was_made_from(drawn):
+    """``edges()`` is each given edge once (``u <= v``, a self-loop with its own weight) and ``to_scipy()`` the
+    symmetric matrix of them, by the compiled passes that make no array of entry sources."""
+    n, given_edges = drawn
+    pairs = sorted(given_edges)
+    u, v = (np.array([p[i] for p in pairs], np.int64) for i in (0, 1))
+    w = np.array([given_edges[p] for p in pairs], float)
+    g = LouvainGraph.from_edges(u, v, w, n=n)
+    got_u, got_v, got_w = g.edges()
+    assert got_u.dtype == np.int32 and sorted(zip(got_u.tolist(), got_v.tolist(), got_w.tolist(), strict=True)) \
+        == [(a, b, given_edges[(a, b)]) for a, b in pairs]
+    dense = np.zeros((n, n))
+    dense[u, v] = dense[v, u] = w
+    assert np.array_equal(g.to_scipy().toarray(), dense)
 
 
 def test_unsymmetric_file_needs_a_rule(tmp_path):
