@@ -30,10 +30,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .graph import LouvainGraph
+from .graph import LouvainGraph, list_sums
 from .parallel import PARALLEL_FROM
 from .parallel_sweep import sweep, sweep_sequential
-from .reference import by_levels, host_arrays, partition_modularity, weighted_degrees
+from .reference import by_levels, host_arrays, partition_modularity
 from .result import CommunityResult
 
 __all__ = ["MAX_SWEEPS", "asynchronous_louvain"]
@@ -45,7 +45,7 @@ MAX_SWEEPS = 100
 def _moves(ptr, adj, w, limit: float, resolution: float, start: np.ndarray | None = None):
     """One level's local moving: ``(C, q_start, q, sweeps)``; ``C`` is ``start`` (or singletons) if no gain."""
     n = ptr.size - 1
-    k = weighted_degrees(ptr, w)
+    k = list_sums(ptr, w)
     two_m = float(k.sum())
     C = np.arange(n, dtype=np.int64) if start is None else start.astype(np.int64)
     on_threads = n >= PARALLEL_FROM and numba.get_num_threads() > 1

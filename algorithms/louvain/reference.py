@@ -32,13 +32,13 @@ from gpusim.errors import InvalidArgument
 from gpusim.runtime.registry import register
 from gpusim.types.arguments import check_int
 
-from .graph import LouvainGraph
+from .graph import LouvainGraph, list_sums
 from .parallel import PARALLEL_ENTRIES, PARALLEL_FROM, bucket_moves, scratch
 from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
 __all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "by_levels", "contract", "enough",
-           "host_arrays", "partition_modularity", "phase_limit", "weighted_degrees"]
+           "host_arrays", "partition_modularity", "phase_limit"]
 
 #: The degree buckets of §4.1, as in :data:`gpusim.algorithms.louvain.kernels_move.DEGREE_BUCKETS`.
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
@@ -312,16 +312,6 @@ def _follow_leaves(ptr, adj) -> np.ndarray:
     return C
 
 
-@numba.njit(cache=True)
-def weighted_degrees(ptr, w):  # pragma: no cover - compiled
-    """Each vertex's weighted degree ``k``: its row's sum, in entry order."""
-    k = np.zeros(ptr.shape[0] - 1, np.float64)
-    for v in range(ptr.shape[0] - 1):
-        for e in range(ptr[v], ptr[v + 1]):
-            k[v] += w[e]
-    return k
-
-
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
                    dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
@@ -344,7 +334,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
 
     def optimise(ptr, adj, w, limit, start=None):
         n = ptr.size - 1
-        k = weighted_degrees(ptr, w)
+        k = list_sums(ptr, w)
         two_m = float(k.sum())
         if start is not None:
             C = start.astype(np.int64)
@@ -427,7 +417,7 @@ def blondel_louvain(graph: LouvainGraph, backend: str = "cpu", *, resolution: fl
 
     def optimise(ptr, adj, w, limit):
         n = ptr.size - 1
-        k = weighted_degrees(ptr, w)
+        k = list_sums(ptr, w)
         two_m = float(k.sum())
         C = np.arange(n, dtype=np.int64)
         a = k.copy()

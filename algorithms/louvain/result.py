@@ -32,6 +32,7 @@ from gpusim.types.numeric import normalised, weight_sum
 from gpusim.types.results import CheckedResult
 
 from .graph import LouvainGraph, list_sums
+from .parallel_modularity import inside_weights, inside_weights_sequential
 
 __all__ = ["CommunityResult", "check_partition", "modularity"]
 
@@ -65,11 +66,14 @@ def modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float = 1.0)
 
 def _unit_modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float) -> float:
     """:func:`modularity` of a graph whose entries are all 1: ``2m`` is the entry count, ``W_c`` summed over the
-    communities the inside entries counted (on every core from :data:`PARALLEL_COUNT` entries), ``a_c`` the degrees'
-    counts, and ``sum a_c^2`` an exact integer (below ``(2m)^2 < 2^62``)."""
+    communities the inside entries counted (each vertex's by the CPU engine's
+    :func:`~.parallel_modularity.inside_weights`, on every core from :data:`PARALLEL_COUNT` entries: integers, so
+    their sum is exact), ``a_c`` the degrees' counts, and ``sum a_c^2`` an exact integer (below ``(2m)^2 < 2^62``)."""
     two_m = graph.n_entries
-    count = _count_inside_parallel if two_m >= PARALLEL_COUNT else _count_inside
-    inside = count(graph.ptr, graph.adj, labels)
+    per_vertex = np.empty(graph.n)
+    count = inside_weights if two_m >= PARALLEL_COUNT else inside_weights_sequential
+    count(graph.ptr, graph.adj, graph.weights, labels, per_vertex)
+    inside = float(per_vertex.sum())
     totals = np.bincount(labels, np.diff(graph.ptr), minlength=int(labels.max(initial=-1)) + 1).astype(np.int64)
     squares = int(np.dot(totals, totals))
     return inside / two_m - resolution * (squares / (float(two_m) * two_m))
@@ -78,28 +82,6 @@ def _unit_modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float)
 #: From this many entries a unit-weight graph's inside entries are counted on every core (a parallel function is
 #: compiled in each process that uses it, a second or so; below, the cached one-core count is quick enough).
 PARALLEL_COUNT = 1 << 24
-
-
-@numba.njit(cache=True)
-def _count_inside(ptr, adj, labels):  # pragma: no cover - compiled
-    """How many entries join two vertices of one community."""
-    total = 0
-    for i in range(ptr.size - 1):
-        for e in range(ptr[i], ptr[i + 1]):
-            total += labels[i] == labels[adj[e]]
-    return total
-
-
-@numba.njit(parallel=True, cache=False)
-def _count_inside_parallel(ptr, adj, labels):  # pragma: no cover - compiled
-    """:func:`_count_inside` on every core."""
-    total = 0
-    for i in numba.prange(ptr.size - 1):
-        here = 0
-        for e in range(ptr[i], ptr[i + 1]):
-            here += labels[i] == labels[adj[e]]
-        total += here
-    return total
 
 
 @numba.njit(cache=True)
