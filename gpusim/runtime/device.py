@@ -334,14 +334,15 @@ class Device:
                 f"got {len(args)}"
             )
         # the usual cases inline (a launch converts every argument, and a small graph's call is mostly launches): a
-        # device array of the declared dtype, a Python int in range for an integer parameter; the rest is checked
+        # device array of the declared dtype, a Python int in range for an integer parameter, a finite Python float
+        # for a floating one; the rest is checked
         is_device_array, converted = self._impl.is_device_array, []
-        for value, (is_array, dtype, low, high) in zip(args, _argument_plan(kernel), strict=True):
+        for value, (is_array, dtype, scalar_type, low, high) in zip(args, _argument_plan(kernel), strict=True):
             if is_array:
                 if is_device_array(value) and value.dtype == dtype:
                     converted.append(value)
                     continue
-            elif low is not None and type(value) is int and low <= value <= high:
+            elif type(value) is scalar_type and low <= value <= high:
                 converted.append(dtype.type(value))
                 continue
             converted.append(self._checked_argument(kernel, len(converted), value))  # its position: those before it
@@ -384,20 +385,30 @@ class Device:
 
 
 def _argument_plan(kernel: Kernel) -> tuple:
-    """Per parameter ``(is_array, dtype, low, high)`` from ``kernel``'s declared signature (``low``/``high``: an integer
-    scalar's range, else None; everything None without a signature): what :meth:`Device.launch` checks each argument
-    against on its fast path.  Worked out on the first launch and kept on the kernel itself (so it lives as long as
-    the kernel does), with the signature it was made from: a kernel given a new signature gets a new plan."""
+    """Per parameter ``(is_array, dtype, scalar_type, low, high)`` from ``kernel``'s declared signature: a scalar
+    parameter's fast path takes a Python ``int`` in its integer range or a finite Python ``float`` (``scalar_type``
+    None: none, as for every parameter without a signature); what :meth:`Device.launch` checks each argument
+    against.  Worked out on the first launch and kept on the kernel itself (so it lives as long as the kernel does),
+    with the signature it was made from: a kernel given a new signature gets a new plan."""
     kept = kernel.__dict__.get("_argument_plan")
     if kept is not None and kept[0] is kernel.signature:
         return kept[1]
     if kernel.signature:
-        plan = tuple((p.is_array, p.dtype, *(_int_range(p.dtype) if not p.is_array and p.dtype.kind in "iu"
-                                              else (None, None))) for p in kernel.signature)
+        plan = tuple((p.is_array, p.dtype, *_fast_scalars(p)) for p in kernel.signature)
     else:
-        plan = ((False, None, None, None),) * len(kernel.params)
+        plan = ((False, None, None, 0, 0),) * len(kernel.params)
     kernel._argument_plan = (kernel.signature, plan)
     return plan
+
+
+def _fast_scalars(parameter) -> tuple:
+    """``(scalar_type, low, high)``: the Python type a scalar parameter takes on the fast path and its range."""
+    if parameter.is_array or parameter.dtype.kind not in "iuf":
+        return None, 0, 0
+    if parameter.dtype.kind == "f":
+        largest = float(np.finfo(parameter.dtype).max)
+        return float, -largest, largest
+    return int, *_int_range(parameter.dtype)
 
 
 #: ``(min, max)`` of each integer dtype met so far (``np.iinfo`` is slow enough to show in a launch's cost).
@@ -422,6 +433,8 @@ def _scalar(value: Any, dtype: np.dtype, name: str):
         return dtype.type(int(value))
     if not np.isfinite(value):
         raise InvalidArgument(f"argument {name!r}={value!r} is not finite")
+    if abs(value) > np.finfo(dtype).max:
+        raise InvalidArgument(f"argument {name!r}={value!r} does not fit in {dtype.name}")
     return dtype.type(value)
 
 
