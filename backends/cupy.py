@@ -263,12 +263,12 @@ class CupyBackend(GpuBackend):
         return out
 
     def register(self, host: np.ndarray):
-        runtime = self._cupy.cuda.runtime
+        runtime, address = self._cupy.cuda.runtime, host.ctypes.data
         try:
-            runtime.hostRegister(host.ctypes.data, host.nbytes, 0)
+            runtime.hostRegister(address, host.nbytes, 0)
         except runtime.CUDARuntimeError:
             return None
-        return lambda: runtime.hostUnregister(host.ctypes.data)
+        return lambda: runtime.hostUnregister(address)  # the address alone: the array is not kept alive
 
     def adopt(self, value: Any):
         """``value`` as a CuPy array without a copy (a ``cupy.ndarray``, or any object with

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from gpusim.backends.kept_pages import KeptPages
 from gpusim.errors import InvalidArgument, KernelFault
 
 __all__ = ["REGISTER_BYTES", "GpuBackend", "driver_bindings", "kept_once_working", "memset"]
@@ -28,9 +29,10 @@ __all__ = ["REGISTER_BYTES", "GpuBackend", "driver_bindings", "kept_once_working
 #: driver, copied by DMA, unregistered (:meth:`GpuBackend.array`).  On an H100 (measured with a one-off
 #: script, since removed) a pageable copy ran at 5 to 9 GB/s (the driver stages it
 #: through its own page-locked buffers) and a registered one, the registering included, at 12 to 14 GB/s from
-#: 16 MiB up; at 4 MiB the two were equal, below it registering cost more than it saved.  Nothing stays
-#: page-locked after the call.
+#: 16 MiB up; at 4 MiB the two were equal, below it registering cost more than it saved.
 REGISTER_BYTES = 16 << 20
+#: The registrations kept between copies, shared by both backends (the driver's are the process's).
+KEPT_PAGES = KeptPages()
 
 
 def memset(pointer: int, value: Any, dtype: np.dtype, n: int, stream: int = 0) -> bool:
@@ -147,8 +149,9 @@ class GpuBackend(ABC):
 
     @abstractmethod
     def register(self, host: np.ndarray) -> Callable[[], None] | None:
-        """Page-lock ``host``'s memory for a copy: the function that unlocks it, or None when the driver refuses
-        (memory already registered, or not registrable): the copy is then made from pageable memory."""
+        """Page-lock ``host``'s memory for a copy: the function that unlocks it (holding no reference to ``host``,
+        whose collection unlocks it), or None when the driver refuses (memory already registered, or not
+        registrable): the copy is then made from pageable memory."""
 
     @abstractmethod
     def adopt(self, value: Any) -> Any:
@@ -183,15 +186,12 @@ class GpuBackend(ABC):
     # -- the skeleton ------------------------------------------------------------------------------
     def array(self, host: np.ndarray) -> Any:
         """``host`` copied to a new device array; from page-locked memory when it has :data:`REGISTER_BYTES` or
-        more (registered for the copy only: the copy from registered pages is synchronous, so they are
-        unregistered as soon as it returns)."""
+        more, whose pages stay locked for the next copy of the same array until it is collected or newer ones
+        push it out (:mod:`gpusim.backends.kept_pages`)."""
         host = np.ascontiguousarray(host)
-        unregister = self.register(host) if host.nbytes >= REGISTER_BYTES else None
-        try:
-            return self.copy_in(host, unregister is not None)
-        finally:
-            if unregister is not None:
-                unregister()
+        if host.nbytes < REGISTER_BYTES:
+            return self.copy_in(host, False)
+        return KEPT_PAGES.copy(host, self.register, self.copy_in)
 
     def declared_signature(self, kernel) -> tuple:
         """The :meth:`signature` a launch with ``kernel``'s declared argument types has (``gpusim compile``)."""

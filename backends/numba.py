@@ -219,7 +219,7 @@ class NumbaBackend(GpuBackend):
         from numba.cuda.cudadrv.driver import CudaAPIError
 
         try:
-            handle = [self._cuda.current_context().mempin(host, host.ctypes.data, host.nbytes)]
+            handle = [self._cuda.current_context().mempin(None, host.ctypes.data, host.nbytes)]  # host not held
         except CudaAPIError:
             return None
         return handle.clear

@@ -435,10 +435,12 @@ def test_empty_is_poison_on_the_simulator():
 
 
 def test_large_copies_through_registered_pages(gpu):
-    """Arrays of REGISTER_BYTES or more are copied from page-locked pages (registered for the copy only): the
-    values arrive whole, read-only and strided arrays too, the pages are unlocked afterwards (registering them
-    again works), and memory already registered by the caller is copied as it is."""
-    from gpusim.backends.gpu import REGISTER_BYTES
+    """Arrays of REGISTER_BYTES or more are copied from page-locked pages, which stay locked for the next copy of
+    the same array: the values arrive whole (read-only and strided arrays too), a second copy locks nothing, the
+    pages are unlocked once the array is collected or KEPT_ARRAYS newer ones push it out, and memory the caller
+    registered is copied as it is."""
+    from gpusim.backends.gpu import KEPT_PAGES, REGISTER_BYTES
+    from gpusim.backends.kept_pages import KEPT_ARRAYS
 
     dev = Device(gpu)
     rng = np.random.default_rng(3)
@@ -447,13 +449,62 @@ def test_large_copies_through_registered_pages(gpu):
     frozen.flags.writeable = False
     for given in (host, frozen, rng.random(REGISTER_BYTES // 4), host[::2]):
         np.testing.assert_array_equal(dev.to_host(dev.array(given)), given, strict=True)
+    assert dev._impl.register(host) is None, "host's pages were unlocked after its copy"
+    np.testing.assert_array_equal(dev.to_host(dev.array(host)), host, strict=True)
+    temp = rng.random(REGISTER_BYTES // 8)
+    dev.array(temp)
+    key = (temp.ctypes.data, temp.nbytes)
+    assert key in KEPT_PAGES._kept
+    del temp
+    gc.collect()
+    assert key not in KEPT_PAGES._kept
+    newer = [np.full(REGISTER_BYTES // 4, q, np.int32) for q in range(KEPT_ARRAYS)]
+    for array in newer:
+        dev.array(array)
     unlock = dev._impl.register(host)
-    assert unlock is not None, "the pages stayed registered after the copies above"
+    assert unlock is not None, "host's pages stayed locked after newer arrays pushed them out"
     try:
         assert dev._impl.register(host) is None  # already registered: refused, and the copy is made as it is
         np.testing.assert_array_equal(dev.to_host(dev.array(host)), host, strict=True)
     finally:
         unlock()
+
+
+def test_kept_pages_push_out_the_oldest_and_unlock_what_they_do_not_keep(monkeypatch):
+    """The registrations kept (no GPU: a stand-in driver): the oldest pushed out past KEPT_ARRAYS, an array above
+    KEPT_BYTES unlocked right after its copy, a copy that fails unlocks, a refused registration copies pageable."""
+    from gpusim.backends import kept_pages
+
+    locked, copies = set(), []
+
+    def register(host):
+        if host.ctypes.data in locked:
+            return None
+        locked.add(host.ctypes.data)
+        return lambda: locked.discard(host.ctypes.data)
+
+    def copy_in(host, registered):
+        copies.append(registered)
+        if host.size == 3:
+            raise RuntimeError("copy failed")
+        return host.copy()
+
+    monkeypatch.setattr(kept_pages, "KEPT_ARRAYS", 2)
+    monkeypatch.setattr(kept_pages, "KEPT_BYTES", 1000)
+    pages = kept_pages.KeptPages()
+    arrays = [np.zeros(10) for _ in range(3)]
+    for array in arrays:
+        pages.copy(array, register, copy_in)
+    assert locked == {arrays[1].ctypes.data, arrays[2].ctypes.data}
+    big = np.zeros(200)  # 1600 bytes
+    pages.copy(big, register, copy_in)
+    assert big.ctypes.data not in locked and copies[-1] is True
+    with pytest.raises(RuntimeError, match="copy failed"):
+        pages.copy(np.zeros(3), register, copy_in)
+    assert len(locked) == 2
+    locked.add(arrays[0].ctypes.data)  # registered by the caller: the driver refuses
+    pages.copy(arrays[0], register, copy_in)
+    assert copies[-1] is False
 
 
 @pytest.mark.gpu
