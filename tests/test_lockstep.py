@@ -22,6 +22,7 @@ import gpusim.algorithms
 import gpusim.algorithms.bipartite as bipartite
 from gpusim import Device, T, device, kernel
 from gpusim.algorithms.louvain import LouvainGraph, bucket_louvain, karate, louvain
+from gpusim.algorithms.louvain.device_input import entry_problems
 from gpusim.algorithms.louvain.kernels_scan import exclusive_scan
 from gpusim.algorithms.louvain.variants import PAPER
 from gpusim.algorithms.stable import gale_shapley, mw_gpu, stable_marriage
@@ -33,7 +34,13 @@ from gpusim.algorithms.weighted.resident_matrix import matrix_problem
 from gpusim.errors import Livelock
 from gpusim.exercises import list_exercises
 from gpusim.language.kernels import Kernel, registry
-from gpusim.runtime.device_checks import csr_problem, matched_count, matching_problem, weighted_problem
+from gpusim.runtime.device_checks import (
+    csr_problem,
+    matched_count,
+    matching_problem,
+    smallest_offenders,
+    weighted_problem,
+)
 from gpusim.runtime.device_preference_checks import preference_problem
 from gpusim.runtime.resident_graphs import resident, to_device
 from gpusim.teaching.bench import barrier_bound, memory_bound
@@ -392,6 +399,13 @@ def _louvain_case(graph: LouvainGraph, kernels: str, **options) -> Case:
 SCANNED = np.arange(1100, dtype=np.int32) % 7  # two tiles: their totals scanned in turn and added back
 
 
+def _cupyx_entry_problems(dev: Device) -> list[int]:
+    """A self-loop at 1, a negative weight at 2, zeros at 3 and 4 (a zero on the diagonal is no self-loop)."""
+    rows, cols = np.array([0, 1, 1, 2, 2], np.int32), np.array([1, 1, 2, 0, 2], np.int32)
+    weights = np.array([1.0, 2.0, -1.0, 0.0, 0.0])
+    return smallest_offenders(dev, entry_problems, 5, 3, dev.array(rows), dev.array(cols), dev.array(weights), 5)
+
+
 def _scan(dev: Device) -> tuple[list[int], int]:
     out, total = exclusive_scan(dev, dev.array(SCANNED), SCANNED.size)
     return dev.to_host(out).tolist(), total
@@ -518,6 +532,7 @@ CASES = {
     "louvain-conflict-free": _louvain_case(
         LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=17)),
         "mark_movers apply_independent_moves"),
+    "louvain-cupyx-entries": Case(_cupyx_entry_problems, lambda: [1, 2, 3], frozenset({"entry_problems"})),
     "louvain-scan-tiles": Case(_scan, lambda: (np.r_[0, np.cumsum(SCANNED)].tolist(), int(SCANNED.sum())),
                                frozenset({"scan_tiles", "add_tile_offsets", "read_entry"})),
     "bench-memory": _workload_case(memory_bound),

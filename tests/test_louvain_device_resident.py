@@ -206,6 +206,23 @@ def test_a_cupyx_matrix_gives_the_scipy_matrixs_answer(fmt):
 
 
 @pytest.mark.gpu
+def test_a_cupyx_matrix_with_stored_zeros_gives_the_scipy_matrixs_answer():
+    """Stored zeros are no edge, on the diagonal too: a canonical CSR holding them is not taken as it is."""
+    _gpu("cupy")
+    import cupyx.scipy.sparse as csp
+
+    coo = _weighted(300, 9, integer=True).to_scipy().tocoo()
+    data = np.where(coo.data == 1.0, 0.0, coo.data)  # symmetric: every entry of weight 1, both directions
+    diagonal = np.arange(300)
+    host = sp.csr_matrix((np.r_[data, np.zeros(300)], (np.r_[coo.row, diagonal], np.r_[coo.col, diagonal])),
+                         shape=(300, 300))
+    host.sum_duplicates()  # canonical, the zeros kept
+    matrix = csp.csr_matrix(host)
+    assert matrix.has_canonical_format and int((matrix.data == 0).sum()) > 300
+    _same(louvain(matrix), louvain(host, backend="cupy"))
+
+
+@pytest.mark.gpu
 def test_a_cupyx_matrix_with_a_self_loop_or_a_negative_weight_is_refused_in_one_line():
     _gpu("cupy")
     import cupyx.scipy.sparse as csp

@@ -37,12 +37,13 @@ import numpy as np
 from gpusim import T, kernel
 from gpusim.errors import InvalidArgument
 from gpusim.runtime.device import Device
-from gpusim.runtime.device_checks import check_grid
+from gpusim.runtime.device_checks import NONE, check_grid, smallest_offenders
 from gpusim.types.device_graphs import DeviceWeightedGraph, canonical_rows, is_device_sparse
 
 from .graph import LouvainGraph, load_louvain_graph
 
-__all__ = ["InputFacts", "device_facts", "from_cupyx", "host_facts", "input_facts", "louvain_input"]
+__all__ = ["InputFacts", "device_facts", "entry_problems", "from_cupyx", "host_facts", "input_facts",
+           "louvain_input"]
 
 
 
@@ -125,33 +126,57 @@ def louvain_input(source: Any, symmetrise: str | None = None) -> LouvainGraph | 
     return load_louvain_graph(source, symmetrise=symmetrise)
 
 
+@kernel(signature="int32[:], int32[:], float64[:], int32, int32[:]")
+def entry_problems(rows, cols, weights, m, bad):
+    """Over the ``m`` entries of a ``cupyx`` matrix (its rows, columns and weights): ``bad[0]`` the smallest position
+    of a self-loop (a diagonal entry other than 0), ``bad[1]`` of a weight that is negative or not finite,
+    ``bad[2]`` of a zero (no edge).  A thread an entry, one pass for the three."""
+    k = T.gtid()
+    while k < m:
+        w = weights[k]
+        if rows[k] == cols[k] and w != 0.0:
+            T.atomic_min(bad, 0, k)
+        if not (w >= 0.0 and w - w == 0.0):
+            T.atomic_min(bad, 1, k)
+        if w == 0.0:
+            T.atomic_min(bad, 2, k)
+        k += T.num_threads()
+
+
 def from_cupyx(matrix: Any) -> DeviceWeightedGraph:
     """A square, symmetric ``cupyx.scipy.sparse`` matrix as a device graph, on the GPU: the graph
     :meth:`LouvainGraph.from_scipy <gpusim.algorithms.louvain.graph.LouvainGraph.from_scipy>` reads from the same
-    matrix on the host (duplicates summed, zeros no edge), built by
-    :meth:`DeviceWeightedGraph.from_cupyx <gpusim.types.device_graphs.DeviceWeightedGraph.from_cupyx>`.
+    matrix on the host (duplicates summed, zeros no edge).
 
-    That constructor drops the diagonal and takes ``|a_ij|``; for Louvain a diagonal entry is a self-loop
-    and a negative weight an error, so both are refused first, in one line, by CuPy on the GPU (a few
-    numbers read back).  Symmetry is checked on the device when the driver takes the graph."""
+    For Louvain a diagonal entry is a self-loop and a negative weight an error: both are refused in one line, found
+    with the zeros by one pass over the entries (:func:`entry_problems`, three numbers read back).  A CSR matrix in
+    canonical form with no zero, what a user usually holds, becomes the graph as it is (copied to ``int32`` offsets
+    and ids and ``float64`` weights); any other goes through
+    :meth:`DeviceWeightedGraph.from_cupyx <gpusim.types.device_graphs.DeviceWeightedGraph.from_cupyx>`, which drops
+    the zeros.  Symmetry is checked on the device when the driver takes the graph."""
     import cupy
 
-    if len(matrix.shape) == 2 and matrix.shape[0] == matrix.shape[1] and matrix.dtype.kind in "fiub":
-        rows = canonical_rows(matrix)
-        if rows is not None:  # canonical already: its entries as they are, no sort
-            coo = SimpleNamespace(row=rows, col=matrix.indices, data=matrix.data)
-        else:
-            coo = matrix.tocsr().tocoo()  # a new matrix: the caller's is not put in canonical form
-            coo.sum_duplicates()
-        loops = cupy.flatnonzero((coo.row == coo.col) & (coo.data != 0))
-        if int(loops.size):
-            k = int(loops[0])
-            i, value = int(coo.row[k]), float(coo.data[k])
-            raise InvalidArgument(f"entry ({i}, {i}) = {value!r} is a self-loop: a device-resident Louvain input has "
-                                  "none (give the graph on the host, e.g. a SciPy matrix, for self-loops)")
-        bad = cupy.flatnonzero(~(coo.data >= 0) | ~cupy.isfinite(coo.data.astype(cupy.float64)))
-        if int(bad.size):
-            k = int(bad[0])
-            raise InvalidArgument(f"entry ({int(coo.row[k])}, {int(coo.col[k])}) = {float(coo.data[k])!r} is negative "
-                                  "or not finite: Louvain needs finite, non-negative weights")
-    return DeviceWeightedGraph.from_cupyx(matrix)  # refuses other shapes and dtypes
+    if len(matrix.shape) != 2 or matrix.shape[0] != matrix.shape[1] or matrix.dtype.kind not in "fiub":
+        return DeviceWeightedGraph.from_cupyx(matrix)  # refuses other shapes and dtypes
+    rows = canonical_rows(matrix)
+    if rows is not None:  # canonical already: its entries as they are, no sort
+        coo = SimpleNamespace(row=rows, col=matrix.indices, data=matrix.data)
+    else:
+        coo = matrix.tocsr().tocoo()  # a new matrix: the caller's is not put in canonical form
+        coo.sum_duplicates()
+    weights = coo.data.astype(cupy.float64)
+    m = int(weights.shape[0])
+    loop, bad, zero = smallest_offenders(Device("cupy"), entry_problems, m, 3, coo.row.astype(cupy.int32, copy=False),
+                                         coo.col.astype(cupy.int32, copy=False), weights, m) if m else [NONE] * 3
+    if loop != NONE:
+        i = int(coo.row[loop])
+        raise InvalidArgument(f"entry ({i}, {i}) = {float(coo.data[loop])!r} is a self-loop: a device-resident "
+                              "Louvain input has none (give the graph on the host, e.g. a SciPy matrix, for "
+                              "self-loops)")
+    if bad != NONE:
+        raise InvalidArgument(f"entry ({int(coo.row[bad])}, {int(coo.col[bad])}) = {float(coo.data[bad])!r} is "
+                              "negative or not finite: Louvain needs finite, non-negative weights")
+    if rows is not None and zero == NONE:  # no zero, so no diagonal entry either: nothing to drop
+        return DeviceWeightedGraph(matrix.shape[0], matrix.indptr.astype(cupy.int32),
+                                   matrix.indices.astype(cupy.int32), weights)
+    return DeviceWeightedGraph.from_cupyx(matrix)
