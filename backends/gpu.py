@@ -26,8 +26,8 @@ from gpusim.errors import InvalidArgument, KernelFault
 __all__ = ["REGISTER_BYTES", "GpuBackend", "driver_bindings", "kept_once_working", "memset"]
 
 #: A host array of at least this many bytes is page-locked for its copy to the device: registered with the
-#: driver, copied by DMA, unregistered (:meth:`GpuBackend.array`).  On an H100 (measured with a one-off
-#: script, since removed) a pageable copy ran at 5 to 9 GB/s (the driver stages it
+#: driver and copied by DMA, its pages kept locked for its next copy (:meth:`GpuBackend.array`).  On an H100
+#: (measured with a one-off script, since removed) a pageable copy ran at 5 to 9 GB/s (the driver stages it
 #: through its own page-locked buffers) and a registered one, the registering included, at 12 to 14 GB/s from
 #: 16 MiB up; at 4 MiB the two were equal, below it registering cost more than it saved.
 REGISTER_BYTES = 16 << 20

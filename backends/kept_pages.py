@@ -40,10 +40,14 @@ KEPT_BYTES = 6 << 30
 
 
 class KeptPages:
-    """The registrations kept, oldest first: ``(address, bytes) -> finaliser`` (calling it unlocks the pages)."""
+    """The registrations kept, oldest first: ``(address, bytes) -> (finaliser, token)``; calling the finaliser
+    unlocks the pages.  A finaliser may run on any thread at any allocation (the garbage collector's), even inside
+    :meth:`copy` with the lock held, so it only notes its array gone; the next copy forgets it."""
 
     def __init__(self) -> None:
-        self._kept: OrderedDict[tuple[int, int], weakref.finalize] = OrderedDict()
+        self._kept: OrderedDict[tuple[int, int], tuple[weakref.finalize, object]] = OrderedDict()
+        self._bytes = 0
+        self._gone: list[tuple[tuple[int, int], object]] = []  # (key, token) of arrays collected since
         self._lock = threading.Lock()
 
     def copy(self, host: np.ndarray, register: Callable[[np.ndarray], Callable[[], None] | None],
@@ -53,6 +57,7 @@ class KeptPages:
         refuses).  An array of more than :data:`KEPT_BYTES` is unlocked as soon as it is copied."""
         key = (host.ctypes.data, host.nbytes)
         with self._lock:
+            self._forget_gone()
             if key in self._kept:
                 self._kept.move_to_end(key)
                 return copy_in(host, True)
@@ -69,21 +74,35 @@ class KeptPages:
         except BaseException:
             unregister()
             raise
-        finaliser = weakref.finalize(host, self._forget, key, unregister)
+        token = object()
+        finaliser = weakref.finalize(host, self._gone_with, key, token, unregister)
         finaliser.atexit = False  # the process's end unlocks everything; the driver may be gone by then
         with self._lock:
-            self._kept[key] = finaliser
+            self._kept[key] = finaliser, token
+            self._bytes += key[1]
             pushed_out = []
-            while len(self._kept) > KEPT_ARRAYS or sum(k[1] for k in self._kept) > KEPT_BYTES:
-                pushed_out.append(self._kept.popitem(last=False)[1])  # the oldest: never this one, the newest
+            while len(self._kept) > KEPT_ARRAYS or self._bytes > KEPT_BYTES:  # the oldest go, never this one
+                (_, size), (old, _) = self._kept.popitem(last=False)
+                self._bytes -= size
+                pushed_out.append(old)
         for old in pushed_out:
             old()  # unlocks its pages
         return out
 
-    def _forget(self, key: tuple[int, int], unregister: Callable[[], None]) -> None:
-        with self._lock:
-            self._kept.pop(key, None)
+    def _gone_with(self, key: tuple[int, int], token: object, unregister: Callable[[], None]) -> None:
+        """The finaliser: unlock the pages now (before the memory is freed), note the array gone."""
+        self._gone.append((key, token))  # list.append needs no lock
         try:
             unregister()
         except Exception:  # noqa: BLE001 - a context already torn down has unlocked the pages with it
             pass
+
+    def _forget_gone(self) -> None:
+        """Forget the arrays collected since the last copy (with the lock held); a key kept again since, by a new
+        array at the same address, stays."""
+        while self._gone:
+            key, token = self._gone.pop()
+            kept = self._kept.get(key)
+            if kept is not None and kept[1] is token:
+                del self._kept[key]
+                self._bytes -= key[1]
