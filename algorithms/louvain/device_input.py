@@ -164,10 +164,10 @@ def from_cupyx(matrix: Any) -> DeviceWeightedGraph:
     else:
         coo = matrix.tocsr().tocoo()  # a new matrix: the caller's is not put in canonical form
         coo.sum_duplicates()
-    weights = coo.data.astype(cupy.float64)
+    cols, weights = coo.col.astype(cupy.int32), coo.data.astype(cupy.float64)  # copies: the graph's own arrays
     m = int(weights.shape[0])
     loop, bad, zero = smallest_offenders(Device("cupy"), entry_problems, m, 3, coo.row.astype(cupy.int32, copy=False),
-                                         coo.col.astype(cupy.int32, copy=False), weights, m) if m else [NONE] * 3
+                                         cols, weights, m) if m else [NONE] * 3
     if loop != NONE:
         i = int(coo.row[loop])
         raise InvalidArgument(f"entry ({i}, {i}) = {float(coo.data[loop])!r} is a self-loop: a device-resident "
@@ -177,6 +177,5 @@ def from_cupyx(matrix: Any) -> DeviceWeightedGraph:
         raise InvalidArgument(f"entry ({int(coo.row[bad])}, {int(coo.col[bad])}) = {float(coo.data[bad])!r} is "
                               "negative or not finite: Louvain needs finite, non-negative weights")
     if rows is not None and zero == NONE:  # no zero, so no diagonal entry either: nothing to drop
-        return DeviceWeightedGraph(matrix.shape[0], matrix.indptr.astype(cupy.int32),
-                                   matrix.indices.astype(cupy.int32), weights)
+        return DeviceWeightedGraph(matrix.shape[0], matrix.indptr.astype(cupy.int32), cols, weights)
     return DeviceWeightedGraph.from_cupyx(matrix)

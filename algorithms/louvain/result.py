@@ -64,6 +64,11 @@ def modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float = 1.0)
     return inside / two_m - resolution * weight_sum(totals * totals)
 
 
+#: From this many entries a unit-weight graph's inside entries are counted on every core (a parallel function is
+#: compiled in each process that uses it, a second or so; below, the cached one-core count is quick enough).
+PARALLEL_COUNT = 1 << 24
+
+
 def _unit_modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float) -> float:
     """:func:`modularity` of a graph whose entries are all 1: ``2m`` is the entry count, ``W_c`` summed over the
     communities the inside entries counted (each vertex's by the CPU engine's
@@ -77,11 +82,6 @@ def _unit_modularity(graph: LouvainGraph, labels: np.ndarray, resolution: float)
     totals = np.bincount(labels, np.diff(graph.ptr), minlength=int(labels.max(initial=-1)) + 1).astype(np.int64)
     squares = int(np.dot(totals, totals))
     return inside / two_m - resolution * (squares / (float(two_m) * two_m))
-
-
-#: From this many entries a unit-weight graph's inside entries are counted on every core (a parallel function is
-#: compiled in each process that uses it, a second or so; below, the cached one-core count is quick enough).
-PARALLEL_COUNT = 1 << 24
 
 
 @numba.njit(cache=True)
