@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import ctypes
 import importlib.metadata
+import struct
+import threading
 import warnings
 from typing import Any
 
@@ -301,37 +303,33 @@ class NumbaLaunch:
     arguments for launch-configuration-sensitive compilation, picks the dispatcher for the configuration and
     its overload, and runs the pre-launch callbacks; the overload's ``launch`` then converts every argument
     (``_Kernel._prepare_args``: each array wrapped, viewed and its layout worked out again, about two thirds
-    of a launch's host time on an H100) and calls ``cuda.core.launch``.  ``numba.cuda.jit(signature)`` compiles
-    exactly one overload (``dispatcher.overloads``, one ``_Kernel``) and no gpusim kernel is
-    configuration-sensitive or has callbacks, so that kernel and the stream of one configuration are taken
-    once.  Where its arguments are all 1-D arrays and the scalars gpusim's kernels take (and it is neither a
-    debug nor a cooperative kernel, and no argument extension is registered), each launch passes them as
-    numba's kernel ABI lays them out — an array as ``(meminfo 0, parent 0, items, itemsize, pointer, shape,
-    stride)``, a scalar as its ctypes value, exactly what ``_prepare_args`` gives for them — to
-    ``cuda.core.launch`` with a launch configuration kept per ``(grid, block)`` and the loaded kernel kept per
-    CUDA context (:meth:`_function`).  Otherwise each launch is the
-    kernel's own ``launch(args, griddim, blockdim, stream, sharedmem)``; should a dispatcher hold other than
-    one overload, the ordinary ``dispatcher[grid, block](*args)`` runs.
+    of a launch's host time on an H100) and hands them to ``cuda.core.launch``, which converts each value again.
+    ``numba.cuda.jit(signature)`` compiles exactly one overload (``dispatcher.overloads``, one ``_Kernel``) and no
+    gpusim kernel is configuration-sensitive or has callbacks, so that kernel and the stream of one configuration
+    are taken once.  Where its arguments are all 1-D arrays and the scalars gpusim's kernels take (and it is
+    neither a debug nor a cooperative kernel, and no argument extension is registered), each launch writes them
+    as numba's kernel ABI lays them out — an array as ``(meminfo 0, parent 0, items, itemsize, pointer, shape,
+    stride)``, a scalar as its value, exactly what ``_prepare_args`` gives for them — into one buffer kept per
+    kernel (:class:`PackedParameters`) and calls the driver's ``cuLaunchKernel`` with the loaded kernel kept per
+    CUDA context (:meth:`_function`).  Otherwise each launch is the kernel's own ``launch(args, griddim, blockdim,
+    stream, sharedmem)``; should a dispatcher hold other than one overload, the ordinary
+    ``dispatcher[grid, block](*args)`` runs.
     """
 
-    __slots__ = ("configs", "dispatcher", "functions", "kernel", "kinds", "launch", "make_config", "stream")
+    __slots__ = ("dispatcher", "functions", "kernel", "kinds", "packed", "stream", "stream_handle")
 
     def __init__(self, dispatcher: Any):
         self.dispatcher = dispatcher
         overloads = list(getattr(dispatcher, "overloads", {}).values())
         self.kernel = overloads[0] if len(overloads) == 1 and hasattr(overloads[0], "launch") else None
         self.stream = dispatcher.configure(1, 1).stream if self.kernel is not None else None
-        self.kinds, self.configs, self.functions = _argument_kinds(self.kernel), {}, {}
-        self.launch = self.make_config = None
-        if self.kinds is not None:
-            try:
-                from cuda.core import LaunchConfig, launch
-            except ImportError:
-                LaunchConfig = launch = None
-            if launch is None or driver_bindings() is None:  # a numba-cuda before cuda.core: numba's own launch
-                self.kinds = None
-            else:
-                self.launch, self.make_config = launch, LaunchConfig
+        self.kinds, self.functions, self.packed, self.stream_handle = _argument_kinds(self.kernel), {}, None, None
+        binding = driver_bindings() if self.kinds is not None else None
+        if binding is None:  # without NVIDIA's CUDA Python: numba's own launch
+            self.kinds = None
+        else:
+            self.packed = PackedParameters(self.kinds)
+            self.stream_handle = _stream_handle(binding, self.stream)
 
     def __getitem__(self, configuration: tuple) -> Any:
         """``launch[grid, block](*args)``: numba's own configured launch, through the dispatcher."""
@@ -339,48 +337,88 @@ class NumbaLaunch:
 
     def __call__(self, grid: int, block: int, args: tuple) -> None:
         if self.kinds is not None:
-            params = []
+            values = []
             for kind, value in zip(self.kinds, args, strict=True):
                 if kind is None:
                     items = value.shape[0]
-                    params += (0, 0, items, value.dtype.itemsize, value.device_ctypes_pointer.value or 0, items,
+                    values += (0, 0, items, value.dtype.itemsize, value.device_ctypes_pointer.value or 0, items,
                                value.strides[0])
                 else:
-                    params.append(kind(value))
-            config = self.configs.get((grid, block))
-            if config is None:
-                config = self.configs[grid, block] = self.make_config(grid=(grid, 1, 1), block=(block, 1, 1),
-                                                                      shmem_size=0)
-            self.launch(self.stream, config, self._function(), *params)
+                    values.append(value)
+            self.packed.launch(self._function(), grid, block, self.stream_handle, values)
         elif self.kernel is None:
             self.dispatcher[grid, block](*args)
         else:
             self.kernel.launch(args, (grid, 1, 1), (block, 1, 1), self.stream, 0)
 
     def _function(self) -> Any:
-        """The kernel loaded in the calling thread's current CUDA context, found once per context: numba's
-        ``get_cufunc`` finds the context anew at every launch (a lock, driver queries, a check), where
-        ``cuCtxGetCurrent`` is one driver call.  Without a current context numba's lookup makes one current."""
+        """The kernel loaded in the calling thread's current CUDA context (a ``CUfunction`` handle), found once per
+        context: numba's ``get_cufunc`` finds the context anew at every launch (a lock, driver queries, a check),
+        where ``cuCtxGetCurrent`` is one driver call.  Without a current context numba's lookup makes one current."""
         binding = driver_bindings()
         error, context = binding.cuCtxGetCurrent()
         key = int(context) if error == binding.CUresult.CUDA_SUCCESS else 0
         function = self.functions.get(key) if key else None
         if function is None:
-            function = self.kernel._codelibrary.get_cufunc().kernel
+            function = binding.CUfunction(int(self.kernel._codelibrary.get_cufunc().handle))
             if key:
                 self.functions[key] = function
         return function
 
 
-#: The ctypes type numba's kernel ABI passes a scalar argument of each dtype as (``_Kernel._prepare_args``).
-_SCALARS = {"int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
-            "float32": ctypes.c_float, "float64": ctypes.c_double}
+class PackedParameters:
+    """One kernel's parameters in one buffer, a slot of 8 bytes each, and the array of the slots' addresses that
+    ``cuLaunchKernel`` reads.
+
+    ``kinds`` are :func:`_argument_kinds`' (None for a 1-D array, which takes seven slots, else a scalar's
+    :mod:`struct` code).  The driver copies the values when the launch is made, so the buffer serves the next
+    launch at once; a lock keeps two threads' launches of one kernel from writing it together.
+
+    >>> packed = PackedParameters((None, "i", "d"))
+    >>> packed.layout.size // 8, len(packed.addresses)
+    (9, 9)
+    """
+
+    __slots__ = ("addresses", "buffer", "layout", "lock", "pointer")
+
+    def __init__(self, kinds: tuple):
+        codes = "".join(_ARRAY_SLOTS if kind is None else kind + "x" * (8 - struct.calcsize(kind)) for kind in kinds)
+        self.layout = struct.Struct("=" + codes)
+        slots = self.layout.size // 8
+        self.buffer = ctypes.create_string_buffer(max(self.layout.size, 8))
+        base = ctypes.addressof(self.buffer)
+        self.addresses = (ctypes.c_void_p * max(slots, 1))(*(base + 8 * slot for slot in range(slots)))
+        self.pointer = ctypes.addressof(self.addresses) if slots else 0
+        self.lock = threading.Lock()
+
+    def launch(self, function: Any, grid: int, block: int, stream: Any, values: list) -> None:
+        """``function`` on ``grid`` blocks of ``block`` threads on ``stream``, with ``values`` (numba's kernel ABI)."""
+        binding = driver_bindings()
+        with self.lock:
+            self.layout.pack_into(self.buffer, 0, *values)
+            (error,) = binding.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream, self.pointer, 0)
+        if error != binding.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"cuLaunchKernel answered {binding.cuGetErrorName(error)[1]!r}")
+
+
+def _stream_handle(binding: Any, stream: Any) -> Any:
+    """The driver's handle of numba's stream (a ``cuda.core`` or numba ``Stream``: the CUDA stream protocol's), the
+    default stream's for none."""
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return binding.CUstream(int(stream or 0))
+
+
+#: An array argument's seven slots (meminfo, parent, items, itemsize, data pointer, shape, stride).
+_ARRAY_SLOTS = "qqqqQqq"
+#: The :mod:`struct` code numba's kernel ABI passes a scalar argument of each type as (``_Kernel._prepare_args``).
+_SCALARS = {"int32": "i", "int64": "q", "uint32": "I", "uint64": "Q", "float32": "f", "float64": "d"}
 
 
 def _argument_kinds(kernel: Any) -> tuple | None:
-    """How each argument of a compiled numba ``_Kernel`` is passed: None for a 1-D array, else the scalar's ctypes
-    type; None for the whole when some argument is of another kind, or the kernel is a debug or cooperative one,
-    or argument extensions are registered (each launch then goes through numba's own ``launch``)."""
+    """How each argument of a compiled numba ``_Kernel`` is passed: None for a 1-D array, else the scalar's
+    :mod:`struct` code; None for the whole when some argument is of another kind, or the kernel is a debug or
+    cooperative one, or argument extensions are registered (each launch then goes through numba's own ``launch``)."""
     types_ = getattr(kernel, "argument_types", None)
     if (types_ is None or getattr(kernel, "debug", True) or getattr(kernel, "cooperative", True)
             or getattr(kernel, "extensions", True) or not hasattr(kernel, "_codelibrary")):

@@ -8,10 +8,11 @@ best whole call, the modularity, the levels and sweeps, the phases, the host's s
 kernels' GPU time: launches, reads back and idle GPU), each phase's kernel time with its slowest kernels, and the
 kernels by GPU time (launches, milliseconds). The
 events' own cost makes that call a little slower than the others; the kernels' shares are what it is for. Options
-after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``, ``kernels=paper``).
+after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``, ``kernels=paper``);
+``backend=numba`` times numba's kernels (the events are CuPy's, on the same default stream).
 Usage, on a machine with CuPy::
 
-    python -m benchmarks.kernel_times 22 [graphs=rmat,planted,geometric] [NAME=VALUE ...]
+    python -m benchmarks.kernel_times 22 [graphs=rmat,planted,geometric] [backend=cupy|numba] [NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> int:
             options[name] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             options[name] = value
-    device = Device("cupy")
+    device = Device(str(options.pop("backend", "cupy")))
     makers = {"rmat": lambda: rmat(scale, 10.0, scale),
               "planted": lambda: planted_partition(1 << scale, 10.0, scale)[0],
               "geometric": lambda: random_geometric(1 << scale, 10.0, scale)}

@@ -5,7 +5,6 @@ own launch otherwise; on a GPU, the same results as ``dispatcher[grid, block](*a
 from __future__ import annotations
 
 import ctypes
-import sys
 
 import numpy as np
 import pytest
@@ -83,7 +82,7 @@ class _CompiledKernel:
         self.argument_types = argument_types
         self.debug, self.cooperative, self.extensions = flags.get("debug", False), False, flags.get("extensions", [])
         self._codelibrary = self
-        self.kernel = "the function"
+        self.handle = 0xF00
         self.lookups = 0
 
     def get_cufunc(self):
@@ -95,54 +94,76 @@ class _CompiledKernel:
 
 
 class _Driver:
-    """``cuda.bindings.driver`` as the packed launch asks it: which context is current."""
+    """``cuda.bindings.driver`` as the packed launch asks it: which context is current, handles, launches (each
+    launch's parameters read back as the driver reads them: through the array of their addresses)."""
 
     class CUresult:
         CUDA_SUCCESS = 0
 
-    def __init__(self):
-        self.context = 77
+    CUstream = CUfunction = staticmethod(lambda handle: ("handle", handle))
+
+    def __init__(self, answer: int = 0):
+        self.context, self.answer, self.launches = 77, answer, []
 
     def cuCtxGetCurrent(self):
         return 0, self.context
 
+    def cuGetErrorName(self, error):
+        return 0, b"CUDA_ERROR_INVALID_VALUE"
 
-def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out(monkeypatch):
-    """An array as (meminfo 0, parent 0, items, itemsize, pointer, shape, stride); a scalar as its ctypes value
-    (numba-cuda's ``_Kernel._prepare_args``); one launch configuration per (grid, block); the loaded kernel looked
-    up once per CUDA context."""
+    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, pointer, extra):
+        slots = (ctypes.c_void_p * 17).from_address(pointer)
+        raw = [ctypes.string_at(slots[i], 8) for i in range(17)]
+        self.launches.append((function, (gx, gy, gz), (bx, by, bz), shared, stream, extra, raw))
+        return (self.answer,)
+
+
+def _kernel_of_five(monkeypatch, driver):
     types = pytest.importorskip("numba.cuda").types
-    driver = _Driver()
     monkeypatch.setattr("gpusim.backends.numba.driver_bindings", lambda: driver)
-
     kernel_object = _CompiledKernel((types.Array(types.int32, 1, "C"), types.int32, types.Array(types.float64, 1, "C"),
                                      types.float64, types.uint64))
     dispatcher = _Dispatcher(0)
     dispatcher.overloads = {"sig": kernel_object}
-    launch = NumbaLaunch(dispatcher)
-    calls, configs = [], []
-    launch.launch = lambda stream, config, function, *params: calls.append((stream, config, function, params))
-    launch.make_config = lambda **shape: configs.append(shape) or len(configs)
+    stream = type("Stream", (), {"__cuda_stream__": lambda self: (0, 0x5EA)})()
+    dispatcher.configure = lambda grid, block: type("Configured", (), {"stream": stream})()
     args = (_DeviceArray(4096, 10, np.int32), np.int32(7), _DeviceArray(8192, 3, np.float64), np.float64(2.5),
             np.uint64(2**40))
+    return NumbaLaunch(dispatcher), kernel_object, args
+
+
+def test_signed_arguments_are_packed_as_numbas_kernel_abi_lays_them_out(monkeypatch):
+    """An array as (meminfo 0, parent 0, items, itemsize, pointer, shape, stride); a scalar as its value
+    (numba-cuda's ``_Kernel._prepare_args``), each where the driver reads it; the loaded kernel looked up once per
+    CUDA context; the stream numba's configuration names."""
+    driver = _Driver()
+    launch, kernel_object, args = _kernel_of_five(monkeypatch, driver)
     launch(5, 64, args)
-    launch(5, 64, args)
-    stream, config, function, params = calls[0]
-    assert (stream, config, function) == ("the stream", 1, "the function") and calls[1][1] == 1
-    assert configs == [{"grid": (5, 1, 1), "block": (64, 1, 1), "shmem_size": 0}]
-    assert params[:7] == (0, 0, 10, 4, 4096, 10, 4) and params[8:15] == (0, 0, 3, 8, 8192, 3, 8)
-    assert [type(p) for p in (params[7], params[15], params[16])] == [ctypes.c_int32, ctypes.c_double, ctypes.c_uint64]
-    assert (params[7].value, params[15].value, params[16].value) == (7, 2.5, 2**40)
+    launch(5, 64, args[:1] + (np.int32(-3),) + args[2:])
+    function, grid, block, shared, stream, extra, raw = driver.launches[0]
+    assert (function, grid, block, shared, stream, extra) == (("handle", 0xF00), (5, 1, 1), (64, 1, 1), 0,
+                                                             ("handle", 0x5EA), 0)
+    words = [int.from_bytes(r, "little", signed=True) for r in raw]
+    assert words[:7] == [0, 0, 10, 4, 4096, 10, 4] and words[8:15] == [0, 0, 3, 8, 8192, 3, 8]
+    assert int.from_bytes(raw[7][:4], "little", signed=True) == 7
+    assert np.frombuffer(raw[15], np.float64)[0] == 2.5 and np.frombuffer(raw[16], np.uint64)[0] == 2**40
+    assert int.from_bytes(driver.launches[1][-1][7][:4], "little", signed=True) == -3
     assert kernel_object.lookups == 1
     driver.context = 78
     launch(5, 64, args)
-    assert kernel_object.lookups == 2 and len(calls) == 3
+    assert kernel_object.lookups == 2 and len(driver.launches) == 3
 
 
-def test_without_cuda_core_the_kernels_own_launch_runs(monkeypatch):
-    """A numba-cuda from before cuda.core: the packed launch is not taken, the overload's own launch is."""
+def test_a_launch_the_driver_refuses_raises_its_error_name(monkeypatch):
+    launch, _, args = _kernel_of_five(monkeypatch, _Driver(answer=1))
+    with pytest.raises(RuntimeError, match="CUDA_ERROR_INVALID_VALUE"):
+        launch(5, 64, args)
+
+
+def test_without_the_cuda_bindings_the_kernels_own_launch_runs(monkeypatch):
+    """Without NVIDIA's CUDA Python the packed launch is not taken, the overload's own launch is."""
     types = pytest.importorskip("numba.cuda").types
-    monkeypatch.setitem(sys.modules, "cuda.core", None)
+    monkeypatch.setattr("gpusim.backends.numba.driver_bindings", lambda: None)
     kernel_object = _CompiledKernel((types.int32,))
     calls = []
     kernel_object.launch = lambda *call: calls.append(call)
