@@ -379,18 +379,33 @@ def move_block_shared(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
 
 
 @device
-def hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, part, chunk):
-    """This block's share of :func:`hash_neighbours`: entries ``part * chunk ...`` of ``i``'s list, at most ``chunk``
-    of them."""
-    e = ptr[i] + part * chunk + T.thread_id()
-    end = ptr[i] + (part + 1) * chunk
+def hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, part, chunk, primes, n_primes, chunk_keys, chunk_vals):
+    """This block's share of :func:`hash_neighbours`, entries ``part * chunk ...`` of ``i``'s list (at most ``chunk``
+    of them), summed first in the block's shared table (``chunk_keys``, ``chunk_vals``), then each community found
+    added to ``i``'s global table once: a hub's neighbours in one large community cost one global atomic a chunk,
+    not one an edge (R-MAT 2^22 on an H200: 26.5 -> 18.2 ms of a call's hashing; the same sums, added in another
+    order)."""
+    first = ptr[i] + part * chunk
+    end = first + chunk
     if end > ptr[i + 1]:
         end = ptr[i + 1]
+    slots = table_size(primes, n_primes, end - first)
+    clear_table(chunk_keys, chunk_vals, 0, slots, T.thread_id(), T.block_size())
+    T.syncthreads()
+    e = first + T.thread_id()
     while e < end:
         j = adj[e]
         if j != i:
-            insert(keys, vals, base, size, C[j], w[e])
+            insert(chunk_keys, chunk_vals, 0, slots, C[j], w[e])
         e += T.block_size()
+    T.syncthreads()
+    s = T.thread_id()
+    while s < slots:
+        c = chunk_keys[s]
+        if c >= 0:
+            insert(keys, vals, base, size, c, chunk_vals[s])
+        s += T.block_size()
+    T.syncthreads()  # the shared table is the next chunk's
 
 
 @device
@@ -414,7 +429,7 @@ def decide_from_chunks(keys, vals, base, size, i, C, k, a, csize, m, gamma, new_
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
                   "int32, int32[:], int32[:], int32, float64, float64, int32[:], float64[:], int32, int32[:], int32, "
-                  "int32[:], int32", intended_races=MOVE_RACES)
+                  "int32[:], int32", intended_races={**MOVE_RACES, "chunk_keys": MOVE_RACES["keys"]})
 def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma,
                       keys, vals, chunk, chunk_start, chunks, chunk_best, step):
     """computeMove (Naim et al., IPDPS 2017, Alg. 2), §4.1 group seven (degree > 319): the table in global memory at
@@ -422,9 +437,11 @@ def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
     takes the ``b``-th chunk, its vertex by binary search in ``chunk_start``): one block a vertex, the paper's, kept
     a hub of 10^5 entries on one block while the rest of the GPU waited.  Launched four times, the kernel boundary
     standing for :func:`move_block_vertex`'s barriers: ``step`` 0 clears each block's share of its vertex's table,
-    1 hashes its entries, 2 finds the best community of its share (``chunk_best``), 3 lets a warp a vertex choose
-    among its chunks' bests and decide."""
+    1 hashes its entries (through a shared table: :func:`hash_chunk`), 2 finds the best community of its share
+    (``chunk_best``), 3 lets a warp a vertex choose among its chunks' bests and decide."""
     winners = T.shared_array(4, T.i32)
+    chunk_keys = T.shared_array(SHARED_SLOTS, T.i32)  # a chunk of at most 320 entries: a table of 487 slots
+    chunk_vals = T.shared_array(SHARED_SLOTS, T.f64)
     b = T.block_id()
     while (step < 3 and b < chunks) or (step == 3 and b < count):
         q = b
@@ -442,7 +459,8 @@ def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
         if step == 0:
             clear_table(keys, vals, base + lo, hi - lo, T.thread_id(), T.block_size())
         elif step == 1:
-            hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, b - chunk_start[q], chunk)
+            hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, b - chunk_start[q], chunk, primes, n_primes,
+                       chunk_keys, chunk_vals)
         elif step == 2:
             best = block_best(keys, vals, base, size, lo, hi, C[i], k[i], a, m, gamma, winners)
             if T.thread_id() == 0:
