@@ -35,7 +35,7 @@ from .hashing import (
 from .kernels_aggregate import member_of
 
 __all__ = [
-    "BLOCK", "DEGREE_BUCKETS", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
+    "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
     "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
     "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
     "hash_neighbours", "init_communities", "lane_max", "modularity_terms", "move_block_global", "move_block_shared",
@@ -51,6 +51,8 @@ DEGREE_BUCKETS = (4, 8, 16, 32, 84, 319)
 SHARED_SLOTS = 512
 #: The tables are filled concurrently on purpose: slots claimed by CAS, weights added atomically.
 MOVE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won"}
+#: :func:`move_block_global`'s: its blocks' shared tables of a chunk are filled the same way.
+HUB_RACES = {"keys": MOVE_RACES["keys"], "chunk_keys": MOVE_RACES["keys"]}
 
 
 @kernel(signature="int32[:], float64[:], float64[:], float64[:], int32")
@@ -429,7 +431,7 @@ def decide_from_chunks(keys, vals, base, size, i, C, k, a, csize, m, gamma, new_
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
                   "int32, int32[:], int32[:], int32, float64, float64, int32[:], float64[:], int32, int32[:], int32, "
-                  "int32[:], int32", intended_races={**MOVE_RACES, "chunk_keys": MOVE_RACES["keys"]})
+                  "int32[:], int32", intended_races=HUB_RACES)
 def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma,
                       keys, vals, chunk, chunk_start, chunks, chunk_best, step):
     """computeMove (Naim et al., IPDPS 2017, Alg. 2), §4.1 group seven (degree > 319): the table in global memory at
@@ -440,7 +442,7 @@ def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
     1 hashes its entries (through a shared table: :func:`hash_chunk`), 2 finds the best community of its share
     (``chunk_best``), 3 lets a warp a vertex choose among its chunks' bests and decide."""
     winners = T.shared_array(4, T.i32)
-    chunk_keys = T.shared_array(SHARED_SLOTS, T.i32)  # a chunk of at most 320 entries: a table of 487 slots
+    chunk_keys = T.shared_array(SHARED_SLOTS, T.i32)  # a chunk of at most 320 entries: 487 slots
     chunk_vals = T.shared_array(SHARED_SLOTS, T.f64)
     b = T.block_id()
     while (step < 3 and b < chunks) or (step == 3 and b < count):
