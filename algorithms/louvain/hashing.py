@@ -29,7 +29,7 @@ from gpusim import T, device
 
 __all__ = [
     "EMPTY", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot", "hash_step", "insert",
-    "lookup", "next_slot", "prime_table", "score", "table_size",
+    "insert_within", "lookup", "next_slot", "prime_table", "score", "table_size",
 ]
 
 #: The null of ``hashComm``: a slot no community has claimed.
@@ -149,6 +149,34 @@ def insert(keys, vals, base, size, key, weight):
             if step == 0:
                 step = hash_step(key, slots)
             slot = next_slot(slot, step, slots)
+
+
+@device
+def insert_within(keys, vals, base, size, key, weight, probes):
+    """:func:`insert` that looks at no more than ``probes`` slots: 1 when ``weight`` was added to ``key``'s slot, 0
+    when every slot it looked at held another key (a full table: the caller adds ``weight`` elsewhere)."""
+    slots = T.i32(size)
+    slot = hash_slot(key, slots)
+    step = 0
+    done = 0
+    tries = 0
+    while done == 0 and tries < probes:
+        pos = base + slot
+        seen = keys[pos]
+        if seen == key:
+            T.atomic_add(vals, pos, weight)
+            done = 1
+        elif seen == EMPTY:
+            old = T.atomic_cas(keys, pos, EMPTY, key)
+            if old == EMPTY or old == key:
+                T.atomic_add(vals, pos, weight)
+                done = 1
+        if done == 0:
+            if step == 0:
+                step = hash_step(key, slots)
+            slot = next_slot(slot, step, slots)
+        tries += 1
+    return done
 
 
 @device

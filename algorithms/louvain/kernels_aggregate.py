@@ -24,13 +24,14 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 from gpusim.language.reductions import warp_scan_sum
 
-from .hashing import EMPTY, clear_table, insert, table_size
+from .hashing import EMPTY, clear_table, insert, insert_within, table_size
 
 __all__ = [
-    "COMMUNITY_BUCKETS", "MERGE_CHUNK", "MERGE_RACES", "MERGE_SLOTS", "MERGE_WARP_STRIDE", "community_sizes",
-    "compact_edges", "count_chunks", "emit_edges", "hash_community", "hash_community_edges", "hash_edge_range",
-    "mark_nonempty", "member_degrees", "member_of", "merge_block", "merge_block_global", "merge_block_shared",
-    "merge_chunks", "merge_warp", "place_vertices", "relabel", "scatter_counts",
+    "CHUNK_MERGE_RACES", "CHUNK_TABLE", "COMMUNITY_BUCKETS", "MERGE_CHUNK", "MERGE_RACES", "MERGE_SLOTS",
+    "MERGE_WARP_STRIDE", "SPILL_PROBES", "community_sizes", "compact_edges", "count_chunks", "emit_edges",
+    "hash_community", "hash_community_edges", "hash_edge_range", "hash_edges_through_shared", "mark_nonempty",
+    "member_degrees", "member_of", "merge_block", "merge_block_global", "merge_block_shared", "merge_chunks",
+    "merge_warp", "place_vertices", "relabel", "scatter_counts",
 ]
 
 #: Edges of a community that one block merges: a community of more is shared among several blocks.
@@ -42,6 +43,11 @@ COMMUNITY_BUCKETS = (127, 479, MERGE_CHUNK)
 MERGE_SLOTS = 768
 MERGE_WARP_STRIDE = 191
 MERGE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won"}
+#: :func:`merge_chunks`'s: its blocks' shared tables of a chunk are filled the same way.
+CHUNK_MERGE_RACES = {"keys": MERGE_RACES["keys"], "chunk_keys": MERGE_RACES["keys"]}
+#: The slots of :func:`merge_chunks`' shared table (a prime: double hashing visits every slot), and how many of them
+#: an edge's community looks at before it goes to the global table instead (a chunk of more communities than fit).
+CHUNK_TABLE, SPILL_PROBES = 719, 8
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int32")
@@ -119,6 +125,34 @@ def hash_edge_range(ptr, adj, w, C, com, member_start, start, members, keys, val
         e = ptr[com[q]] + f - member_start[q]
         insert(keys, vals, base, size, C[adj[e]], w[e])
         f += step
+
+
+@device
+def hash_edges_through_shared(ptr, adj, w, C, com, member_start, start, members, keys, vals, base, size, first, end,
+                              chunk_keys, chunk_vals):
+    """This block's edges ``first .. end - 1`` of a community (:func:`hash_edge_range`), summed first in the block's
+    shared table, each community found then added to the global table once: a large community's edges mostly lead
+    inside it, and each was a global atomic add on that one slot.  An edge whose community finds no slot in
+    ``SPILL_PROBES`` probes of a full shared table goes to the global table at once.  The same sums, added in
+    another order."""
+    t = T.thread_id()
+    clear_table(chunk_keys, chunk_vals, 0, CHUNK_TABLE, t, T.block_size())
+    T.syncthreads()
+    f = first + t
+    while f < end:
+        q = member_of(member_start, start, start + members, f)
+        e = ptr[com[q]] + f - member_start[q]
+        if insert_within(chunk_keys, chunk_vals, 0, CHUNK_TABLE, C[adj[e]], w[e], SPILL_PROBES) == 0:
+            insert(keys, vals, base, size, C[adj[e]], w[e])
+        f += T.block_size()
+    T.syncthreads()
+    s = t
+    while s < CHUNK_TABLE:
+        d = chunk_keys[s]
+        if d != EMPTY:
+            insert(keys, vals, base, size, d, chunk_vals[s])
+        s += T.block_size()
+    T.syncthreads()  # the shared table is the next chunk's
 
 
 @device
@@ -247,14 +281,17 @@ def count_chunks(com_degree, cset, offset, count, chunk, chunks):
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
                   "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:], int32[:], "
-                  "float64[:], int32[:], int32, int32[:], int32, int32", intended_races=MERGE_RACES)
+                  "float64[:], int32[:], int32, int32[:], int32, int32", intended_races=CHUNK_MERGE_RACES)
 def merge_chunks(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
                  edge_pos, fill, new_id, new_adj, new_w, keys, vals, member_start, chunk, chunk_start, chunks, step):
     """mergeCommunity for the communities of more than ``chunk`` edges, several blocks each (gpusim's own step): block
     ``k`` takes the ``k``-th chunk (its community by binary search in ``chunk_start``), that is ``chunk`` of the
     community's flat-numbered edges and as large a share of its global table.  Launched three times, the kernel
     boundary standing for :func:`merge_block`'s barriers: ``step`` 0 clears the shares, 1 hashes the edges, 2 writes
-    the entries out.  ``chunk`` is the group's lower bound: every community here has more edges."""
+    the entries out.  ``chunk`` is the group's lower bound: every community here has more edges.  Step 1 sums each
+    chunk in a shared table first (:func:`hash_edges_through_shared`)."""
+    chunk_keys = T.shared_array(MERGE_SLOTS, T.i32)
+    chunk_vals = T.shared_array(MERGE_SLOTS, T.f64)
     k = T.block_id()
     while k < chunks:
         q = member_of(chunk_start, 0, count, k)
@@ -276,8 +313,8 @@ def merge_chunks(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, off
             end = member_start[start + com_size[c]]
             if first + chunk < end:
                 end = first + chunk
-            hash_edge_range(ptr, adj, w, C, com, member_start, start, com_size[c], keys, vals, base, size,
-                            first + T.thread_id(), end, T.block_size())
+            hash_edges_through_shared(ptr, adj, w, C, com, member_start, start, com_size[c], keys, vals, base, size,
+                                      first, end, chunk_keys, chunk_vals)
         elif slots > 0:
             emit_edges(keys, vals, base + lo, slots, T.thread_id(), T.block_size(), c, fill, edge_pos, new_id,
                        new_adj, new_w)
