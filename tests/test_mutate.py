@@ -84,7 +84,7 @@ def test_an_extra_plain_read_after_an_atomic_load_is_named_possibly_equivalent_w
     assert set(extra) == {"mcvitie_wilson_gpu:116:extra-read", "propose_to:66:extra-read",
                           "propose_to:68:extra-read"}
     assert "one step later" in extra["propose_to:66:extra-read"].equivalent_if_unfound
-    louvain = [m for m in mutants("louvain", kinds=("extra-read",)) if m.function == "insert"]
+    louvain = [m for m in mutants("louvain", kinds=("extra-read",)) if m.function == "add_to_slot"]
     # a CAS's returned value re-read: no rule of the kind names it equivalent, the kernel argues it above the CAS
     assert louvain and louvain[0].equivalent_if_unfound.startswith("declared by the kernel: once claimed")
 

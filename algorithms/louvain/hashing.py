@@ -28,8 +28,8 @@ import numpy as np
 from gpusim import T, device
 
 __all__ = [
-    "EMPTY", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot", "hash_step", "insert",
-    "insert_within", "lookup", "next_slot", "prime_table", "score", "table_size",
+    "EMPTY", "add_to_slot", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot",
+    "hash_step", "insert", "insert_within", "lookup", "next_slot", "prime_table", "score", "table_size",
 ]
 
 #: The null of ``hashComm``: a slot no community has claimed.
@@ -119,6 +119,27 @@ def clear_table(keys, vals, base, size, first, step):
 
 
 @device
+def add_to_slot(keys, vals, pos, key, weight):
+    """Alg. 2 lines 6–12 at slot ``pos``: add ``weight`` there when it holds ``key``, or is free and this thread's CAS
+    claims it for ``key``; 1 when added, 0 when the slot holds another key."""
+    done = 0
+    seen = keys[pos]
+    if seen == key:
+        T.atomic_add(vals, pos, weight)
+        done = 1
+    elif seen == EMPTY:
+        # equivalent extra-read: once claimed, a slot keeps its key until a
+        # later step clears the table, and a thread's read after its own CAS
+        # sees at least what the CAS left: a re-read gives the key the CAS
+        # found or wrote, and `old == EMPTY or old == key` branches the same.
+        old = T.atomic_cas(keys, pos, EMPTY, key)
+        if old == EMPTY or old == key:
+            T.atomic_add(vals, pos, weight)
+            done = 1
+    return done
+
+
+@device
 def insert(keys, vals, base, size, key, weight):
     """Add ``weight`` to community ``key``'s slot, claiming a free one by CAS (IPDPS 2017, Alg. 2 lines 3–13).
 
@@ -129,26 +150,12 @@ def insert(keys, vals, base, size, key, weight):
     slots = T.i32(size)
     slot = hash_slot(key, slots)
     step = 0  # h2, computed at the first collision: most keys take their first slot
-    done = 0
+    done = add_to_slot(keys, vals, base + slot, key, weight)
     while done == 0:
-        pos = base + slot
-        seen = keys[pos]
-        if seen == key:
-            T.atomic_add(vals, pos, weight)
-            done = 1
-        elif seen == EMPTY:
-            # equivalent extra-read: once claimed, a slot keeps its key until a
-            # later step clears the table, and a thread's read after its own CAS
-            # sees at least what the CAS left: a re-read gives the key the CAS
-            # found or wrote, and `old == EMPTY or old == key` branches the same.
-            old = T.atomic_cas(keys, pos, EMPTY, key)
-            if old == EMPTY or old == key:
-                T.atomic_add(vals, pos, weight)
-                done = 1
-        if done == 0:
-            if step == 0:
-                step = hash_step(key, slots)
-            slot = next_slot(slot, step, slots)
+        if step == 0:
+            step = hash_step(key, slots)
+        slot = next_slot(slot, step, slots)
+        done = add_to_slot(keys, vals, base + slot, key, weight)
 
 
 @device
@@ -158,23 +165,13 @@ def insert_within(keys, vals, base, size, key, weight, probes):
     slots = T.i32(size)
     slot = hash_slot(key, slots)
     step = 0
-    done = 0
-    tries = 0
+    done = add_to_slot(keys, vals, base + slot, key, weight)
+    tries = 1
     while done == 0 and tries < probes:
-        pos = base + slot
-        seen = keys[pos]
-        if seen == key:
-            T.atomic_add(vals, pos, weight)
-            done = 1
-        elif seen == EMPTY:
-            old = T.atomic_cas(keys, pos, EMPTY, key)
-            if old == EMPTY or old == key:
-                T.atomic_add(vals, pos, weight)
-                done = 1
-        if done == 0:
-            if step == 0:
-                step = hash_step(key, slots)
-            slot = next_slot(slot, step, slots)
+        if step == 0:
+            step = hash_step(key, slots)
+        slot = next_slot(slot, step, slots)
+        done = add_to_slot(keys, vals, base + slot, key, weight)
         tries += 1
     return done
 
