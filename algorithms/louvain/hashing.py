@@ -28,8 +28,8 @@ import numpy as np
 from gpusim import T, device
 
 __all__ = [
-    "EMPTY", "add_to_slot", "allowed", "better", "candidate_score", "clear_table", "group_best", "hash_slot",
-    "hash_step", "insert", "insert_within", "lookup", "next_slot", "prime_table", "score", "table_size",
+    "EMPTY", "add_table", "add_to_slot", "allowed", "better", "candidate_score", "clear_table", "group_best",
+    "hash_slot", "hash_step", "insert", "insert_within", "lookup", "next_slot", "prime_table", "score", "table_size",
 ]
 
 #: The null of ``hashComm``: a slot no community has claimed.
@@ -115,6 +115,18 @@ def clear_table(keys, vals, base, size, first, step):
     while s < size:
         keys[base + s] = EMPTY
         vals[base + s] = 0.0
+        s += step
+
+
+@device
+def add_table(from_keys, from_vals, slots, keys, vals, base, size, first, step):
+    """Add this thread's share of the slots of one table (``first, first + step, ...`` of ``slots``) to another, at
+    ``base`` of ``size`` slots: each key found once (a block's shared table of a chunk into a global one)."""
+    s = first
+    while s < slots:
+        key = from_keys[s]
+        if key != EMPTY:
+            insert(keys, vals, base, size, key, from_vals[s])
         s += step
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 from gpusim.language.reductions import warp_scan_sum
 
-from .hashing import EMPTY, clear_table, insert, insert_within, table_size
+from .hashing import EMPTY, add_table, clear_table, insert, insert_within, table_size
 
 __all__ = [
     "CHUNK_MERGE_RACES", "CHUNK_TABLE", "COMMUNITY_BUCKETS", "MERGE_CHUNK", "MERGE_RACES", "MERGE_SLOTS",
@@ -146,12 +146,7 @@ def hash_edges_through_shared(ptr, adj, w, C, com, member_start, start, members,
             insert(keys, vals, base, size, C[adj[e]], w[e])
         f += T.block_size()
     T.syncthreads()
-    s = t
-    while s < CHUNK_TABLE:
-        d = chunk_keys[s]
-        if d != EMPTY:
-            insert(keys, vals, base, size, d, chunk_vals[s])
-        s += T.block_size()
+    add_table(chunk_keys, chunk_vals, CHUNK_TABLE, keys, vals, base, size, t, T.block_size())
     T.syncthreads()  # the shared table is the next chunk's
 
 

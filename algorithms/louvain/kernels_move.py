@@ -22,6 +22,7 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 
 from .hashing import (
+    add_table,
     allowed,
     better,
     candidate_score,
@@ -401,12 +402,7 @@ def hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, part, chunk, primes, n
             insert(chunk_keys, chunk_vals, 0, slots, C[j], w[e])
         e += T.block_size()
     T.syncthreads()
-    s = T.thread_id()
-    while s < slots:
-        c = chunk_keys[s]
-        if c >= 0:
-            insert(keys, vals, base, size, c, chunk_vals[s])
-        s += T.block_size()
+    add_table(chunk_keys, chunk_vals, slots, keys, vals, base, size, T.thread_id(), T.block_size())
     T.syncthreads()  # the shared table is the next chunk's
 
 

@@ -433,7 +433,7 @@ def _scalar(value: Any, dtype: np.dtype, name: str):
         return dtype.type(int(value))
     if not np.isfinite(value):
         raise InvalidArgument(f"argument {name!r}={value!r} is not finite")
-    if abs(value) > np.finfo(dtype).max:
+    if abs(float(value)) > float(np.finfo(dtype).max):  # compared in float64: no overflow warning
         raise InvalidArgument(f"argument {name!r}={value!r} does not fit in {dtype.name}")
     return dtype.type(value)
 
