@@ -101,7 +101,8 @@ def language_stamp(backend: str) -> str:
 
 
 def _language_files(language: str | None, backend: str) -> list[Path]:
-    """The source files of ``backend``'s ``T``: its language module and, for CuPy, the shims it is built on."""
+    """The source files of ``backend``'s ``T``: its language module and the shims it is built on (CuPy's C helpers,
+    numba's indexing)."""
     if not language:
         return []
     here = Path(language)

@@ -120,18 +120,22 @@ def numba_signature(types_: tuple[tuple[np.dtype, bool], ...]):
 def cached_jit(clone, signature: tuple, kernel) -> Any:
     """``numba.cuda.jit(signature)(clone)`` whose compiled kernel numba keeps on disk, keyed also by ``kernel``'s
     fingerprint (:func:`gpusim.backends.kernel_cache.numba_kernel_cache`): loaded, not compiled, where this machine
-    compiled the same kernel before; without a usable cache directory, compiled as ``numba.cuda.jit`` does."""
+    compiled the same kernel before; without a usable cache directory, compiled as ``numba.cuda.jit`` does.  Either
+    way its indices are used as given (:func:`gpusim.backends.numba_shims.indices_as_given`)."""
     from numba import cuda
 
     from gpusim.backends.kernel_cache import language_stamp, numba_kernel_cache
+    from gpusim.backends.numba_shims import indices_as_given
     from gpusim.language.fingerprint import fingerprint
 
     cache = numba_kernel_cache(clone, fingerprint(kernel, language_stamp("numba")))
     if cache is None:
-        return cuda.jit(signature)(clone)
+        with indices_as_given():
+            return cuda.jit(signature)(clone)
     dispatcher = cuda.jit(clone)
     dispatcher._cache = cache
-    dispatcher.compile(signature)
+    with indices_as_given():
+        dispatcher.compile(signature)
     dispatcher._specialized = True  # as numba.cuda.jit(signature) leaves it: one overload, no more compiling
     dispatcher.disable_compile()
     return dispatcher

@@ -12,6 +12,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import re
 import textwrap
 from pathlib import Path
 
@@ -329,6 +330,32 @@ def test_numba_atomic_load_is_an_atomic_read():
     ptx = compile_ptx(k_message, "numba")
     assert "atom.global.or.b32" in ptx  # polled with an atomic, never a plain load that can be hoisted
 
+
+_WRAPAROUND = re.compile(r"shr\.s64\s+\S+, \S+, 63;")  # the sign of a 64-bit index, taken to wrap a negative one
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32")
+def k_gather_count(src, idx, out, n):
+    i = T.gtid()
+    while i < n:
+        out[i] = src[idx[i]]
+        T.atomic_add(out, idx[i], 1)
+        i += T.num_threads()
+
+
+def test_numba_kernels_use_their_indices_as_given_and_user_kernels_keep_wraparound():
+    from numba import cuda, int32
+
+    assert _WRAPAROUND.search(compile_ptx(k_gather_count, "numba")) is None
+
+    def users_kernel(src, idx, out, n):  # numba's meaning of a[-1], compiled outside gpusim
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = src[idx[i]]
+            cuda.atomic.add(out, idx[i], 1)
+
+    ptx, _ = cuda.compile_ptx(users_kernel, (int32[:], int32[:], int32[:], int32), cc=(8, 0))
+    assert len(_WRAPAROUND.findall(ptx)) >= 2
 
 # -- cupy ----------------------------------------------------------------------------------------------
 

@@ -198,10 +198,12 @@ def compile_ptx(
         from numba import cuda
 
         from gpusim.backends.numba import bind_kernel, numba_signature
+        from gpusim.backends.numba_shims import indices_as_given
         from gpusim.errors import KernelSyntaxError
 
         try:
-            ptx, _ = cuda.compile_ptx(bind_kernel(kernel), numba_signature(types_), cc=cc)
+            with indices_as_given():
+                ptx, _ = cuda.compile_ptx(bind_kernel(kernel), numba_signature(types_), cc=cc)
         except Exception as exc:
             raise KernelSyntaxError(
                 f"kernel {kernel.name!r} ({kernel.filename}:{kernel.lineno}) does not compile for numba: "
