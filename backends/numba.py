@@ -121,18 +121,18 @@ def cached_jit(clone, signature: tuple, kernel) -> Any:
     """``numba.cuda.jit(signature)(clone)`` whose compiled kernel numba keeps on disk, keyed also by ``kernel``'s
     fingerprint (:func:`gpusim.backends.kernel_cache.numba_kernel_cache`): loaded, not compiled, where this machine
     compiled the same kernel before; without a usable cache directory, compiled as ``numba.cuda.jit`` does.  Either
-    way its indices are used as given (:func:`gpusim.backends.numba_shims.indices_as_given`)."""
+    way its indices are used as given and it fits a block of 1024 threads (:mod:`gpusim.backends.numba_shims`)."""
     from numba import cuda
 
     from gpusim.backends.kernel_cache import language_stamp, numba_kernel_cache
-    from gpusim.backends.numba_shims import indices_as_given
+    from gpusim.backends.numba_shims import MAX_REGISTERS, indices_as_given
     from gpusim.language.fingerprint import fingerprint
 
     cache = numba_kernel_cache(clone, fingerprint(kernel, language_stamp("numba")))
     if cache is None:
         with indices_as_given():
-            return cuda.jit(signature)(clone)
-    dispatcher = cuda.jit(clone)
+            return cuda.jit(signature, max_registers=MAX_REGISTERS)(clone)
+    dispatcher = cuda.jit(clone, max_registers=MAX_REGISTERS)
     dispatcher._cache = cache
     with indices_as_given():
         dispatcher.compile(signature)

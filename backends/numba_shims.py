@@ -1,4 +1,4 @@
-r"""numba's array indexing for gpusim's kernels: an index is used as it is, never wrapped around.
+r"""How numba compiles gpusim's kernels: each index used as it is, never wrapped around; at most 64 registers a thread.
 
 numba gives a signed index Python's meaning, ``a[-1]`` the last element: every access compares the index with 0 and
 adds the array's length when it is below (in the PTX, a shift, an ``and`` and an add on 64 bits an access, and the
@@ -7,6 +7,12 @@ atomics' a compare and a select).  In ``T`` a negative index is never valid (the
 that step: under :func:`indices_as_given`, numba's lowering of an integer index (``arrayobj.fix_integer_index``) and
 of an element's pointer (``cgutils.get_item_pointer2``, the atomics') leaves the index alone, on the compiling thread
 only; a user's own numba kernels, compiled outside it, keep numba's meaning.
+
+Every kernel is also limited to :data:`MAX_REGISTERS` registers a thread (numba's ``max_registers``), so that a block
+of 1024 threads, the most a device allows, finds its registers (65,536 an SM): bipartite matching's one-block
+``augment_in_one_block`` took 72 with its indices as given, and its launch of 1024 threads failed; with the limit, 64
+and 24 bytes spilled (ptxas 13.0 for sm_90).  Every other kernel of gpusim's algorithms takes at most 60.  A
+``launch_bounds`` of 1024 would do it too, but ptxas then gave that kernel 32 registers and 152 bytes of spills.
 
 This module imports ``numba.cuda``; :mod:`gpusim.backends.numba` and :mod:`gpusim.runtime.compile` import it lazily.
 
@@ -33,7 +39,10 @@ from collections.abc import Iterator
 from numba.cuda import cgutils, types
 from numba.cuda.np import arrayobj
 
-__all__ = ["indices_as_given"]
+__all__ = ["MAX_REGISTERS", "indices_as_given"]
+
+#: The registers a thread of every kernel may use (numba's ``max_registers``): a block of 1024 threads fits an SM.
+MAX_REGISTERS = 64
 
 
 def _install() -> threading.local:
