@@ -375,6 +375,7 @@ class _Run(Contraction):
         self.launch = Launcher(dev, progress=progress, description="louvain levels")
         self.max_grid = max_grid or (4 if dev.backend == "sim" else 8192)
         self.primes_host, self.global_tables = prime_table(), None
+        self.hub_tables_dirty = True  # whether the hubs' tables must be cleared before their next sweep
         self.conflict_free_from: list[int | None] = []
 
     # -- small helpers --------------------------------------------------------------------------
@@ -476,6 +477,7 @@ class _Run(Contraction):
         """Algorithm 1 on the current graph: ``(best C, Q at the start, best Q, sweeps)``; from ``start`` (a device
         array of community ids) instead of singletons when given (the refinement)."""
         dev = self.dev
+        self.hub_tables_dirty = True  # the contraction or another level used the global tables since
         k, total = self.zeros(n, np.float64), dev.zeros(1, np.float64)
         self.each_warp(mv.vertex_degrees, n, ptr, w, k, total, n)
         two_m = float(self.read(total)[0])
@@ -562,14 +564,18 @@ class _Run(Contraction):
 
     def move_in_chunks(self, args: tuple, degree, entries: int, n: int) -> None:
         """§4.1's last group (degree above the last bound): a block per ``chunk`` entries of a vertex, ``chunk`` the
-        group's lower bound, in four launches of :func:`~.kernels_move.move_block_global` (clear, hash, best of each
-        share, decide)."""
+        group's lower bound, in launches of :func:`~.kernels_move.move_block_global`: hash, best of each share (its
+        slots freed), decide; in a phase's first sweep a clear of the tables before (they hold what the contraction
+        or another level left there)."""
         vset, offset, count = args[7], args[8], args[9]
         chunk = self.degree_buckets[-1] + 1
         chunks = self.zeros(count, np.int32)
         self.each(agg.count_chunks, count, degree, vset, offset, count, chunk, chunks)
         chunk_start, total = exclusive_scan(self.dev, chunks, count, self.launch)
         chunk_best = self.zeros(total, np.int32)
-        for step in range(4):
+        chunk_weight, chunk_own = self.zeros(total, np.float64), self.zeros(total, np.float64)
+        for step in range(0 if self.hub_tables_dirty else 1, 4):
             self.launch(self.kernels.move_block_global, min(count if step == 3 else total, self.max_grid), mv.BLOCK,
-                        *args, *self.tables(entries, n), chunk, chunk_start, total, chunk_best, step)
+                        *args, *self.tables(entries, n), chunk, chunk_start, total, chunk_best, chunk_weight,
+                        chunk_own, step)
+        self.hub_tables_dirty = False  # step 2 leaves each table it read empty

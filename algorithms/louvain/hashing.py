@@ -28,7 +28,7 @@ import numpy as np
 from gpusim import T, device
 
 __all__ = [
-    "EMPTY", "add_table", "add_to_slot", "allowed", "better", "candidate_score", "clear_table", "group_best",
+    "EMPTY", "add_table", "add_to_slot", "allowed", "better", "clear_table", "group_best",
     "hash_slot", "hash_step", "insert", "insert_within", "lookup", "next_slot", "prime_table", "score", "table_size",
 ]
 
@@ -248,14 +248,6 @@ def better(c1, s1, c2, s2):
     if s2 > s1 or (s2 == s1 and c2 < c1):
         return 1
     return 0
-
-
-@device
-def candidate_score(keys, vals, base, size, c, ki, a, m, gamma):
-    """:func:`score` of community ``c`` from the table (0 for none, ``c < 0``)."""
-    if c < 0:
-        return 0.0
-    return score(lookup(keys, vals, base, size, c), ki, a[c], m, gamma)
 
 
 @device

@@ -22,10 +22,10 @@ from __future__ import annotations
 from gpusim import T, device, kernel
 
 from .hashing import (
+    EMPTY,
     add_table,
     allowed,
     better,
-    candidate_score,
     clear_table,
     group_best,
     insert,
@@ -41,7 +41,7 @@ __all__ = [
     "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
     "hash_neighbours", "init_communities", "lane_max", "modularity_terms", "move_block_global", "move_block_shared",
     "move_block_vertex", "move_by_shuffles", "move_subwarp", "move_thread", "same_key_sum", "slot_community",
-    "slot_score", "vertex_degrees",
+    "slot_score", "slot_weight", "take_share", "vertex_degrees",
 ]
 
 #: Threads per block of every launch (four warps, §4.1).
@@ -178,11 +178,18 @@ def slot_community(keys, base, slot):
 
 @device
 def slot_score(keys, vals, base, slot, ki, a, m, gamma):
-    """:func:`score` of the community in ``slot``, read from the slot, where :func:`candidate_score` probes the table
-    for it; 0 for none."""
+    """:func:`score` of the community in ``slot``, read from the slot (no probe of the table for it); 0 for none."""
     if slot < 0:
         return 0.0
     return score(vals[base + slot], ki, a[keys[base + slot]], m, gamma)
+
+
+@device
+def slot_weight(vals, base, slot):
+    """The weight summed in ``slot`` of the table (0 for none, ``slot < 0``)."""
+    if slot < 0:
+        return 0.0
+    return vals[base + slot]
 
 
 @device
@@ -331,27 +338,34 @@ def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm,
 
 
 @device
-def block_best(keys, vals, base, size, lo, hi, own, ki, a, m, gamma, winners):
-    """Alg. 2 line 14 on a whole block: the best community other than ``own`` among slots ``lo ... hi - 1`` of the
-    table of ``size`` slots, in thread 0.  Each warp reduces by shuffles; the warps' winners meet in shared memory."""
+def block_best(keys, vals, base, lo, hi, own, ki, a, m, gamma, winners, winner_scores):
+    """Alg. 2 line 14 on a whole block: the slot of the best community other than ``own`` among slots ``lo ... hi - 1``
+    of the table, in thread 0 (-1 for none).  Each warp reduces by shuffles; the lane holding its warp's winner leaves
+    the slot and its score in shared memory, and thread 0 takes the best of the warps' from there: no slot outside
+    ``lo ... hi - 1`` is read.  The caller waits at a barrier before the winners are written again."""
     slot = best_slot(keys, vals, base, hi, lo + T.thread_id(), T.block_size(), own, ki, a, m, gamma)
-    best = group_best(slot_community(keys, base, slot), slot_score(keys, vals, base, slot, ki, a, m, gamma), 32)
-    if T.lane_id() == 0:
-        winners[T.warp_id()] = best
+    c = slot_community(keys, base, slot)
+    s = slot_score(keys, vals, base, slot, ki, a, m, gamma)
+    best = group_best(c, s, 32)
+    if (best < 0 and T.lane_id() == 0) or (best >= 0 and c == best):
+        winners[T.warp_id()] = slot
+        winner_scores[T.warp_id()] = s
     T.syncthreads()
+    at = -1
     if T.thread_id() == 0:
+        at = winners[0]
+        at_score = winner_scores[0]
         for q in range(1, T.block_size() // 32):
-            other = winners[q]
-            if better(best, candidate_score(keys, vals, base, size, best, ki, a, m, gamma), other,
-                      candidate_score(keys, vals, base, size, other, ki, a, m, gamma)) == 1:
-                best = other
-    T.syncthreads()
-    return best
+            if better(slot_community(keys, base, at), at_score, slot_community(keys, base, winners[q]),
+                      winner_scores[q]) == 1:
+                at = winners[q]
+                at_score = winner_scores[q]
+    return at
 
 
 @device
 def move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes, m, gamma, keys, vals, base,
-                      winners):
+                      winners, winner_scores):
     """computeMove (Alg. 2) for one vertex on all threads of a block (§4.1, group six): hash, :func:`block_best`, and
     thread 0 decides."""
     t = T.thread_id()
@@ -360,9 +374,9 @@ def move_block_vertex(ptr, adj, w, C, k, a, csize, i, new_comm, primes, n_primes
     T.syncthreads()
     hash_neighbours(ptr, adj, w, C, i, keys, vals, base, size, t, T.block_size())
     T.syncthreads()
-    best = block_best(keys, vals, base, size, 0, size, C[i], k[i], a, m, gamma, winners)
+    at = block_best(keys, vals, base, 0, size, C[i], k[i], a, m, gamma, winners, winner_scores)
     if t == 0:
-        decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
+        decide(keys, vals, base, size, slot_community(keys, base, at), i, C, k, a, csize, m, gamma, new_comm)
     T.syncthreads()
 
 
@@ -374,10 +388,11 @@ def move_block_shared(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
     keys = T.shared_array(SHARED_SLOTS, T.i32)
     vals = T.shared_array(SHARED_SLOTS, T.f64)
     winners = T.shared_array(4, T.i32)
+    winner_scores = T.shared_array(4, T.f64)
     v = T.block_id()
     while v < count:
         move_block_vertex(ptr, adj, w, C, k, a, csize, vset[offset + v], new_comm, primes, n_primes, m, gamma,
-                          keys, vals, 0, winners)
+                          keys, vals, 0, winners, winner_scores)
         v += T.grid_size()
 
 
@@ -407,37 +422,65 @@ def hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, part, chunk, primes, n
 
 
 @device
-def decide_from_chunks(keys, vals, base, size, i, C, k, a, csize, m, gamma, new_comm, chunk_best, first, parts):
-    """One warp: the best of the chunks' winners ``chunk_best[first:first + parts]`` (:func:`~.hashing.better`,
-    scores looked up in the table), then lane 0 decides (:func:`decide`)."""
+def take_share(keys, vals, base, lo, hi, own, chunk_own, b):
+    """Free the claimed slots among ``lo ... hi - 1`` of the table (its best already read), ``chunk_own[b]`` the weight
+    to ``own`` when its slot is among them: the table is left empty for the next sweep, whose blocks need not
+    clear it first."""
+    s = lo + T.thread_id()
+    while s < hi:
+        if keys[base + s] != EMPTY:
+            if keys[base + s] == own:
+                chunk_own[b] = vals[base + s]
+            keys[base + s] = EMPTY
+            vals[base + s] = 0.0
+        s += T.block_size()
+
+
+@device
+def decide_from_chunks(i, C, k, a, csize, m, gamma, new_comm, chunk_best, chunk_weight, chunk_own, first, parts):
+    """One warp: the best of the chunks' winners ``chunk_best[first:first + parts]`` (:func:`~.hashing.better`, each
+    scored from the weight its block read, ``chunk_weight``), then lane 0 decides (:func:`choose`) with the weight to
+    ``i``'s own community that one block found (``chunk_own``, 0 in the others)."""
     best = -1
     best_s = 0.0
+    best_e = 0.0
+    to_own = 0.0
     p = T.lane_id()
     while p < parts:
         c = chunk_best[first + p]
-        sc = candidate_score(keys, vals, base, size, c, k[i], a, m, gamma)
-        if better(best, best_s, c, sc) == 1:
-            best = c
-            best_s = sc
+        if c >= 0:
+            sc = score(chunk_weight[first + p], k[i], a[c], m, gamma)
+            if better(best, best_s, c, sc) == 1:
+                best = c
+                best_s = sc
+                best_e = chunk_weight[first + p]
+        to_own += chunk_own[first + p]
         p += 32
-    best = group_best(best, best_s, 32)
+    winner = group_best(best, best_s, 32)
+    if best != winner or winner < 0:
+        best_e = 0.0  # the winner's weight is in the one lane that holds it
+    best_e = T.reduce_max(best_e)
+    to_own = T.reduce_add(to_own)
     if T.lane_id() == 0:
-        decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
+        choose(winner, to_own, best_e, i, C, k, a, csize, m, gamma, new_comm)
 
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
                   "int32, int32[:], int32[:], int32, float64, float64, int32[:], float64[:], int32, int32[:], int32, "
-                  "int32[:], int32", intended_races=HUB_RACES)
+                  "int32[:], float64[:], float64[:], int32", intended_races=HUB_RACES)
 def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma,
-                      keys, vals, chunk, chunk_start, chunks, chunk_best, step):
+                      keys, vals, chunk, chunk_start, chunks, chunk_best, chunk_weight, chunk_own, step):
     """computeMove (Naim et al., IPDPS 2017, Alg. 2), §4.1 group seven (degree > 319): the table in global memory at
     ``3 ptr[i] + 2 i``, as in :func:`move_thread`, and a block per ``chunk`` entries of a vertex (block ``b``
     takes the ``b``-th chunk, its vertex by binary search in ``chunk_start``): one block a vertex, the paper's, kept
-    a hub of 10^5 entries on one block while the rest of the GPU waited.  Launched four times, the kernel boundary
-    standing for :func:`move_block_vertex`'s barriers: ``step`` 0 clears each block's share of its vertex's table,
-    1 hashes its entries (through a shared table: :func:`hash_chunk`), 2 finds the best community of its share
-    (``chunk_best``), 3 lets a warp a vertex choose among its chunks' bests and decide."""
+    a hub of 10^5 entries on one block while the rest of the GPU waited.  Launched in steps, the kernel boundary
+    standing for :func:`move_block_vertex`'s barriers: ``step`` 0 clears each block's share of its vertex's table
+    (a phase's first sweep alone: step 2 leaves it empty), 1 hashes its entries (through a shared table:
+    :func:`hash_chunk`), 2 finds the best community of its share (``chunk_best``, its weight ``chunk_weight``, and
+    ``chunk_own`` the weight to ``i``'s own community) and frees the share's slots (:func:`take_share`), 3 lets a
+    warp a vertex choose among its chunks' bests and decide."""
     winners = T.shared_array(4, T.i32)
+    winner_scores = T.shared_array(4, T.f64)
     chunk_keys = T.shared_array(SHARED_SLOTS, T.i32)  # a chunk of at most 320 entries: 487 slots
     chunk_vals = T.shared_array(SHARED_SLOTS, T.f64)
     b = T.block_id()
@@ -449,22 +492,23 @@ def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
         parts = chunk_start[q + 1] - chunk_start[q]
         size = table_size(primes, n_primes, ptr[i + 1] - ptr[i])
         base = 3 * ptr[i] + 2 * i
-        share = (size + parts - 1) // parts
-        lo = (b - chunk_start[q]) * share
-        hi = lo + share
-        if hi > size:
-            hi = size
+        lo = (b - chunk_start[q]) * ((size + parts - 1) // parts)
+        hi = min(lo + (size + parts - 1) // parts, size)
         if step == 0:
             clear_table(keys, vals, base + lo, hi - lo, T.thread_id(), T.block_size())
         elif step == 1:
             hash_chunk(ptr, adj, w, C, i, keys, vals, base, size, b - chunk_start[q], chunk, primes, n_primes,
                        chunk_keys, chunk_vals)
         elif step == 2:
-            best = block_best(keys, vals, base, size, lo, hi, C[i], k[i], a, m, gamma, winners)
+            at = block_best(keys, vals, base, lo, hi, C[i], k[i], a, m, gamma, winners, winner_scores)
             if T.thread_id() == 0:
-                chunk_best[b] = best
+                chunk_best[b] = slot_community(keys, base, at)
+                chunk_weight[b] = slot_weight(vals, base, at)
+                chunk_own[b] = 0.0
+            T.syncthreads()  # the best read before its slot is freed; the winners before they are written again
+            take_share(keys, vals, base, lo, hi, C[i], chunk_own, b)
         elif T.thread_id() < 32:
-            decide_from_chunks(keys, vals, base, size, i, C, k, a, csize, m, gamma, new_comm, chunk_best,
+            decide_from_chunks(i, C, k, a, csize, m, gamma, new_comm, chunk_best, chunk_weight, chunk_own,
                                chunk_start[q], parts)
         b += T.grid_size()
 
