@@ -572,8 +572,9 @@ class _Run(Contraction):
         chunks = self.zeros(count, np.int32)
         self.each(agg.count_chunks, count, degree, vset, offset, count, chunk, chunks)
         chunk_start, total = exclusive_scan(self.dev, chunks, count, self.launch)
-        chunk_best = self.zeros(total, np.int32)
-        chunk_weight, chunk_own = self.zeros(total, np.float64), self.zeros(total, np.float64)
+        # step 2 writes each chunk's three before step 3 reads them
+        chunk_best = self.dev.empty(total, np.int32)
+        chunk_weight, chunk_own = self.dev.empty(total, np.float64), self.dev.empty(total, np.float64)
         for step in range(0 if self.hub_tables_dirty else 1, 4):
             self.launch(self.kernels.move_block_global, min(count if step == 3 else total, self.max_grid), mv.BLOCK,
                         *args, *self.tables(entries, n), chunk, chunk_start, total, chunk_best, chunk_weight,
