@@ -252,16 +252,25 @@ def merge_block_shared(ptr, adj, w, C, com, com_start, com_size, com_degree, cse
 
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], int32[:], int32[:], int32[:], int32[:], "
                   "int32, int32, int32[:], int32, int32[:], int32[:], int32[:], int32[:], float64[:], int32[:], "
-                  "float64[:], int32[:]", intended_races=MERGE_RACES)
+                  "float64[:], int32[:]", intended_races=CHUNK_MERGE_RACES)
 def merge_block_global(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offset, count, primes, n_primes,
                        edge_pos, fill, new_id, new_adj, new_w, keys, vals, member_start):
-    """mergeCommunity (Naim et al., IPDPS 2017, Alg. 3 line 23), degree sums above 479: a block, the table in global
-    memory at ``3 edgePos[c] + 2 c`` (a prime above 1.5 d is below 3 d + 2), so all blocks work at once."""
+    """mergeCommunity (Naim et al., IPDPS 2017, Alg. 3 line 23), degree sums 480–8192: a block, the table in global
+    memory at ``3 edgePos[c] + 2 c`` (a prime above 1.5 d is below 3 d + 2), so all blocks work at once.  The edges
+    are summed in a shared table first (:func:`hash_edges_through_shared`, as :func:`merge_chunks` does): most lead
+    inside the community, each a global atomic add on its one slot otherwise."""
+    chunk_keys = T.shared_array(MERGE_SLOTS, T.i32)
+    chunk_vals = T.shared_array(MERGE_SLOTS, T.f64)
     q = T.block_id()
     while q < count:
         c = cset[offset + q]
-        merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes, n_primes, edge_pos, fill,
-                    new_id, new_adj, new_w, keys, vals, 3 * edge_pos[c] + 2 * c, member_start)
+        start = com_start[c]
+        base = 3 * edge_pos[c] + 2 * c
+        size = table_size(primes, n_primes, com_degree[c])
+        clear_table(keys, vals, base, size, T.thread_id(), T.block_size())  # before the barrier that opens the hashing
+        hash_edges_through_shared(ptr, adj, w, C, com, member_start, start, com_size[c], keys, vals, base, size,
+                                  member_start[start], member_start[start + com_size[c]], chunk_keys, chunk_vals)
+        emit_edges(keys, vals, base, size, T.thread_id(), T.block_size(), c, fill, edge_pos, new_id, new_adj, new_w)
         q += T.grid_size()
 
 
