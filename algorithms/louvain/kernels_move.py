@@ -492,8 +492,9 @@ def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
         parts = chunk_start[q + 1] - chunk_start[q]
         size = table_size(primes, n_primes, ptr[i + 1] - ptr[i])
         base = 3 * ptr[i] + 2 * i
-        lo = (b - chunk_start[q]) * ((size + parts - 1) // parts)
-        hi = min(lo + (size + parts - 1) // parts, size)
+        share = (size + parts - 1) // parts
+        lo = (b - chunk_start[q]) * share
+        hi = min(lo + share, size)
         if step == 0:
             clear_table(keys, vals, base + lo, hi - lo, T.thread_id(), T.block_size())
         elif step == 1:
