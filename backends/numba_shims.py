@@ -14,7 +14,7 @@ of 1024 threads, the most a device allows, finds its registers (65,536 an SM): b
 and 24 bytes spilled (ptxas 13.0 for sm_90).  Every other kernel of gpusim's algorithms takes at most 60.  A
 ``launch_bounds`` of 1024 would do it too, but ptxas then gave that kernel 32 registers and 152 bytes of spills.
 
-This module imports ``numba.cuda``; :mod:`gpusim.backends.numba` and :mod:`gpusim.runtime.compile` import it lazily.
+This module imports ``numba.cuda``; ``gpusim.backends.numba`` and :mod:`gpusim.runtime.compile` import it lazily.
 
 Example
 -------
