@@ -25,8 +25,8 @@ def _modules() -> list[str]:
 
 
 # Private language modules of the GPU backends import numba-cuda or CuPy at import time.
-_NEEDS = {"gpusim.backends.numba_language": "numba.cuda", "gpusim.backends.cupy_language": "cupyx.jit",
-          "gpusim.backends.cupy_shims": "cupyx.jit"}
+_NEEDS = {"gpusim.backends.numba_language": "numba.cuda", "gpusim.backends.numba_shims": "numba.cuda",
+          "gpusim.backends.cupy_language": "cupyx.jit", "gpusim.backends.cupy_shims": "cupyx.jit"}
 
 
 @pytest.mark.parametrize("name", _modules())
