@@ -219,16 +219,17 @@ def merge_warp(ptr, adj, w, C, com, com_start, com_size, com_degree, cset, offse
 
 @device
 def merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, c, primes, n_primes, edge_pos, fill, new_id,
-                new_adj, new_w, keys, vals, base, member_start):
-    """mergeCommunity for one community on all threads of a block (§4.1, second and third groups)."""
+                new_adj, new_w, keys, vals, member_start):
+    """mergeCommunity for one community on all threads of a block, its table the block's shared one (§4.1, second
+    group)."""
     t = T.thread_id()
     size = table_size(primes, n_primes, com_degree[c])
-    clear_table(keys, vals, base, size, t, T.block_size())
+    clear_table(keys, vals, 0, size, t, T.block_size())
     T.syncthreads()
-    hash_community_edges(ptr, adj, w, C, com, member_start, com_start[c], com_size[c], keys, vals, base, size, t,
+    hash_community_edges(ptr, adj, w, C, com, member_start, com_start[c], com_size[c], keys, vals, 0, size, t,
                          T.block_size())
     T.syncthreads()
-    emit_edges(keys, vals, base, size, t, T.block_size(), c, fill, edge_pos, new_id, new_adj, new_w)
+    emit_edges(keys, vals, 0, size, t, T.block_size(), c, fill, edge_pos, new_id, new_adj, new_w)
     # equivalent barrier-removed: thread t emits, and next clears, only the slots t, t + blockDim, ... of tables no
     # other block touches, and the next hashing waits at the barrier after the clearing, which every thread reaches
     # only once it has emitted: this barrier orders nothing the others do not.
@@ -246,7 +247,7 @@ def merge_block_shared(ptr, adj, w, C, com, com_start, com_size, com_degree, cse
     q = T.block_id()
     while q < count:
         merge_block(ptr, adj, w, C, com, com_start, com_size, com_degree, cset[offset + q], primes, n_primes,
-                    edge_pos, fill, new_id, new_adj, new_w, keys, vals, 0, member_start)
+                    edge_pos, fill, new_id, new_adj, new_w, keys, vals, member_start)
         q += T.grid_size()
 
 

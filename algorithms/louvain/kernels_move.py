@@ -428,8 +428,9 @@ def take_share(keys, vals, base, lo, hi, own, chunk_own, b):
     clear it first."""
     s = lo + T.thread_id()
     while s < hi:
-        if keys[base + s] != EMPTY:
-            if keys[base + s] == own:
+        key = keys[base + s]
+        if key != EMPTY:
+            if key == own:
                 chunk_own[b] = vals[base + s]
             keys[base + s] = EMPTY
             vals[base + s] = 0.0
@@ -457,8 +458,8 @@ def decide_from_chunks(i, C, k, a, csize, m, gamma, new_comm, chunk_best, chunk_
         to_own += chunk_own[first + p]
         p += 32
     winner = group_best(best, best_s, 32)
-    if best != winner or winner < 0:
-        best_e = 0.0  # the winner's weight is in the one lane that holds it
+    if best != winner:
+        best_e = 0.0  # the winner's weight is in the one lane that holds it (none holds -1: every best_e is 0)
     best_e = T.reduce_max(best_e)
     to_own = T.reduce_add(to_own)
     if T.lane_id() == 0:
