@@ -24,6 +24,7 @@ from gpusim.algorithms.louvain import (
 )
 from gpusim.algorithms.louvain.driver import PAPER_RULES, aggregate
 from gpusim.algorithms.louvain.variants import PAPER, SHUFFLES
+from gpusim.errors import InvalidArgument
 
 
 @st.composite
@@ -51,14 +52,16 @@ def assert_close(a: float, b: float) -> None:
 @given(graph=louvain_graphs(), seed=st.integers(0, 2**16), layout=st.sampled_from(["buckets", "thread"]),
        resolution=st.sampled_from([0.5, 1.0, 2.0]), follow=st.booleans(), prune=st.booleans(),
        drop=st.sampled_from([None, 10.0, 2.0]), bin_vertices=st.sampled_from([100_000, 0]),
-       shrink=st.sampled_from([None, 0.8, 0.3]), tables=st.sampled_from([PAPER, SHUFFLES]))
+       shrink=st.sampled_from([None, 0.8, 0.3]), tables=st.sampled_from([PAPER, SHUFFLES]),
+       host_levels=st.sampled_from([0, 12, 1 << 20]))
 def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution, follow, prune, drop,
-                                                                 bin_vertices, shrink, tables):
+                                                                 bin_vertices, shrink, tables, host_levels):
     """Every option of the GPU method: ``bin_vertices=0`` puts ``t_bin`` and its drop by level in force on
-    these small graphs; the small degrees summed in the paper's tables or by shuffles (``SHUFFLES``)."""
+    these small graphs; the small degrees summed in the paper's tables or by shuffles (``SHUFFLES``); the levels
+    after the first on the simulator, or from the first one small enough (``host_levels``) on the host."""
     limits = {"prune": prune, "tolerance_drop": drop, "bin_vertices": bin_vertices, "aggregation_tolerance": shrink}
     result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution, follow_leaves=follow,
-                     kernels=tables, **limits)
+                     kernels=tables, host_levels=host_levels, **limits)
     assert result.valid, result.problem
     assert sorted(np.unique(result.labels).tolist()) == list(range(result.n_communities))
     assert result.labels.shape == (graph.n,)
@@ -390,9 +393,32 @@ def test_resolution_changes_the_answer_as_networkx_does():
 
 @pytest.mark.parametrize("layout, tables", [("buckets", PAPER), ("buckets", SHUFFLES), ("thread", PAPER)])
 def test_on_every_backend(backend, layout, tables):
-    for graph in (karate(), _hubs(), _matrix("dolphins")):
+    for graph in (karate(), _hubs(), _matrix("dolphins")):  # every level on the device
         result = louvain(graph, device=Device(backend, **({"trace": False} if backend == "sim" else {})),
-                         layout=layout, kernels=tables)
+                         layout=layout, kernels=tables, host_levels=0)
         assert result.valid, result.problem
         assert result.labels.tolist() == bucket_louvain(graph, layout=layout).labels.tolist()
         assert_close(result.modularity, nx_modularity(graph, result))
+
+
+def test_the_last_levels_on_the_host_make_the_kernels_decisions(backend):
+    """``host_levels``: a coarse level and those after it decided on the host give the labels, levels and sweeps of
+    every level on the device; the default keeps the simulator's levels on it and hands a GPU's small ones over."""
+    planted = LouvainGraph.from_networkx(nx.planted_partition_graph(30, 40, 0.2, 0.005, seed=3))
+    graph = planted if backend != "sim" else _hubs()
+    device = Device(backend, **({"trace": False} if backend == "sim" else {}))
+    on_device = louvain(graph, device=device, host_levels=0)
+    assert on_device.stats["levels"] >= 2 and "host levels" not in on_device.stats["seconds"]
+    for host_levels in (None, 1 << 20):
+        result = louvain(graph, device=device, host_levels=host_levels)
+        assert result.valid, result.problem
+        assert result.labels.tolist() == on_device.labels.tolist() == bucket_louvain(graph).labels.tolist()
+        assert [lv.tolist() for lv in result.levels] == [lv.tolist() for lv in on_device.levels]
+        assert result.stats["sweeps"] == on_device.stats["sweeps"]
+        assert result.level_modularity == pytest.approx(on_device.level_modularity, abs=1e-12)
+        assert ("host levels" in result.stats["seconds"]) == (host_levels is not None or backend != "sim")
+
+
+def test_host_levels_is_a_count():
+    with pytest.raises(InvalidArgument, match="host_levels"):
+        louvain(karate(), backend="sim", host_levels=-1)

@@ -65,6 +65,7 @@ from .degree_groups import DegreeGroups
 from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
+from .host_levels import HOST_LEVELS, finish_on_host
 from .kernels_scan import exclusive_scan
 from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
 from .result import CommunityResult
@@ -152,7 +153,8 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
                 progress: bool = False,
                 device: Device | None = None, kernels: LouvainKernels | str | None = None,
                 cpu_method: str | None = None, degree_buckets=mv.DEGREE_BUCKETS,
-                community_buckets=agg.COMMUNITY_BUCKETS, max_grid: int | None = None) -> CommunityResult:
+                community_buckets=agg.COMMUNITY_BUCKETS, max_grid: int | None = None,
+                host_levels: int | None = None) -> CommunityResult:
     """Communities of ``graph`` by the GPU Louvain method of Naim et al. (IPDPS 2017).
 
     Parameters
@@ -215,6 +217,11 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         communities then take the block kernels (the explorer's launch path for them).  ``max_grid``: at most
         this many blocks a launch (default 4 on the simulator, 8192 on a GPU), so a block takes several vertices
         or communities in turn.  Neither ``community_buckets`` nor ``max_grid`` changes the result.
+    host_levels:
+        A level whose vertices and entries together are at most this many, and every level after it, is decided on
+        the host (:mod:`~gpusim.algorithms.louvain.host_levels`: the same decisions, without a GPU's launches, which
+        cost more than such a level's work); the input graph and its refinement never are.  By default
+        :data:`~.host_levels.HOST_LEVELS` on a GPU and 0 (every level on the device) on the simulator.
     cpu_method:
         What ``"cpu"`` runs.  ``"asynchronous"``: vertices moved one after another on every core
         (:mod:`~gpusim.algorithms.louvain.asynchronous`; ``threshold``, ``resolution`` and ``refine`` apply).
@@ -255,6 +262,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     if device is not None and not isinstance(device, Device):
         raise InvalidArgumentType(f"device must be a gpusim.Device, got {device!r}")
     limits = (threshold, bin_threshold, int(bin_vertices), tolerance_drop)
+    host_levels = None if host_levels is None else check_int("host_levels", host_levels, 0, None)
     if device is not None:
         chosen, reason = device.backend, "the device given"
     elif isinstance(graph, DeviceWeightedGraph):
@@ -279,9 +287,11 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
     else:
         if device is None:
             device = Device("sim", seed=seed or 0, trace=False, races="off") if chosen == "sim" else Device(chosen)
+        if host_levels is None:
+            host_levels = 0 if device.backend == "sim" else HOST_LEVELS
         result = _Run(graph, device, resolution, limits, layout, kernels, progress, dip_rule,
                       follow_leaves, refine, (degree_buckets, community_buckets), max_grid, prune,
-                      aggregation_tolerance).result()
+                      aggregation_tolerance, host_levels).result()
     result.stats["chosen"] = reason
     return result
 
@@ -366,9 +376,9 @@ class _Run(Contraction):
                  layout: str, kernels: LouvainKernels, progress: bool, dip_rule: str = "independent",
                  follow_leaves: bool = True, refine: bool = False,
                  buckets: tuple = (mv.DEGREE_BUCKETS, agg.COMMUNITY_BUCKETS), max_grid: int | None = None,
-                 prune: bool = False, aggregation_tolerance: float | None = None):
+                 prune: bool = False, aggregation_tolerance: float | None = None, host_levels: int = 0):
         self.graph, self.dev, self.gamma, self.limits, self.dip_rule = graph, dev, resolution, limits, dip_rule
-        self.prune, self.aggregation_tolerance = prune, aggregation_tolerance
+        self.prune, self.aggregation_tolerance, self.host_levels = prune, aggregation_tolerance, host_levels
         self.degree_buckets, self.community_buckets = buckets
         self.follow_leaves, self.refine = follow_leaves, refine
         self.layout, self.kernels = layout, kernels
@@ -418,6 +428,12 @@ class _Run(Contraction):
         levels, level_q, sweeps, communities = [], [], [], []  # levels: device copies, read back when asked for
         first_q = 0.0
         while n and facts.total_weight > 0:
+            if levels and n + entries <= self.host_levels:  # a coarse level: launches cost more than its work
+                with launch.phase("host levels"):
+                    found = finish_on_host(self, ptr, adj, w, n, entries, labels, levels, n0, isolated)
+                for kept, more in zip((level_q, sweeps, communities), found, strict=True):
+                    kept += more
+                break
             with launch.phase("optimise"):
                 limit = self.limit(len(levels), n - isolated, n0 - isolated)
                 C, q0, q_best, level_sweeps = self.optimise(ptr, adj, w, n, entries, limit)

@@ -37,8 +37,8 @@ from .parallel import PARALLEL_ENTRIES, PARALLEL_FROM, bucket_moves, scratch
 from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
-__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "by_levels", "contract", "enough",
-           "host_arrays", "partition_modularity", "phase_limit"]
+__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "bucket_optimiser", "by_levels",
+           "climb", "contract", "enough", "host_arrays", "partition_modularity", "phase_limit"]
 
 #: The degree buckets of §4.1, as in :data:`gpusim.algorithms.louvain.kernels_move.DEGREE_BUCKETS`.
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
@@ -273,15 +273,34 @@ def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_verti
               tolerance_drop=None, aggregation_tolerance=None):
     """The outer loop both references share: optimise, contract, until a level gains too little."""
     start = time.perf_counter()
-    ptr, adj, w = host_arrays(graph)
-    labels = np.arange(graph.n, dtype=np.int32)
-    levels, level_q, sweeps = [], [], []
-    first_q, isolated = 0.0, graph.n_isolated   # they stay singletons at every level (driver's docstring)
-    while ptr.size > 1 and graph.total_weight > 0:
+    levels, level_q, sweeps, first_q = [], [], [], 0.0
+    if graph.n and graph.total_weight > 0:
+        limits = (threshold, bin_threshold, bin_vertices, tolerance_drop)
+        levels, level_q, sweeps, first_q = climb(*host_arrays(graph), optimise, limits, aggregation_tolerance,
+                                                 isolated=graph.n_isolated)
+    final = levels[-1] if levels else np.arange(graph.n, dtype=np.int32)
+    stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
+             "seconds": {"total": time.perf_counter() - start}}
+    return CommunityResult(graph, final, level_q[-1] if levels else first_q, levels, level_q, algorithm, "cpu",
+                           stats, gamma)
+
+
+def climb(ptr, adj, w, optimise, limits: tuple, aggregation_tolerance: float | None, *, isolated: int,
+          first_level: int = 0, input_with_edges: int | None = None) -> tuple[list, list, list, float]:
+    """Levels ``first_level``, ``first_level + 1``, ... of the graph ``ptr, adj, w`` (host arrays, int64
+    indices, ``isolated`` of its vertices without an edge): optimise, contract, until a level gains less than
+    ``limits[0]`` or keeps too many vertices.  ``limits`` are :func:`phase_limit`'s ``threshold, bin_threshold,
+    bin_vertices, tolerance_drop``; ``input_with_edges`` the input graph's vertices with an edge (this graph's
+    by default).  Returns ``(levels, level_q, sweeps, first_q)``: each level's community of every vertex of
+    this graph, its best Q and sweeps, and the Q the first level started from."""
+    n0 = ptr.size - 1
+    input_with_edges = n0 - isolated if input_with_edges is None else input_with_edges
+    labels = np.arange(n0, dtype=np.int32)
+    levels, level_q, sweeps, first_q = [], [], [], 0.0
+    while ptr.size > 1:
         n = ptr.size - 1
-        C, q0, q_best, level_sweeps = optimise(ptr, adj, w, phase_limit(len(levels), n - isolated,
-                                                                         graph.n - isolated, threshold, bin_threshold,
-                                                                         bin_vertices, tolerance_drop))
+        limit = phase_limit(first_level + len(levels), n - isolated, input_with_edges, *limits)
+        C, q0, q_best, level_sweeps = optimise(ptr, adj, w, limit)
         first_q = q0 if not levels else first_q
         if np.unique(C).size == n:
             break
@@ -291,13 +310,9 @@ def by_levels(graph: LouvainGraph, optimise, threshold, bin_threshold, bin_verti
         levels.append(labels)
         level_q.append(q_best)
         sweeps.append(level_sweeps)
-        if q_best - q0 < threshold or enough(n - isolated, ptr.size - 1 - isolated, aggregation_tolerance):
+        if q_best - q0 < limits[0] or enough(n - isolated, ptr.size - 1 - isolated, aggregation_tolerance):
             break   # t_bin ends phases early, not the outer loop (driver's docstring)
-    final = levels[-1] if levels else np.arange(graph.n, dtype=np.int32)
-    stats = {"levels": len(levels), "sweeps": sweeps, "communities": [int(lv.max()) + 1 for lv in levels],
-             "seconds": {"total": time.perf_counter() - start}}
-    return CommunityResult(graph, final, level_q[-1] if levels else first_q, levels, level_q, algorithm, "cpu",
-                           stats, gamma)
+    return levels, level_q, sweeps, first_q
 
 
 def _follow_leaves(ptr, adj) -> np.ndarray:
@@ -312,25 +327,13 @@ def _follow_leaves(ptr, adj) -> np.ndarray:
     return C
 
 
-def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
-                   bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
-                   dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
-                   parallel: bool = False, degree_buckets: tuple[int, ...] = DEGREE_BOUNDS,
-                   tolerance_drop: float | None = 10.0, prune: bool = True,
-                   aggregation_tolerance: float | None = 0.8) -> CommunityResult:
-    """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
-
-    ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
-    ``dip_rule``, ``follow_leaves``, ``refine``, ``degree_buckets`` (the buckets' upper bounds), ``tolerance_drop``
-    (:func:`phase_limit`), ``prune`` and ``aggregation_tolerance`` (:func:`enough`) are
-    :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.  With ``prune``, a sweep looks only at the vertices a
-    neighbour's move woke in the sweep before (all of them in a phase's first sweep and after a dip), each bucket's
-    movers waking their neighbours before they move.
-    ``parallel=True``: each bucket's moves are decided on every core
-    (:func:`~gpusim.algorithms.louvain.parallel.bucket_moves`, the same choices): the CPU engine.
-    """
-    bounds = np.array(tuple(degree_buckets) if layout == "buckets" else (), np.int64)
-    conflict_free_from: list[int | None] = []
+def bucket_optimiser(*, resolution: float, bounds: tuple[int, ...], dip_rule: str, follow_leaves: bool,
+                     parallel: bool, prune: bool, conflict_free_from: list):
+    """Algorithm 1 as the GPU method decides it, for :func:`climb`: ``optimise(ptr, adj, w, limit, start=None)``
+    gives ``(best C, Q at the start, best Q, sweeps)`` of one phase, from ``start`` when given (the refinement)
+    or singletons (after vertex following).  ``bounds``: the degree buckets' upper bounds (none: one bucket);
+    each phase appends the sweep its conflict-free sweeps began at (or None) to ``conflict_free_from``."""
+    bounds = np.array(bounds, np.int64)
 
     def optimise(ptr, adj, w, limit, start=None):
         n = ptr.size - 1
@@ -391,6 +394,30 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
             else:
                 return best, q_start, best_q, sweeps
 
+    return optimise
+
+
+def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
+                   bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
+                   dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
+                   parallel: bool = False, degree_buckets: tuple[int, ...] = DEGREE_BOUNDS,
+                   tolerance_drop: float | None = 10.0, prune: bool = True,
+                   aggregation_tolerance: float | None = 0.8) -> CommunityResult:
+    """The GPU algorithm's decisions, sequentially (see the module docstring); the simulator's oracle.
+
+    ``layout="thread"`` puts every vertex in one bucket, as the one-thread-per-vertex kernel does;
+    ``dip_rule``, ``follow_leaves``, ``refine``, ``degree_buckets`` (the buckets' upper bounds), ``tolerance_drop``
+    (:func:`phase_limit`), ``prune`` and ``aggregation_tolerance`` (:func:`enough`) are
+    :func:`~gpusim.algorithms.louvain.driver.gpu_louvain`'s.  With ``prune``, a sweep looks only at the vertices a
+    neighbour's move woke in the sweep before (all of them in a phase's first sweep and after a dip), each bucket's
+    movers waking their neighbours before they move.
+    ``parallel=True``: each bucket's moves are decided on every core
+    (:func:`~gpusim.algorithms.louvain.parallel.bucket_moves`, the same choices): the CPU engine.
+    """
+    bounds = tuple(degree_buckets) if layout == "buckets" else ()
+    conflict_free_from: list[int | None] = []
+    optimise = bucket_optimiser(resolution=resolution, bounds=bounds, dip_rule=dip_rule, follow_leaves=follow_leaves,
+                                parallel=parallel, prune=prune, conflict_free_from=conflict_free_from)
     result = by_levels(graph, optimise, threshold, bin_threshold, bin_vertices, resolution, "louvain-buckets-reference",
                        tolerance_drop, aggregation_tolerance)
     stats = {**result.stats, "conflict_free_from": conflict_free_from, "follow_leaves": follow_leaves,
