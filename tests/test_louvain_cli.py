@@ -66,6 +66,7 @@ def test_unsymmetric_file_and_its_rule(tmp_path, capsys):
     (["louvain", "--example", "karate", "--dip-rule", "sometimes"], "--dip-rule 'sometimes' is not one of"),
     (["louvain", "--example", "karate", "--backend", "tpu"], "backend='tpu'"),
     (["louvain", "--example", "karate", "--threshold", "-1"], "threshold=-1.0"),
+    (["louvain", "--example", "karate", "--backend", "sim", "--host-levels", "-5"], "host_levels=-5"),
     (["louvain", "--example", "ash219"], "must be square"),
     (["louvain", "--example", "west0067"], "is negative"),
     (["louvain", "--example", "karate", "--png", "/nonexistent/x.png"], "no folder"),
@@ -116,3 +117,14 @@ def test_the_cpu_method_from_the_command_line(capsys):
     assert main(["louvain", "--example", "karate", "--backend", "cpu", "--cpu-method", "asynchronous",
                  "--layout", "thread"]) == 2
     assert "layout='thread' is an option of the GPU method's buckets" in capsys.readouterr().err
+
+
+def test_the_last_levels_on_the_host_from_the_command_line(capsys):
+    """``--host-levels``: karate's levels after the first decided on the host, the simulator's communities."""
+    found = {}
+    for host_levels in ("0", "100000"):
+        assert main(["louvain", "--example", "karate", "--backend", "sim", "--host-levels", host_levels, "--json"]) == 0
+        found[host_levels] = json.loads(capsys.readouterr().out)
+        assert found[host_levels]["certified"]
+    assert found["0"]["communities"] == found["100000"]["communities"]
+    assert "host levels" in found["100000"]["stats"]["seconds"] and "host levels" not in found["0"]["stats"]["seconds"]

@@ -52,6 +52,9 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     louvain.add_argument("--paper-rules", action="store_true",
                          help="louvain: the paper's stopping rules and every vertex in every sweep, without "
                               "GVE-Louvain's tolerance drop, pruning and aggregation tolerance (the defaults)")
+    louvain.add_argument("--host-levels", type=int, default=None, metavar="N",
+                         help="louvain on a GPU or the simulator: a level of at most N vertices and entries, and those "
+                              "after it, decided on the host (default 32768 on a GPU, 0 on the simulator)")
     louvain.add_argument("--symmetrise", default=None, metavar="RULE",
                          help="combine the two directions of an unsymmetric file: sum, max or mean")
     louvain.add_argument("--policy", default="random", help="the simulator's scheduling policy (default random)")
@@ -97,6 +100,8 @@ def _louvain(options: argparse.Namespace) -> int:
     if gpu:  # a sequential algorithm runs on cpu, where the dispatcher says why (or refuses another backend)
         extra["layout"], extra["dip_rule"], extra["refine"] = options.layout, options.dip_rule, options.refine
         extra["cpu_method"], extra["kernels"] = options.cpu_method, options.kernels
+        if options.host_levels is not None:
+            extra["host_levels"] = options.host_levels
         if options.paper_rules:
             extra.update(PAPER_RULES)
         chosen, reason = choose_backend(options.backend, graph.n_entries)
