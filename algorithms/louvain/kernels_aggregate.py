@@ -31,7 +31,7 @@ __all__ = [
     "MERGE_WARP_STRIDE", "SPILL_PROBES", "community_sizes", "compact_edges", "count_chunks", "emit_edges",
     "hash_community", "hash_community_edges", "hash_edge_range", "hash_edges_through_shared", "mark_nonempty",
     "member_degrees", "member_of", "merge_block", "merge_block_global", "merge_block_shared", "merge_chunks",
-    "merge_warp", "place_vertices", "relabel", "scatter_counts",
+    "merge_warp", "one_community", "place_vertices", "relabel", "scatter_counts",
 ]
 
 #: Edges of a community that one block merges: a community of more is shared among several blocks.
@@ -50,13 +50,35 @@ CHUNK_MERGE_RACES = {"keys": MERGE_RACES["keys"], "chunk_keys": MERGE_RACES["key
 CHUNK_TABLE, SPILL_PROBES = 719, 8
 
 
+@device
+def one_community(c):
+    """Warp-wide: 1 when the 32 lanes' communities ``c`` are one (-1, a lane past the end, is none), else 0: their
+    sums then go to ``c`` by one atomic each, where each lane's queued on the one slot."""
+    same = 0
+    if c == T.shfl_idx(c, 0) and c >= 0:
+        same = 1
+    return T.reduce_min(same)
+
+
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int32")
 def community_sizes(C, ptr, com_size, com_degree, n):
-    """Alg. 3 lines 4–6 (Naim et al., IPDPS 2017): each community's size and the sum of its vertices' degrees."""
+    """Alg. 3 lines 4–6 (Naim et al., IPDPS 2017): each community's size and the sum of its vertices' degrees; a warp
+    of one community's vertices with one atomic each (:func:`one_community`)."""
     i = T.gtid()
-    while i < n:
-        T.atomic_add(com_size, C[i], 1)
-        T.atomic_add(com_degree, C[i], ptr[i + 1] - ptr[i])
+    while i - T.lane_id() < n:  # the warp goes round together (its reductions take all 32 lanes)
+        c = -1
+        degree = 0
+        if i < n:
+            c = C[i]
+            degree = ptr[i + 1] - ptr[i]
+        total = T.reduce_add(degree)
+        if one_community(c) == 1:
+            if T.lane_id() == 0:
+                T.atomic_add(com_size, c, 32)
+                T.atomic_add(com_degree, c, total)
+        elif c >= 0:
+            T.atomic_add(com_size, c, 1)
+            T.atomic_add(com_degree, c, degree)
         i += T.num_threads()
 
 

@@ -33,7 +33,7 @@ from .hashing import (
     score,
     table_size,
 )
-from .kernels_aggregate import member_of
+from .kernels_aggregate import member_of, one_community
 
 __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
@@ -116,12 +116,29 @@ def clear_totals(a, csize, n):
 
 @kernel(signature="int32[:], float64[:], float64[:], int32[:], int32")
 def community_totals(C, k, a, csize, n):
-    """Alg. 1 lines 10–11: ``a_c = sum of k_i over c`` (and the size of ``c``) by atomics; zero them first."""
+    """Alg. 1 lines 10–11: ``a_c = sum of k_i over c`` (and the size of ``c``) by atomics; zero them first.
+
+    A warp whose 32 vertices are all in one community adds their sums with one atomic each
+    (:func:`~.kernels_aggregate.one_community`): a settled level's communities are long runs of ids where the input
+    numbers its vertices by place (a geometric graph, a planted partition), and each vertex's atomic queued on the
+    one slot."""
     i = T.gtid()
-    while i < n:
-        T.atomic_add(a, C[i], k[i])
-        T.atomic_add(csize, C[i], 1)
+    while i - T.lane_id() < n:  # the warp goes round together (its reductions take all 32 lanes)
+        c = -1
+        ki = 0.0
+        if i < n:
+            c = C[i]
+            ki = k[i]
+        total = T.reduce_add(ki)
+        if one_community(c) == 1:
+            if T.lane_id() == 0:
+                T.atomic_add(a, c, total)
+                T.atomic_add(csize, c, 32)
+        elif c >= 0:
+            T.atomic_add(a, c, ki)
+            T.atomic_add(csize, c, 1)
         i += T.num_threads()
+
 
 
 @kernel(signature="int32[:], int32[:], int32")
