@@ -385,7 +385,7 @@ class _Run(Contraction):
         self.launch = Launcher(dev, progress=progress, description="louvain levels")
         self.max_grid = max_grid or (4 if dev.backend == "sim" else 8192)
         self.primes_host, self.global_tables = prime_table(), None
-        self.hub_tables_dirty = True  # whether the hubs' tables must be cleared before their next sweep
+        self.hub_tables_dirty, self.ones = True, None  # the hubs' tables to clear; the input's weights when all 1
         self.conflict_free_from: list[int | None] = []
 
     # -- small helpers --------------------------------------------------------------------------
@@ -481,6 +481,7 @@ class _Run(Contraction):
         graph, dev = self.graph, self.dev
         if isinstance(graph, LouvainGraph):  # an unweighted graph's weights are made on the device, not copied
             weights = dev.full(graph.n_entries, 1.0, np.float64) if graph.unit_weights else self.nonempty(graph.weights)
+            self.ones = weights if graph.unit_weights else None  # modularity_terms need not read them
             return dev.array(graph.ptr), self.nonempty(graph.adj), weights, host_facts(graph)
         graph = resident(dev, graph)
         facts = device_facts(dev, graph, self.launch)
@@ -514,7 +515,7 @@ class _Run(Contraction):
                 self.each(mv.clear_totals, n, a, csize, n)
                 self.each(mv.community_totals, n, C, k, a, csize, n)
             sums = dev.zeros(2, np.float64)
-            self.each(mv.modularity_terms, max(n, entries), src, adj, w, C, a, sums, n, entries)
+            self.each(mv.modularity_terms, max(n, entries), src, adj, w, C, a, sums, n, entries, int(w is self.ones))
             inside, squares = (float(x) for x in self.read(sums, 2))
             return inside / two_m - self.gamma * squares / (two_m * two_m)
 
