@@ -116,12 +116,9 @@ def clear_totals(a, csize, n):
 
 @kernel(signature="int32[:], float64[:], float64[:], int32[:], int32")
 def community_totals(C, k, a, csize, n):
-    """Alg. 1 lines 10–11: ``a_c = sum of k_i over c`` (and the size of ``c``) by atomics; zero them first.
-
-    A warp whose 32 vertices are all in one community adds their sums with one atomic each
-    (:func:`~.kernels_aggregate.one_community`): a settled level's communities are long runs of ids where the input
-    numbers its vertices by place (a geometric graph, a planted partition), and each vertex's atomic queued on the
-    one slot."""
+    """Alg. 1 lines 10–11: ``a_c = sum of k_i over c`` (and the size of ``c``) by atomics; zero them first.  A warp of
+    one community's vertices adds with one atomic each (:func:`~.kernels_aggregate.one_community`): where the input
+    numbers its vertices by place, a settled level's communities are long runs of ids."""
     i = T.gtid()
     while i - T.lane_id() < n:  # the warp goes round together (its reductions take all 32 lanes)
         c = -1
