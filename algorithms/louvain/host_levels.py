@@ -34,9 +34,10 @@ HOST_LEVELS = 1 << 15
 
 def finish_on_host(run, ptr, adj, w, n: int, entries: int, labels, levels: list, n0: int, isolated: int
                    ) -> tuple[list, list, list]:
-    """Levels ``len(levels)`` on of the graph ``ptr, adj, w`` (``n`` vertices, ``entries`` entries, on ``run``'s
-    device), decided on the host: each input vertex's community at every such level is appended to ``levels``
-    (device arrays of ``n0`` ids) and left in ``labels``.  Returns the levels' best Q, sweeps and communities."""
+    """Level ``len(levels)`` of the graph ``ptr, adj, w`` (``n`` vertices, ``entries`` entries, on ``run``'s device)
+    and the levels after it, decided on the host: each input vertex's community at every such level is appended to
+    ``levels`` (device arrays of ``n0`` ids) and left in ``labels``.  Returns the levels' best Q, sweeps and
+    communities."""
     optimise = bucket_optimiser(resolution=run.gamma, bounds=run.degree_buckets if run.layout == "buckets" else (),
                                 dip_rule=run.dip_rule, follow_leaves=run.follow_leaves, parallel=False,
                                 prune=run.prune, conflict_free_from=run.conflict_free_from)
@@ -47,11 +48,9 @@ def finish_on_host(run, ptr, adj, w, n: int, entries: int, labels, levels: list,
     if found:
         same = run.zeros(n, np.int32)  # relabel's new ids: each community keeps the id the host gave it
         run.each(mv.init_communities, n, same, n)
-        start = run.zeros(n0, np.int32)
-        run.each(mv.copy_labels, n0, labels, start, n0)
         for community in found:  # each: this level's vertices' communities at one level of the host
             levels.append(run.zeros(n0, np.int32))
-            run.each(mv.copy_labels, n0, start, levels[-1], n0)
+            run.each(mv.copy_labels, n0, labels, levels[-1], n0)
             run.each(agg.relabel, n0, levels[-1], run.dev.array(community), same, n0)
         run.each(mv.copy_labels, n0, levels[-1], labels, n0)
     communities = [int(community.max()) + 1 for community in found]

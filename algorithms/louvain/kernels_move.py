@@ -137,7 +137,6 @@ def community_totals(C, k, a, csize, n):
         i += T.num_threads()
 
 
-
 @kernel(signature="int32[:], int32[:], int32")
 def entry_counts(ptr, degree, n):
     """``deg(i)``: the number of entries of ``i``'s list (a self-loop counts one)."""
