@@ -129,12 +129,11 @@ def cached_jit(clone, signature: tuple, kernel) -> Any:
     from gpusim.language.fingerprint import fingerprint
 
     cache = numba_kernel_cache(clone, fingerprint(kernel, language_stamp("numba")))
-    if cache is None:
-        with indices_as_given():
-            return cuda.jit(signature, max_registers=MAX_REGISTERS)(clone)
-    dispatcher = cuda.jit(clone, max_registers=MAX_REGISTERS)
-    dispatcher._cache = cache
     with indices_as_given():
+        if cache is None:
+            return cuda.jit(signature, max_registers=MAX_REGISTERS)(clone)
+        dispatcher = cuda.jit(clone, max_registers=MAX_REGISTERS)
+        dispatcher._cache = cache
         dispatcher.compile(signature)
     dispatcher._specialized = True  # as numba.cuda.jit(signature) leaves it: one overload, no more compiling
     dispatcher.disable_compile()

@@ -28,10 +28,10 @@ from .hashing import EMPTY, add_table, clear_table, insert, insert_within, table
 
 __all__ = [
     "CHUNK_MERGE_RACES", "CHUNK_TABLE", "COMMUNITY_BUCKETS", "MERGE_CHUNK", "MERGE_RACES", "MERGE_SLOTS",
-    "MERGE_WARP_STRIDE", "SPILL_PROBES", "community_sizes", "compact_edges", "count_chunks", "emit_edges",
-    "hash_community", "hash_community_edges", "hash_edge_range", "hash_edges_through_shared", "mark_nonempty",
-    "member_degrees", "member_of", "merge_block", "merge_block_global", "merge_block_shared", "merge_chunks",
-    "merge_warp", "one_community", "place_vertices", "relabel", "scatter_counts",
+    "MERGE_WARP_STRIDE", "SPILL_PROBES", "add_by_community", "community_sizes", "compact_edges", "count_chunks",
+    "emit_edges", "hash_community", "hash_community_edges", "hash_edge_range", "hash_edges_through_shared",
+    "mark_nonempty", "member_degrees", "member_of", "merge_block", "merge_block_global", "merge_block_shared",
+    "merge_chunks", "merge_warp", "place_vertices", "relabel", "scatter_counts",
 ]
 
 #: Edges of a community that one block merges: a community of more is shared among several blocks.
@@ -51,19 +51,27 @@ CHUNK_TABLE, SPILL_PROBES = 719, 8
 
 
 @device
-def one_community(c):
-    """Warp-wide: 1 when the 32 lanes' communities ``c`` are one (-1, a lane past the end, is none), else 0: their
-    sums then go to ``c`` by one atomic each, where each lane's queued on the one slot."""
+def add_by_community(c, sums, value, sizes):
+    """Warp-wide: ``sums[c] += value`` and ``sizes[c] += 1`` for each lane's community ``c`` (-1, a lane past the end:
+    none), one atomic each for the whole warp where its 32 lanes share ``c``: where the input numbers its vertices by
+    place, a settled level's communities are long runs of ids, and each lane's atomic queued on the one slot."""
+    total = T.reduce_add(value)
     same = 0
     if c == T.shfl_idx(c, 0) and c >= 0:
         same = 1
-    return T.reduce_min(same)
+    if T.reduce_min(same) == 1:
+        if T.lane_id() == 0:
+            T.atomic_add(sums, c, total)
+            T.atomic_add(sizes, c, 32)
+    elif c >= 0:
+        T.atomic_add(sums, c, value)
+        T.atomic_add(sizes, c, 1)
 
 
 @kernel(signature="int32[:], int32[:], int32[:], int32[:], int32")
 def community_sizes(C, ptr, com_size, com_degree, n):
     """Alg. 3 lines 4–6 (Naim et al., IPDPS 2017): each community's size and the sum of its vertices' degrees; a warp
-    of one community's vertices with one atomic each (:func:`one_community`)."""
+    of one community's vertices with one atomic each (:func:`add_by_community`)."""
     i = T.gtid()
     while i - T.lane_id() < n:  # the warp goes round together (its reductions take all 32 lanes)
         c = -1
@@ -71,14 +79,7 @@ def community_sizes(C, ptr, com_size, com_degree, n):
         if i < n:
             c = C[i]
             degree = ptr[i + 1] - ptr[i]
-        total = T.reduce_add(degree)
-        if one_community(c) == 1:
-            if T.lane_id() == 0:
-                T.atomic_add(com_size, c, 32)
-                T.atomic_add(com_degree, c, total)
-        elif c >= 0:
-            T.atomic_add(com_size, c, 1)
-            T.atomic_add(com_degree, c, degree)
+        add_by_community(c, com_degree, degree, com_size)
         i += T.num_threads()
 
 

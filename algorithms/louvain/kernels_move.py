@@ -33,7 +33,7 @@ from .hashing import (
     score,
     table_size,
 )
-from .kernels_aggregate import member_of, one_community
+from .kernels_aggregate import add_by_community, member_of
 
 __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
@@ -117,8 +117,7 @@ def clear_totals(a, csize, n):
 @kernel(signature="int32[:], float64[:], float64[:], int32[:], int32")
 def community_totals(C, k, a, csize, n):
     """Alg. 1 lines 10–11: ``a_c = sum of k_i over c`` (and the size of ``c``) by atomics; zero them first.  A warp of
-    one community's vertices adds with one atomic each (:func:`~.kernels_aggregate.one_community`): where the input
-    numbers its vertices by place, a settled level's communities are long runs of ids."""
+    one community's vertices adds with one atomic each (:func:`~.kernels_aggregate.add_by_community`)."""
     i = T.gtid()
     while i - T.lane_id() < n:  # the warp goes round together (its reductions take all 32 lanes)
         c = -1
@@ -126,14 +125,7 @@ def community_totals(C, k, a, csize, n):
         if i < n:
             c = C[i]
             ki = k[i]
-        total = T.reduce_add(ki)
-        if one_community(c) == 1:
-            if T.lane_id() == 0:
-                T.atomic_add(a, c, total)
-                T.atomic_add(csize, c, 32)
-        elif c >= 0:
-            T.atomic_add(a, c, ki)
-            T.atomic_add(csize, c, 1)
+        add_by_community(c, a, ki, csize)
         i += T.num_threads()
 
 
