@@ -515,11 +515,13 @@ CASES = {
                              lambda: bucket_louvain(karate()).labels.tolist(), frozenset({"input_facts"})),
     "louvain-buckets": _louvain_case(
         _louvain_hubs(), "vertex_degrees init_communities follow_leaves clear_totals community_totals entry_counts "
-        "count_buckets fill_buckets move_by_shuffles move_block_shared move_block_global apply_moves "
+        "count_buckets fill_buckets move_by_shuffles move_block_shared move_block_global apply_moves apply_wide_moves "
         "modularity_terms copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
         "merge_block_shared merge_block_global member_degrees scatter_counts compact_edges relabel "
         "entry_sources count_chunks"),
     "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),
+    # every weight 1: the first level and the refinement count keys where the weights would be added
+    "louvain-unweighted": _louvain_case(karate(), "move_by_counts move_by_shuffles"),
     # the small degrees' weights summed in the paper's tables
     "louvain-paper": Case(lambda dev: louvain(karate(), device=dev, kernels=PAPER).labels.tolist(),
                           lambda: bucket_louvain(karate()).labels.tolist(), frozenset({"move_subwarp"})),
@@ -528,10 +530,11 @@ CASES = {
                                                community_buckets="4,12,24").labels.tolist(),
                            lambda: bucket_louvain(_louvain_hubs()).labels.tolist(),
                            frozenset({"count_chunks", "merge_chunks"})),
-    # the first phase dips at its fifth sweep, then goes on with conflict-free sweeps (tests/test_louvain.py)
+    # the first phase dips at its fifth sweep, then goes on with conflict-free sweeps (tests/test_louvain.py), the
+    # degrees above 4 in the groups moved (and applied) by a warp or more a vertex
     "louvain-conflict-free": _louvain_case(
         LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=17)),
-        "mark_movers apply_independent_moves"),
+        "mark_movers apply_independent_moves apply_wide_independent_moves", degree_buckets=(1, 2, 4, 8, 16, 32)),
     "louvain-cupyx-entries": Case(_cupyx_entry_problems, lambda: [1, 2, 3], frozenset({"entry_problems"})),
     "louvain-scan-tiles": Case(_scan, lambda: (np.r_[0, np.cumsum(SCANNED)].tolist(), int(SCANNED.sum())),
                                frozenset({"scan_tiles", "add_tile_offsets", "read_entry"})),

@@ -247,6 +247,12 @@ def test_conflict_free_sweeps_on_the_simulator_equal_the_reference():
     assert ours.labels.tolist() == reference.labels.tolist()
     assert_close(ours.modularity, nx_modularity(graph, ours))
     assert ours.modularity > bucket_louvain(graph, dip_rule="paper", refine=False).modularity + 0.02
+    lowered = (1, 2, 4, 8, 16, 32)  # the degrees above 4 moved and applied by a warp a vertex
+    ours, reference = (louvain(graph, backend="sim", seed=3, refine=False, degree_buckets=lowered),
+                       bucket_louvain(graph, refine=False, degree_buckets=lowered))
+    assert ours.stats["conflict_free_from"][0] == reference.stats["conflict_free_from"][0] == 5
+    assert ours.stats["launches"]["apply_wide_independent_moves"] > 0
+    assert ours.labels.tolist() == reference.labels.tolist()
 
 
 @pytest.mark.slow
@@ -352,6 +358,7 @@ def test_block_buckets_on_the_simulator_equal_the_reference():
     graph = _hubs()
     result = louvain(graph, backend="sim", seed=9)
     assert result.stats["launches"]["move_block_shared"] and result.stats["launches"]["move_block_global"]
+    assert result.stats["launches"]["apply_wide_moves"]
     assert result.labels.tolist() == bucket_louvain(graph).labels.tolist()
     assert result.valid
 

@@ -63,8 +63,11 @@ def _same(result, expected, exact: bool = True) -> None:
         assert result.level_modularity == pytest.approx(expected.level_modularity, rel=1e-12)
 
 
+karate_graph = karate()
+
+
 @pytest.mark.parametrize("graph, exact, build", [
-    (karate(), True, "to_device"),                                        # from gpusim's WeightedGraph
+    (karate_graph, True, "to_device"),                                        # from gpusim's WeightedGraph
     (_weighted(16, 2, isolated=3, integer=True), True, "arrays"),         # from device arrays, checked here
     (_weighted(20, 3), False, "to_device"),
 ], ids=["karate", "isolated", "real-weights"])
@@ -77,6 +80,8 @@ def test_a_device_graph_gives_the_host_graphs_answer_with_no_copy_in(graph, exac
     assert result.backend == "sim" and result.graph is on_device and on_device.checked
     assert "copy in" not in result.stats["seconds"] and "input" in result.stats["seconds"]
     assert result.stats["launches"]["input_facts"] == 1
+    # an unweighted input is found so on the device, and its weights are not read (the host graph's kernels)
+    assert ("move_by_counts" in result.stats["launches"]) == graph.unit_weights == (graph is karate_graph)
     assert "input_graph" not in result.__dict__          # nothing copied back yet
     assert result.valid and result.certified
     assert result.input_graph.n == graph.n and np.array_equal(result.input_graph.adj, graph.adj)

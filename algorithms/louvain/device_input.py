@@ -12,8 +12,8 @@ graph with self-loops goes in as a host graph.
 Its contents are checked once, on the device, by the kernels of :mod:`gpusim.runtime.device_checks`
 (:func:`gpusim.runtime.resident_graphs.resident`: offsets, ids in range, sorted lists, finite weights
 >= 0, symmetric weights, no self-loops).  The few numbers the host loop needs about the input
-(:class:`InputFacts`: entries, vertices without an edge, whether there is any weight) are computed by
-:func:`input_facts`, one launch, with three numbers read back.
+(:class:`InputFacts`: entries, vertices without an edge, whether there is any weight, whether every weight is 1)
+are computed by :func:`input_facts`, one launch, with three numbers read back.
 
 Example
 -------
@@ -24,7 +24,7 @@ Example
 >>> g = DeviceWeightedGraph(4, dev.array(np.array([0, 1, 3, 4, 4], np.int32)),
 ...                         dev.array(np.array([1, 0, 2, 1], np.int32)), dev.array(np.array([1.0, 1.0, 2.5, 2.5])))
 >>> device_facts(dev, g)
-InputFacts(n=4, entries=4, isolated=1, total_weight=3.5)
+InputFacts(n=4, entries=4, isolated=1, total_weight=3.5, unit_weights=False)
 """
 
 from __future__ import annotations
@@ -49,32 +49,40 @@ __all__ = ["InputFacts", "device_facts", "entry_problems", "from_cupyx", "host_f
 
 class InputFacts(NamedTuple):
     """What the host loop knows of its input graph (:class:`~gpusim.algorithms.louvain.graph.LouvainGraph`'s
-    ``n``, ``n_entries``, ``n_isolated`` and ``total_weight``)."""
+    ``n``, ``n_entries``, ``n_isolated``, ``total_weight`` and ``unit_weights``: every weight 1, so that the kernels
+    need not read them)."""
 
     n: int
     entries: int
     isolated: int
     total_weight: float
+    unit_weights: bool
 
 
 @kernel(signature="int32[:], float64[:], int32, int32, int32[:], float64[:]")
-def input_facts(ptr, weights, n, m, nonempty, total):
-    """``nonempty[0]`` += the vertices ``i < n`` with an entry (``ptr[i + 1] > ptr[i]``), ``total[0]`` += the
-    sum of the ``m`` entries' weights (``2 m`` of Eq. (1): each edge twice).  One grid-stride loop over
-    vertices and entries together, a warp sum (``T.reduce_add``) and one atomic a warp for each."""
+def input_facts(ptr, weights, n, m, counts, total):
+    """``counts[0]`` += the vertices ``i < n`` with an entry (``ptr[i + 1] > ptr[i]``), ``counts[1]`` += the entries
+    whose weight is not 1, ``total[0]`` += the sum of the ``m`` entries' weights (``2 m`` of Eq. (1): each edge
+    twice).  One grid-stride loop over vertices and entries together, a warp sum (``T.reduce_add``) and one atomic
+    a warp for each."""
     i = T.gtid()
     count = 0
+    other = 0
     weight = 0.0
     while i < n or i < m:
         if i < n and ptr[i + 1] > ptr[i]:
             count += 1
         if i < m:
             weight += weights[i]
+            if weights[i] != 1.0:
+                other += 1
         i += T.num_threads()
     count = T.reduce_add(count)
+    other = T.reduce_add(other)
     weight = T.reduce_add(weight)
     if T.lane_id() == 0:
-        T.atomic_add(nonempty, 0, count)
+        T.atomic_add(counts, 0, count)
+        T.atomic_add(counts, 1, other)
         T.atomic_add(total, 0, weight)
 
 
@@ -83,9 +91,9 @@ def host_facts(graph: LouvainGraph) -> InputFacts:
 
     >>> from gpusim.algorithms.louvain.graph import karate
     >>> host_facts(karate())
-    InputFacts(n=34, entries=156, isolated=0, total_weight=78.0)
+    InputFacts(n=34, entries=156, isolated=0, total_weight=78.0, unit_weights=True)
     """
-    return InputFacts(graph.n, graph.n_entries, graph.n_isolated, graph.total_weight)
+    return InputFacts(graph.n, graph.n_entries, graph.n_isolated, graph.total_weight, graph.unit_weights)
 
 
 def device_facts(dev: Device, graph: DeviceWeightedGraph, launch: Any = None) -> InputFacts:
@@ -96,17 +104,17 @@ def device_facts(dev: Device, graph: DeviceWeightedGraph, launch: Any = None) ->
     whether it is positive, which no order changes).  ``launch`` (a
     :class:`~gpusim.runtime.launcher.Launcher`) counts the launch when given."""
     n, entries = graph.n, int(graph.adj.shape[0])
-    nonempty, total = dev.zeros(1, np.int32), dev.zeros(1, np.float64)
+    counts, total = dev.zeros(2, np.int32), dev.zeros(1, np.float64)
     if n:
         grid, block = check_grid(dev, max(n, entries))
         weights = graph.weights if entries else dev.zeros(1, np.float64)
-        args = (graph.ptr, weights, n, entries, nonempty, total)
+        args = (graph.ptr, weights, n, entries, counts, total)
         if launch is None:
             dev.launch(input_facts, grid, block, args)
         else:
             launch(input_facts, grid, block, *args)
-    with_edges, two_m = int(dev.to_host(nonempty)[0]), float(dev.to_host(total)[0])
-    return InputFacts(n, entries, n - with_edges, two_m / 2.0)
+    (with_edges, others), two_m = dev.to_host(counts)[:2].tolist(), float(dev.to_host(total)[0])
+    return InputFacts(n, entries, n - with_edges, two_m / 2.0, entries > 0 and others == 0)
 
 
 def louvain_input(source: Any, symmetrise: str | None = None) -> LouvainGraph | DeviceWeightedGraph:

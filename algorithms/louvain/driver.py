@@ -66,7 +66,7 @@ from .device_input import device_facts, host_facts, louvain_input
 from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
 from .host_levels import HOST_LEVELS, finish_on_host
-from .kernels_scan import exclusive_scan
+from .move_launches import MoveLaunches
 from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
 from .result import CommunityResult
 from .variants import PAPER, SHUFFLES, LouvainKernels, kernel_table
@@ -86,9 +86,6 @@ TOLERANCE_DROP = 10.0
 AGGREGATION_TOLERANCE = 0.8
 #: The options that give the paper's stopping rules and sweeps over every vertex (GVE-Louvain's three rules off).
 PAPER_RULES = {"tolerance_drop": None, "prune": False, "aggregation_tolerance": None}
-#: Lanes per vertex and slots per table of §4.1's groups one to five.
-_SUBWARP = ((4, 7), (8, 13), (16, 29), (32, 53), (32, 127))
-_ENTRY_A_LANE = 4  # the groups below have a lane an entry (degree at most the lanes): kernels.move_small takes them
 
 
 def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto", device: Device | None = None,
@@ -369,7 +366,7 @@ def _positive(name: str, value) -> float:
     return float(value)
 
 
-class _Run(Contraction):
+class _Run(Contraction, MoveLaunches):
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
     def __init__(self, graph: LouvainGraph | DeviceWeightedGraph, dev: Device, resolution: float, limits: tuple,
@@ -386,6 +383,7 @@ class _Run(Contraction):
         self.max_grid = max_grid or (4 if dev.backend == "sim" else 8192)
         self.primes_host, self.global_tables = prime_table(), None
         self.hub_tables_dirty, self.ones = True, None  # the hubs' tables to clear; the input's weights when all 1
+        self.finest = None  # the input graph's ptr and level_arrays, kept for the refinement
         self.conflict_free_from: list[int | None] = []
 
     # -- small helpers --------------------------------------------------------------------------
@@ -406,14 +404,6 @@ class _Run(Contraction):
 
     def read(self, array, count: int = 1) -> np.ndarray:
         return self.dev.to_host(array)[:count]
-
-    def tables(self, entries: int, n: int) -> tuple[object, object]:
-        """Global-memory hash tables with room for every vertex's (or community's) at ``3 ptr[i] + 2 i``: allocated
-        at the first level that needs them (the largest) and kept."""
-        slots = 3 * entries + 2 * n
-        if self.global_tables is None or self.global_tables[0].size < slots:
-            self.global_tables = self.dev.zeros(slots, np.int32), self.dev.zeros(slots, np.float64)
-        return self.global_tables
 
     def result(self) -> CommunityResult:
         graph, dev, launch = self.graph, self.dev, self.launch
@@ -481,12 +471,13 @@ class _Run(Contraction):
         graph, dev = self.graph, self.dev
         if isinstance(graph, LouvainGraph):  # an unweighted graph's weights are made on the device, not copied
             weights = dev.full(graph.n_entries, 1.0, np.float64) if graph.unit_weights else self.nonempty(graph.weights)
-            self.ones = weights if graph.unit_weights else None  # modularity_terms need not read them
+            self.ones = weights if graph.unit_weights else None  # the kernels need not read them
             return dev.array(graph.ptr), self.nonempty(graph.adj), weights, host_facts(graph)
         graph = resident(dev, graph)
         facts = device_facts(dev, graph, self.launch)
         if not facts.entries:
             return graph.ptr, self.zeros(1, np.int32), self.zeros(1, np.float64), facts
+        self.ones = graph.weights if facts.unit_weights else None
         return graph.ptr, graph.adj, graph.weights, facts
 
     # -- Algorithm 1 -----------------------------------------------------------------------------
@@ -495,11 +486,8 @@ class _Run(Contraction):
         array of community ids) instead of singletons when given (the refinement)."""
         dev = self.dev
         self.hub_tables_dirty = True  # the contraction or another level used the global tables since
-        k, total = self.zeros(n, np.float64), dev.zeros(1, np.float64)
-        self.each_warp(mv.vertex_degrees, n, ptr, w, k, total, n)
-        two_m = float(self.read(total)[0])
-        src = self.zeros(entries, np.int32)
-        self.each_warp(mv.entry_sources, n, ptr, src, n)
+        active = self.zeros(n, np.int32)  # with pruning: the sweep from which each vertex is looked at again
+        k, two_m, src, degree, groups = self.level_arrays(ptr, w, n, entries, active)
         C, best, new_comm = self.zeros(n, np.int32), self.zeros(n, np.int32), self.zeros(n, np.int32)
         a, csize = self.zeros(n, np.float64), self.zeros(n, np.int32)
         if start is not None:
@@ -519,11 +507,6 @@ class _Run(Contraction):
             inside, squares = (float(x) for x in self.read(sums, 2))
             return inside / two_m - self.gamma * squares / (two_m * two_m)
 
-        degree = self.zeros(n, np.int32)
-        self.each(mv.entry_counts, n, ptr, degree, n)
-        bounds = self.degree_buckets if self.layout == "buckets" else ()
-        active = self.zeros(n, np.int32)  # with pruning: the sweep from which each vertex is looked at again
-        groups = DegreeGroups(self.dev, self.launch, degree, bounds, n, active, self.max_grid)
         vset, buckets = groups.vset, groups.every_vertex
         q = q_start = best_q = totals_and_q(recount=True)
         self.each(mv.copy_labels, n, C, best, n)
@@ -535,14 +518,16 @@ class _Run(Contraction):
                 if count:
                     self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
                                   len(self.primes_host), two_m / 2.0, self.gamma), degree, entries, n)
+                    wide = self.by_warps(b)
+                    each, moved = self.each_warp if wide else self.each, (ptr, adj, vset, offset, count, new_comm, C,
+                                                                           k, a, csize)
                     if independent:
                         stamp = sweeps * len(buckets) + b + 1
                         self.each(ap.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
-                        self.each(ap.apply_independent_moves, count, ptr, adj, vset, offset, count, new_comm, C, k,
-                                  a, csize, moving, stamp, sweeps, active, wake)
+                        each(ap.apply_wide_independent_moves if wide else ap.apply_independent_moves, count, *moved,
+                             moving, stamp, sweeps, active, wake)
                     else:
-                        self.each(ap.apply_moves, count, ptr, adj, vset, offset, count, new_comm, C, k, a, csize,
-                                  active, wake)
+                        each(ap.apply_wide_moves if wide else ap.apply_moves, count, *moved, active, wake)
             sweeps += 1
             # the next sweep's vertices, filled before Q is read and read with it: one wait a sweep
             filled = groups.fill(active, sweeps) if self.prune else None
@@ -564,36 +549,21 @@ class _Run(Contraction):
             else:
                 return best, q_start, best_q, sweeps
 
-    def move(self, b: int, args: tuple, degree, entries: int, n: int) -> None:
-        """computeMove (Algorithm 2) for bucket ``b`` with the layout's threads per vertex."""
-        count, kernels = args[9], self.kernels
-        if self.layout == "thread":
-            self.each(kernels.move_thread, count, *args, *self.tables(entries, n))
-        elif b < len(_SUBWARP):
-            width, slots = _SUBWARP[b]
-            blocks = -(-count // (mv.BLOCK // width))
-            small = kernels.move_small if b < _ENTRY_A_LANE else kernels.move_subwarp
-            self.launch(small, min(blocks, self.max_grid), mv.BLOCK, *args, width, slots)
-        elif b == len(_SUBWARP):
-            self.launch(kernels.move_block_shared, min(count, self.max_grid), mv.BLOCK, *args)
-        else:
-            self.move_in_chunks(args, degree, entries, n)
-
-    def move_in_chunks(self, args: tuple, degree, entries: int, n: int) -> None:
-        """§4.1's last group (degree above the last bound): a block per ``chunk`` entries of a vertex, ``chunk`` the
-        group's lower bound, in launches of :func:`~.kernels_move.move_block_global`: hash, best of each share (its
-        slots freed), decide; in a phase's first sweep a clear of the tables before (they hold what the contraction
-        or another level left there)."""
-        vset, offset, count = args[7], args[8], args[9]
-        chunk = self.degree_buckets[-1] + 1
-        chunks = self.zeros(count, np.int32)
-        self.each(agg.count_chunks, count, degree, vset, offset, count, chunk, chunks)
-        chunk_start, total = exclusive_scan(self.dev, chunks, count, self.launch)
-        # step 2 writes each chunk's three before step 3 reads them
-        chunk_best = self.dev.empty(total, np.int32)
-        chunk_weight, chunk_own = self.dev.empty(total, np.float64), self.dev.empty(total, np.float64)
-        for step in range(0 if self.hub_tables_dirty else 1, 4):
-            self.launch(self.kernels.move_block_global, min(count if step == 3 else total, self.max_grid), mv.BLOCK,
-                        *args, *self.tables(entries, n), chunk, chunk_start, total, chunk_best, chunk_weight,
-                        chunk_own, step)
-        self.hub_tables_dirty = False  # step 2 leaves each table it read empty
+    def level_arrays(self, ptr, w, n: int, entries: int, active) -> tuple:
+        """``(k, 2m, src, degree, groups)`` of a level: the vertex degrees (Alg. 1 line 2) and their sum, each entry's
+        row, the entry counts, and the degree groups holding every vertex (``active``: the pruning's zeros).  The input
+        graph's are kept for the refinement, which needs them again (``self.finest``)."""
+        if self.finest is not None and self.finest[0] is ptr:
+            self.finest[1][-1].fill(active, 0)
+            return self.finest[1]
+        k, total = self.zeros(n, np.float64), self.dev.zeros(1, np.float64)
+        src, degree = self.zeros(entries, np.int32), self.zeros(n, np.int32)
+        self.each_warp(mv.vertex_degrees, n, ptr, w, k, total, n)
+        self.each_warp(mv.entry_sources, n, ptr, src, n)
+        self.each(mv.entry_counts, n, ptr, degree, n)
+        bounds = self.degree_buckets if self.layout == "buckets" else ()
+        groups = DegreeGroups(self.dev, self.launch, degree, bounds, n, active, self.max_grid)
+        arrays = k, float(self.read(total)[0]), src, degree, groups
+        if self.refine and self.finest is None:
+            self.finest = ptr, arrays
+        return arrays

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-__all__ = ["apply_independent_moves", "apply_moves", "blocked_by_neighbour", "mark_movers", "move_vertex", "priority",
-           "vertex_at", "wake_neighbours"]
+__all__ = ["apply_independent_moves", "apply_moves", "apply_wide_independent_moves", "apply_wide_moves",
+           "blocked_by_neighbour", "mark_movers", "move_vertex", "priority", "vertex_at", "wake_neighbours"]
 
 
 @device
@@ -75,6 +75,27 @@ def apply_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, active,
         if moves == 1:
             move_vertex(i, new_comm[i], C, k, a, csize)
         v += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
+                  "int32[:], int32")
+def apply_wide_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, active, sweep):
+    """:func:`apply_moves` for the groups that move with a warp or more a vertex (degrees above 16), a warp per
+    vertex: the warp's lanes wake a mover's neighbours together, then lane 0 moves it.  A thread a vertex left a warp to
+    walk its 32 vertices' lists one after another: 3.3 ms of an R-MAT graph's second level on an H200, where one warp
+    walked the lists of 32 hubs in turn."""
+    v = T.gtid() // 32
+    while v < count:
+        i = vset[offset + v]
+        moves = 0
+        if T.lane_id() == 0 and new_comm[i] != C[i]:
+            moves = 1
+        if T.shfl_idx(moves, 0) == 1:  # lane 0 has read C[i] before it writes it
+            if sweep > 0:
+                wake_neighbours(ptr, adj, i, active, sweep)
+            if T.lane_id() == 0:
+                move_vertex(i, new_comm[i], C, k, a, csize)
+        v += T.num_threads() // 32
 
 
 @device
@@ -142,3 +163,24 @@ def apply_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, cs
         if free == 1:
             move_vertex(i, new_comm[i], C, k, a, csize)
         v += T.num_threads()
+
+
+@kernel(signature="int32[:], int32[:], int32[:], int32, int32, int32[:], int32[:], float64[:], float64[:], int32[:], "
+                  "int32[:], int32, int32, int32[:], int32")
+def apply_wide_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, a, csize, moving, stamp, salt, active,
+                                 sweep):
+    """:func:`apply_independent_moves` for the groups of :func:`apply_wide_moves`, a warp per vertex (as
+    :func:`apply_wide_moves`): the lanes wake a mover's neighbours and look at them for a mover of higher priority
+    together, then lane 0 moves it if none is."""
+    v = T.gtid() // 32
+    while v < count:
+        i = vset[offset + v]
+        mover = 0
+        if T.lane_id() == 0 and moving[i] == stamp:
+            mover = 1
+        if T.shfl_idx(mover, 0) == 1:
+            if sweep > 0:
+                wake_neighbours(ptr, adj, i, active, sweep)
+            if T.any(blocked_by_neighbour(ptr, adj, i, moving, stamp, salt)) == 0 and T.lane_id() == 0:
+                move_vertex(i, new_comm[i], C, k, a, csize)
+        v += T.num_threads() // 32

@@ -8,7 +8,7 @@ next bucket.  The number of threads per vertex grows with its degree (§4.1): 4,
 warp (:func:`move_subwarp`, degrees 1–32, with 1–3 edges a lane for 33–84), a 128-thread block with the
 table in shared memory (:func:`move_block_shared`, 85–319) or in global memory
 (:func:`move_block_global`, above 319).  :func:`move_thread` is the baseline the paper improves on:
-one thread per vertex.
+one thread per vertex.  :mod:`.kernels_shuffle` sums the degrees up to 32 by shuffles instead of tables.
 
 Every kernel is launched with 128 threads a block (four warps, §4.1).
 
@@ -39,8 +39,8 @@ __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
     "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
     "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
-    "hash_neighbours", "init_communities", "lane_max", "modularity_terms", "move_block_global", "move_block_shared",
-    "move_block_vertex", "move_by_shuffles", "move_subwarp", "move_thread", "same_key_sum", "slot_community",
+    "hash_neighbours", "init_communities", "modularity_terms", "move_block_global", "move_block_shared",
+    "move_block_vertex", "move_subwarp", "move_thread", "slot_community",
     "slot_score", "slot_weight", "take_share", "vertex_degrees",
 ]
 
@@ -261,84 +261,6 @@ def move_subwarp(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, pri
         if i >= 0 and lane == 0:
             decide(keys, vals, base, size, best, i, C, k, a, csize, m, gamma, new_comm)
         T.syncwarp()
-        first += T.grid_size() * per_block
-
-
-@device
-def lane_max(x, width):
-    """The largest ``x`` of ``width`` aligned lanes, in every one of them (a butterfly of ``shfl_xor``)."""
-    offset = width // 2
-    while offset > 0:
-        other = T.shfl_xor(x, offset)
-        if other > x:
-            x = other
-        offset = offset // 2
-    return x
-
-
-@device
-def same_key_sum(key, weight, first_lane, width):
-    """The ``weight`` of the lanes ``first_lane ... first_lane + width - 1`` that hold this lane's ``key``, added in
-    lane order (``width`` shuffles of each): every lane learns its key's total, with no table."""
-    total = 0.0
-    for q in range(width):
-        other_key = T.shfl_idx(key, first_lane + q)
-        other_weight = T.shfl_idx(weight, first_lane + q)
-        if other_key == key:
-            total += other_weight
-    return total
-
-
-@kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32[:], int32[:], int32, "
-                  "int32, int32[:], int32[:], int32, float64, float64, int32, int32")
-def move_by_shuffles(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, primes, n_primes, m, gamma, width,
-                     stride):
-    """computeMove (Naim et al., IPDPS 2017, Alg. 2) for degrees up to ``width`` (4, 8, 16 or 32 lanes a vertex, an
-    entry a lane: §4.1's groups one to four) with no table: lane ``q`` holds the community of ``i``'s ``q``-th
-    neighbour, and ``e_{i->c}`` of its community is the weights of the lanes holding the same one, added in list
-    order over ``width`` shuffles.  Where :func:`move_subwarp` clears a table, claims slots by CAS and adds weights by
-    atomics (a compare-and-swap loop for a double in shared memory, and a slot all lanes add to once the neighbours
-    share a community), this reads and shuffles.  The best community (:func:`~.hashing.group_best`) and the move
-    (:func:`choose`) are :func:`move_subwarp`'s.  ``primes``, ``n_primes`` and ``stride`` are unused: the signature is
-    :func:`move_subwarp`'s, so that either serves those groups
-    (:class:`~gpusim.algorithms.louvain.variants.LouvainKernels`)."""
-    lane = T.lane_id() % width
-    first_lane = T.lane_id() - lane
-    per_block = T.block_size() // width
-    first = T.block_id() * per_block
-    while first < count:
-        v = first + T.thread_id() // width
-        i = -1
-        c = -1
-        weight = 0.0
-        if v < count:
-            i = vset[offset + v]
-            e = ptr[i] + lane
-            if e < ptr[i + 1] and adj[e] != i:  # a self-loop is left out, as in the tables
-                c = C[adj[e]]
-                weight = w[e]
-        e_c = same_key_sum(c, weight, first_lane, width)
-        own = -1
-        ki = 0.0
-        if i >= 0:
-            own = C[i]
-            ki = k[i]
-        candidate = -1
-        s = 0.0
-        if c >= 0 and c != own:
-            candidate = c
-            s = score(e_c, ki, a[c], m, gamma)
-        best = group_best(candidate, s, width)
-        to_own = 0.0  # e_{i->c} of the lanes holding i's own community, and the best's (weights are >= 0: none, 0)
-        to_best = 0.0
-        if c >= 0 and c == own:
-            to_own = e_c
-        if c >= 0 and c == best:
-            to_best = e_c
-        to_own = lane_max(to_own, width)
-        to_best = lane_max(to_best, width)
-        if i >= 0 and lane == 0:
-            choose(best, to_own, to_best, i, C, k, a, csize, m, gamma, new_comm)
         first += T.grid_size() * per_block
 
 

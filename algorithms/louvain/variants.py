@@ -21,6 +21,7 @@ from gpusim.language.variants import device_names, with_devices
 
 from . import kernels_aggregate as aggregate
 from . import kernels_move as move
+from . import kernels_shuffle as shuffle
 
 __all__ = ["PAPER", "SHUFFLES", "TABLES", "LouvainKernels", "kernel_table", "louvain_kernels"]
 
@@ -38,18 +39,21 @@ class LouvainKernels(NamedTuple):
     merge_block_global: Kernel
     merge_chunks: Kernel
     #: The kernel of §4.1's groups one to four (degrees up to 32, an entry a lane), with ``move_subwarp``'s
-    #: signature: ``move_subwarp`` itself (the paper's tables) or :func:`~.kernels_move.move_by_shuffles`.
+    #: signature: ``move_subwarp`` itself (the paper's tables) or :func:`~.kernels_shuffle.move_by_shuffles`.
     move_small: Kernel
+    #: ``move_small`` for an unweighted input graph (its first level and the refinement): ``move_subwarp`` or
+    #: :func:`~.kernels_shuffle.move_by_counts`, which reads no weight.
+    move_small_unit: Kernel
 
 
 #: The paper's kernels: ``louvain(..., kernels=PAPER)`` or ``kernels="paper"``.
 PAPER = LouvainKernels(move.move_subwarp, move.move_block_shared, move.move_block_global, move.move_thread,
                        aggregate.merge_warp, aggregate.merge_block_shared, aggregate.merge_block_global,
-                       aggregate.merge_chunks, move.move_subwarp)
+                       aggregate.merge_chunks, move.move_subwarp, move.move_subwarp)
 #: The paper's kernels, but the degrees up to 32 sum their communities' weights by shuffles, with no hash table
-#: (:func:`~.kernels_move.move_by_shuffles`): the default, the same decisions as :data:`PAPER` in less time (an
-#: H200, a random geometric graph of 2^22 vertices: 7.9 ms against 15.1 ms in the first level's moves).
-SHUFFLES = PAPER._replace(move_small=move.move_by_shuffles)
+#: (:mod:`~.kernels_shuffle`): the default, the same decisions as :data:`PAPER` in less time (an H200, a random
+#: geometric graph of 2^22 vertices: 7.9 ms against 15.1 ms in the first level's moves).
+SHUFFLES = PAPER._replace(move_small=shuffle.move_by_shuffles, move_small_unit=shuffle.move_by_counts)
 #: The tables by name, as the command line's ``--kernels`` gives them.
 TABLES = {"paper": PAPER, "shuffles": SHUFFLES}
 

@@ -87,6 +87,7 @@ LAUNCH_PATHS: dict[str, tuple[tuple[dict[str, Any], tuple[str, ...]], ...]] = {
 #: Kernels no option launches on a small input, and what does.
 NEEDS = {
     "has_hub": "a GPU backend: warp_degree='auto' asks it there",
+    "move_by_counts": "an unweighted input, every weight 1 (--example karate); the drawn inputs are weighted",
 }
 
 
