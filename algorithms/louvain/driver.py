@@ -518,9 +518,9 @@ class _Run(Contraction, MoveLaunches):
                 if count:
                     self.move(b, (ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm, self.primes,
                                   len(self.primes_host), two_m / 2.0, self.gamma), degree, entries, n)
-                    wide = self.by_warps(b)
-                    each, moved = self.each_warp if wide else self.each, (ptr, adj, vset, offset, count, new_comm, C,
-                                                                           k, a, csize)
+                    wide = self.by_warps(b)  # its moves applied a warp a vertex
+                    each = self.each_warp if wide else self.each
+                    moved = (ptr, adj, vset, offset, count, new_comm, C, k, a, csize)
                     if independent:
                         stamp = sweeps * len(buckets) + b + 1
                         self.each(ap.mark_movers, count, vset, offset, count, new_comm, C, moving, stamp)
@@ -554,8 +554,9 @@ class _Run(Contraction, MoveLaunches):
         row, the entry counts, and the degree groups holding every vertex (``active``: the pruning's zeros).  The input
         graph's are kept for the refinement, which needs them again (``self.finest``)."""
         if self.finest is not None and self.finest[0] is ptr:
-            self.finest[1][-1].fill(active, 0)
-            return self.finest[1]
+            kept, groups = self.finest[1], self.finest[1][-1]
+            groups.fill(active, 0)  # every vertex again
+            return kept
         k, total = self.zeros(n, np.float64), self.dev.zeros(1, np.float64)
         src, degree = self.zeros(entries, np.int32), self.zeros(n, np.int32)
         self.each_warp(mv.vertex_degrees, n, ptr, w, k, total, n)
