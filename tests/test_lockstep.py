@@ -516,12 +516,13 @@ CASES = {
     "louvain-buckets": _louvain_case(
         _louvain_hubs(), "vertex_degrees init_communities follow_leaves clear_totals community_totals entry_counts "
         "count_buckets fill_buckets move_by_shuffles move_block_shared move_block_global apply_moves apply_wide_moves "
+        "inside_change "
         "modularity_terms copy_labels community_sizes mark_nonempty scan_tiles read_entry place_vertices merge_warp "
         "merge_block_shared merge_block_global member_degrees scatter_counts compact_edges relabel "
         "entry_sources count_chunks"),
     "louvain-thread": _louvain_case(karate(), "move_thread", layout="thread"),
     # every weight 1: the first level and the refinement count keys where the weights would be added
-    "louvain-unweighted": _louvain_case(karate(), "move_by_counts move_by_shuffles"),
+    "louvain-unweighted": _louvain_case(karate(), "move_by_counts move_by_shuffles inside_change"),
     # the small degrees' weights summed in the paper's tables
     "louvain-paper": Case(lambda dev: louvain(karate(), device=dev, kernels=PAPER).labels.tolist(),
                           lambda: bucket_louvain(karate()).labels.tolist(), frozenset({"move_subwarp"})),

@@ -23,8 +23,10 @@ from gpusim.algorithms.louvain import (
     louvain,
 )
 from gpusim.algorithms.louvain.driver import PAPER_RULES, aggregate
+from gpusim.algorithms.louvain.kernels_apply import inside_change
 from gpusim.algorithms.louvain.variants import PAPER, SHUFFLES
 from gpusim.errors import InvalidArgument
+from gpusim.runtime.launcher import Launcher
 
 
 @st.composite
@@ -104,6 +106,30 @@ def test_contraction_preserves_total_weight_and_sums_blocks(graph, data):
     got = sp.csr_array((contracted.weights, (got_src, contracted.adj)), shape=(used.size, used.size)).toarray()
     assert np.array_equal(got, expected)
     assert np.array_equal(contracted.degrees, np.bincount(new_id[communities], graph.degrees, minlength=used.size))
+
+
+@settings(max_examples=25)
+@given(graph=louvain_graphs(max_n=12), data=st.data())
+def test_the_movers_lists_give_the_sweeps_change_of_the_inside_weight(graph, data):
+    """``inside_change`` from two partitions against Eq. (1)'s inside weight of each, summed from the matrix (and the
+    group sizes it copies beside its sums)."""
+    n = graph.n
+    before, after = (np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n)), np.int32)
+                     for _ in range(2))
+    a = np.array(data.draw(st.lists(st.integers(0, 9), min_size=n, max_size=n)), float)
+    dev = Device("sim", seed=data.draw(st.integers(0, 99)), trace=False)
+    sizes = np.array(data.draw(st.lists(st.integers(0, 99), max_size=8)), np.int32)
+    sums = dev.zeros(2 + sizes.size, np.float64)
+    arrays = (dev.array(x if x.size else np.zeros(1, x.dtype)) for x in (graph.ptr, graph.adj, graph.weights))
+    Launcher(dev)(inside_change, 2, 64, *arrays, dev.array(before), dev.array(after), dev.array(a), sums, n, 0,
+                  dev.array(np.r_[sizes, 0].astype(np.int32)), sizes.size)
+    src = np.repeat(np.arange(n), np.diff(graph.ptr))
+    full = sp.csr_array((graph.weights, (src, graph.adj)), shape=(n, n)).tocoo()
+
+    def inside(c):
+        return full.data[c[full.row] == c[full.col]].sum()
+
+    assert dev.to_host(sums).tolist() == [inside(after) - inside(before), float((a * a).sum()), *sizes.tolist()]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -53,7 +53,7 @@ class Contraction:
         if n_new == n and not always:
             return None
         edge_pos, bound = exclusive_scan(dev, com_degree, n, self.launch)
-        com_start, _ = exclusive_scan(dev, com_size, n, self.launch)
+        com_start, _ = exclusive_scan(dev, com_size, n, self.launch, total=False)
         cursor, com = self.zeros(n, np.int32), self.zeros(n, np.int32)
         self.each(mv.copy_labels, n, com_start, cursor, n)
         self.each(agg.place_vertices, n, C, cursor, com, n)
@@ -64,7 +64,7 @@ class Contraction:
         if any(count for _, count in buckets[1:]):  # the block kernels number each community's edges flat
             member_degree = self.zeros(n, np.int32)
             self.each(agg.member_degrees, n, ptr, com, member_degree, n)
-            member_start, _ = exclusive_scan(dev, member_degree, n, self.launch)
+            member_start, _ = exclusive_scan(dev, member_degree, n, self.launch, total=False)
         fill, new_adj, new_w = self.zeros(n, np.int32), self.zeros(bound, np.int32), self.zeros(bound, np.float64)
         args = (ptr, adj, w, C, com, com_start, com_size, com_degree, cset)
         tail = (self.primes, len(self.primes_host), edge_pos, fill, new_id, new_adj, new_w)

@@ -165,13 +165,12 @@ class DegreeGroups:
 
     def fill(self, active, sweep: int):
         """The vertices with ``active[i] >= sweep`` put in their groups' parts of ``vset``; returns how many each
-        group has, on the device (:meth:`taken` reads them), so that a caller may read them with something else."""
+        group has, on the device, for a caller to read back with something else (:meth:`taken`)."""
         filled = self.dev.zeros(self.n_groups, np.int32)
         self._each(fill_buckets, self.degree, self.bounds, self.n_groups, self.starts, filled, self.vset, active,
                    sweep, self.n)
         return filled
 
-    def taken(self, filled) -> list[tuple[int, int]]:
-        """``(offset, count)`` of each group that :meth:`fill` filled (one read back)."""
-        counts = self.dev.to_host(filled)[:self.n_groups]
-        return [(int(start), int(count)) for start, count in zip(self.offsets, counts, strict=True)]
+    def taken(self, sizes) -> list[tuple[int, int]]:
+        """``(offset, count)`` of each group, from the sizes of a :meth:`fill` read back."""
+        return [(int(start), int(count)) for start, count in zip(self.offsets, sizes, strict=True)]

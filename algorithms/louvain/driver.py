@@ -498,17 +498,32 @@ class _Run(Contraction, MoveLaunches):
                 self.each(mv.follow_leaves, n, ptr, adj, C, n)
         self.each(mv.init_communities, n, new_comm, n)
 
-        def totals_and_q(recount: bool = False) -> float:
+        # no hub: a warp may walk each mover's list (inside_change); with one, every entry is read again
+        hubless, inside = len(groups.every_vertex) > 1 and groups.every_vertex[-1][1] == 0, 0.0
+        with_edges = sum(count for _, count in groups.every_vertex)
+
+        def totals_and_q(recount: bool = False, looked_at: int = n, filled=None) -> tuple[float, list]:
+            """Q of ``C`` by Eq. (1), and the group sizes ``filled`` (the next sweep's, when given) read with it;
+            after a sweep that looked at fewer than half the vertices with an edge, from its movers' lists and the
+            partition it started from, ``best`` (each sweep starts from the best one seen)."""
+            nonlocal inside
             if recount:  # the moves keep a_c and the sizes up to date (apply_moves); counted at a phase's start
                 self.each(mv.clear_totals, n, a, csize, n)
                 self.each(mv.community_totals, n, C, k, a, csize, n)
-            sums = dev.zeros(2, np.float64)
-            self.each(mv.modularity_terms, max(n, entries), src, adj, w, C, a, sums, n, entries, int(w is self.ones))
-            inside, squares = (float(x) for x in self.read(sums, 2))
-            return inside / two_m - self.gamma * squares / (two_m * two_m)
+            n_counts = 0 if filled is None else groups.n_groups
+            sums, unit = dev.zeros(2 + n_counts, np.float64), int(w is self.ones)
+            counts = (C if filled is None else filled, n_counts)
+            by_movers = hubless and not recount and 2 * looked_at < with_edges
+            if by_movers:
+                self.each(ap.inside_change, n, ptr, adj, w, best, C, a, sums, n, unit, *counts)
+            else:
+                self.each(mv.modularity_terms, max(n, entries), src, adj, w, C, a, sums, n, entries, unit, *counts)
+            found, squares, *sizes = self.read(sums, 2 + n_counts).tolist()
+            inside = inside + found if by_movers else found
+            return inside / two_m - self.gamma * squares / (two_m * two_m), sizes
 
         vset, buckets = groups.vset, groups.every_vertex
-        q = q_start = best_q = totals_and_q(recount=True)
+        q = q_start = best_q = totals_and_q(recount=True)[0]
         self.each(mv.copy_labels, n, C, best, n)
         sweeps, independent, moving = 0, False, None
         self.conflict_free_from.append(None)
@@ -531,8 +546,8 @@ class _Run(Contraction, MoveLaunches):
             sweeps += 1
             # the next sweep's vertices, filled before Q is read and read with it: one wait a sweep
             filled = groups.fill(active, sweeps) if self.prune else None
-            q_new = totals_and_q()
-            buckets = buckets if filled is None else groups.taken(filled)
+            q_new, sizes = totals_and_q(looked_at=sum(count for _, count in buckets), filled=filled)
+            buckets = buckets if filled is None else groups.taken(sizes)
             if q_new > best_q:
                 best_q = q_new
                 self.each(mv.copy_labels, n, C, best, n)

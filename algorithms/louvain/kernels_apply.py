@@ -3,7 +3,8 @@
 :func:`apply_moves` moves every vertex that chose another community and keeps the community totals up to date;
 after a sweep that lowered modularity, :func:`mark_movers` and :func:`apply_independent_moves` let only a
 conflict-free set of them move.  With vertex pruning both wake the movers' neighbours for the next sweep
-(:func:`wake_neighbours`).
+(:func:`wake_neighbours`), and after a sweep that looked at few vertices :func:`inside_change` finds Eq. (1)'s new
+sums from the movers' lists alone.
 
 >>> from gpusim.algorithms.louvain.kernels_apply import priority
 >>> priority.name
@@ -14,8 +15,11 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
+from .kernels_move import copy_counts
+
 __all__ = ["apply_independent_moves", "apply_moves", "apply_wide_independent_moves", "apply_wide_moves",
-           "blocked_by_neighbour", "mark_movers", "move_vertex", "priority", "vertex_at", "wake_neighbours"]
+           "blocked_by_neighbour", "inside_change", "mark_movers", "mover_inside_change", "move_vertex", "priority",
+           "vertex_at", "wake_neighbours"]
 
 
 @device
@@ -184,3 +188,63 @@ def apply_wide_independent_moves(ptr, adj, vset, offset, count, new_comm, C, k, 
             if T.any(blocked_by_neighbour(ptr, adj, i, moving, stamp, salt)) == 0 and T.lane_id() == 0:
                 move_vertex(i, new_comm[i], C, k, a, csize)
         v += T.num_threads() // 32
+
+
+@device
+def mover_inside_change(ptr, adj, w, before, C, i, unit):
+    """This lane's share of what the mover ``i``'s entries add to Eq. (1)'s inside weight in a sweep that took the
+    partition ``before`` to ``C``: an entry ``(i, j)`` adds ``w_ij`` if ``i`` and ``j`` now share a community and did
+    not, and takes it if they shared one and no longer do; twice when ``j`` stayed, as its entry ``(j, i)`` is walked
+    by no one (a self-loop's never changes)."""
+    was = before[i]
+    now = C[i]
+    change = 0.0
+    e = ptr[i] + T.lane_id()
+    while e < ptr[i + 1]:
+        j = adj[e]
+        joined = 0
+        if C[j] == now:
+            joined = 1
+        left = 0
+        if before[j] == was:
+            left = 1
+        if joined != left:
+            weight = 1.0
+            if unit == 0:
+                weight = w[e]
+            if before[j] == C[j]:
+                weight = 2.0 * weight
+            change += (joined - left) * weight
+        e += 32
+    return change
+
+
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], int32[:], float64[:], float64[:], int32, int32, int32[:], "
+                  "int32")
+def inside_change(ptr, adj, w, before, C, a, sums, n, unit, counts, n_counts):
+    """Eq. (1)'s sums after a sweep from the movers alone: ``sums[0] +=`` the change of the inside weight from the
+    partition ``before`` (the sweep's start) to ``C`` (:func:`mover_inside_change`), ``sums[1] += sum_c a_c^2``, where
+    :func:`~.kernels_move.modularity_terms` reads every entry again.  A thread per vertex; the warp walks each of its
+    movers' lists together (for a level with no hub: one lane would walk a hub's list alone).  ``unit`` 1: every weight
+    is 1, not read.  The next sweep's group sizes ride along (:func:`~.kernels_move.copy_counts`)."""
+    copy_counts(counts, n_counts, sums)
+    lane = T.lane_id()
+    v = T.gtid()
+    change = 0.0
+    squares = 0.0
+    while v - lane < n:
+        moved = 0
+        if v < n:
+            squares += a[v] * a[v]
+            if before[v] != C[v]:
+                moved = 1
+        if T.any(moved) == 1:
+            for q in range(32):
+                if T.shfl_idx(moved, q) == 1:
+                    change += mover_inside_change(ptr, adj, w, before, C, T.shfl_idx(v, q), unit)
+        v += T.num_threads()
+    change = T.reduce_add(change)
+    squares = T.reduce_add(squares)
+    if lane == 0:
+        T.atomic_add(sums, 0, change)
+        T.atomic_add(sums, 1, squares)

@@ -39,7 +39,7 @@ __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
     "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
     "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
-    "hash_neighbours", "init_communities", "modularity_terms", "move_block_global", "move_block_shared",
+    "copy_counts", "hash_neighbours", "init_communities", "modularity_terms", "move_block_global", "move_block_shared",
     "move_block_vertex", "move_subwarp", "move_thread", "slot_community",
     "slot_score", "slot_weight", "take_share", "vertex_degrees",
 ]
@@ -477,14 +477,17 @@ def entry_sources(ptr, src, n):
         i += T.num_threads() // 32
 
 
-@kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32, int32, int32")
-def modularity_terms(src, adj, w, C, a, sums, n, entries, unit):
+@kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32, int32, int32, int32[:], "
+                  "int32")
+def modularity_terms(src, adj, w, C, a, sums, n, entries, unit, counts, n_counts):
     """Eq. (1)'s two sums: ``sums[0] += sum_i e_{i->C(i)}`` (the weight inside communities, ``A`` summed over
     pairs in one community) and ``sums[1] += sum_c a_c^2``; then ``Q = sums[0] / 2m - gamma sums[1] / 4m^2``.
 
     The entries are taken flat, a thread each (their rows from :func:`entry_sources`), and the communities beside
     them: a warp per vertex left most lanes idle on the short lists of a sparse graph (1.2 ms on 4·10^7 entries on
-    an H200).  One ``atomicAdd`` per warp and sum.  ``unit`` 1: every weight is 1 (an unweighted input), not read."""
+    an H200).  One ``atomicAdd`` per warp and sum.  ``unit`` 1: every weight is 1 (an unweighted input), not read.
+    The next sweep's group sizes ride along (:func:`copy_counts`)."""
+    copy_counts(counts, n_counts, sums)
     e = T.gtid()
     inside = 0.0
     squares = 0.0
@@ -502,6 +505,15 @@ def modularity_terms(src, adj, w, C, a, sums, n, entries, unit):
     if T.lane_id() == 0:
         T.atomic_add(sums, 0, inside)
         T.atomic_add(sums, 1, squares)
+
+
+@device
+def copy_counts(counts, n_counts, sums):
+    """``sums[2 + q] = counts[q]`` for ``q < n_counts``: the next sweep's group sizes, which a kernel launched before
+    filled (:meth:`~.degree_groups.DegreeGroups.fill`), read back with Eq. (1)'s sums in one copy."""
+    q = T.gtid()
+    if q < n_counts:
+        sums[2 + q] = T.f64(counts[q])
 
 
 @kernel(signature="int32[:], int32[:], int32")

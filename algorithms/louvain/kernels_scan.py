@@ -72,16 +72,20 @@ def read_entry(values, index, target):
         target[0] = values[index]
 
 
-def exclusive_scan(dev, values, n: int, launch=None) -> tuple[object, int]:
-    """``(out, total)``: the exclusive prefix sum of ``values[:n]`` in a new device array of ``n + 1`` int32."""
+def exclusive_scan(dev, values, n: int, launch=None, total: bool = True) -> tuple[object, int | None]:
+    """``(out, total)``: the exclusive prefix sum of ``values[:n]`` in a new device array of ``n + 1`` int32, and
+    ``out[n]`` read back, or ``None`` with ``total=False`` (no wait for the device: the tile totals' own scan, and
+    the offsets whose total the caller knows)."""
     run = launch if launch is not None else (lambda k, grid, block, *args: dev.launch(k, grid, block, args))
     tiles = n // TILE + 1
     out = dev.zeros(n + 1, np.int32)
     tile_sums = dev.zeros(tiles, np.int32)
     run(scan_tiles, min(tiles, 1024), 128, values, out, tile_sums, n)
     if tiles > 1:
-        tile_prefix, _ = exclusive_scan(dev, tile_sums, tiles, launch)
+        tile_prefix, _ = exclusive_scan(dev, tile_sums, tiles, launch, total=False)
         run(add_tile_offsets, min(-(-(n + 1) // 128), 4096), 128, out, tile_prefix, n)
+    if not total:
+        return out, None
     target = dev.zeros(1, np.int32)
     run(read_entry, 1, 32, out, n, target)
     return out, int(dev.to_host(target)[0])
