@@ -33,15 +33,9 @@ def test_the_broken_twin_is_found_shrunk_and_replayed(entry):
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
-def test_the_fixed_twin_passes(entry):
-    assert not explore(entry.fixed, "random", budget=2000).found
+def test_the_fixed_twin_passes_pct_too(entry):
+    """PCT's schedules, beside the random ones every zoo entry passes (``tests/test_zoo.py``)."""
     assert not explore(entry.fixed, "pct", budget=500).found
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
-def test_the_fixed_twin_passes_ten_thousand_schedules(entry):
-    assert not explore(entry.fixed, "random", budget=10_000).found
 
 
 def test_the_plain_store_loses_a_community_on_some_schedule_and_never_with_cas():
