@@ -512,7 +512,7 @@ class _Run(Contraction, MoveLaunches):
                 self.each(mv.community_totals, n, C, k, a, csize, n)
             n_counts = 0 if filled is None else groups.n_groups
             sums, unit = dev.zeros(2 + n_counts, np.float64), int(w is self.ones)
-            counts = (C if filled is None else filled, n_counts)
+            counts = (C if filled is None else filled, n_counts)  # C: any int32 array, when no sizes are read
             by_movers = hubless and not recount and 2 * looked_at < with_edges
             if by_movers:
                 self.each(ap.inside_change, n, ptr, adj, w, best, C, a, sums, n, unit, *counts)

@@ -37,9 +37,9 @@ from .kernels_aggregate import add_by_community, member_of
 
 __all__ = [
     "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
-    "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
+    "block_best", "choose", "clear_totals", "community_totals", "copy_counts", "copy_labels", "decide",
     "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
-    "copy_counts", "hash_neighbours", "init_communities", "modularity_terms", "move_block_global", "move_block_shared",
+    "hash_neighbours", "init_communities", "modularity_terms", "move_block_global", "move_block_shared",
     "move_block_vertex", "move_subwarp", "move_thread", "slot_community",
     "slot_score", "slot_weight", "take_share", "vertex_degrees",
 ]
@@ -477,6 +477,15 @@ def entry_sources(ptr, src, n):
         i += T.num_threads() // 32
 
 
+@device
+def copy_counts(counts, n_counts, sums):
+    """``sums[2 + q] = counts[q]`` for ``q < n_counts``: the next sweep's group sizes, which a kernel launched before
+    filled (:meth:`~.degree_groups.DegreeGroups.fill`), read back with Eq. (1)'s sums in one copy."""
+    q = T.gtid()
+    if q < n_counts:
+        sums[2 + q] = T.f64(counts[q])
+
+
 @kernel(signature="int32[:], int32[:], float64[:], int32[:], float64[:], float64[:], int32, int32, int32, int32[:], "
                   "int32")
 def modularity_terms(src, adj, w, C, a, sums, n, entries, unit, counts, n_counts):
@@ -505,15 +514,6 @@ def modularity_terms(src, adj, w, C, a, sums, n, entries, unit, counts, n_counts
     if T.lane_id() == 0:
         T.atomic_add(sums, 0, inside)
         T.atomic_add(sums, 1, squares)
-
-
-@device
-def copy_counts(counts, n_counts, sums):
-    """``sums[2 + q] = counts[q]`` for ``q < n_counts``: the next sweep's group sizes, which a kernel launched before
-    filled (:meth:`~.degree_groups.DegreeGroups.fill`), read back with Eq. (1)'s sums in one copy."""
-    q = T.gtid()
-    if q < n_counts:
-        sums[2 + q] = T.f64(counts[q])
 
 
 @kernel(signature="int32[:], int32[:], int32")
