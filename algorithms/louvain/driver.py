@@ -499,8 +499,8 @@ class _Run(Contraction, MoveLaunches):
         self.each(mv.init_communities, n, new_comm, n)
 
         # no hub: a warp may walk each mover's list (inside_change); with one, every entry is read again
-        hubless, inside = len(groups.every_vertex) > 1 and groups.every_vertex[-1][1] == 0, 0.0
-        with_edges = sum(count for _, count in groups.every_vertex)
+        hubless = len(groups.every_vertex) > 1 and groups.every_vertex[-1][1] == 0
+        with_edges, inside = sum(count for _, count in groups.every_vertex), 0.0
 
         def totals_and_q(recount: bool = False, looked_at: int = n, filled=None) -> tuple[float, list]:
             """Q of ``C`` by Eq. (1), and the group sizes ``filled`` (the next sweep's, when given) read with it;

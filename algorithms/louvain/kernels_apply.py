@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from gpusim import T, device, kernel
 
-from .kernels_move import copy_counts
+from .kernels_move import add_sums
 
 __all__ = ["apply_independent_moves", "apply_moves", "apply_wide_independent_moves", "apply_wide_moves",
            "blocked_by_neighbour", "inside_change", "mark_movers", "mover_inside_change", "move_vertex", "priority",
@@ -226,8 +226,7 @@ def inside_change(ptr, adj, w, before, C, a, sums, n, unit, counts, n_counts):
     partition ``before`` (the sweep's start) to ``C`` (:func:`mover_inside_change`), ``sums[1] += sum_c a_c^2``, where
     :func:`~.kernels_move.modularity_terms` reads every entry again.  A thread per vertex; the warp walks each of its
     movers' lists together (for a level with no hub: one lane would walk a hub's list alone).  ``unit`` 1: every weight
-    is 1, not read.  The next sweep's group sizes ride along (:func:`~.kernels_move.copy_counts`)."""
-    copy_counts(counts, n_counts, sums)
+    is 1, not read.  The next sweep's group sizes ride along (:func:`~.kernels_move.add_sums`)."""
     lane = T.lane_id()
     v = T.gtid()
     change = 0.0
@@ -243,8 +242,4 @@ def inside_change(ptr, adj, w, before, C, a, sums, n, unit, counts, n_counts):
                 if T.shfl_idx(moved, q) == 1:
                     change += mover_inside_change(ptr, adj, w, before, C, T.shfl_idx(v, q), unit)
         v += T.num_threads()
-    change = T.reduce_add(change)
-    squares = T.reduce_add(squares)
-    if lane == 0:
-        T.atomic_add(sums, 0, change)
-        T.atomic_add(sums, 1, squares)
+    add_sums(change, squares, sums, counts, n_counts)

@@ -36,8 +36,8 @@ from .hashing import (
 from .kernels_aggregate import add_by_community, member_of
 
 __all__ = [
-    "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "best_community", "best_slot",
-    "block_best", "choose", "clear_totals", "community_totals", "copy_counts", "copy_labels", "decide",
+    "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "add_sums", "best_community", "best_slot",
+    "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
     "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
     "hash_neighbours", "init_communities", "modularity_terms", "move_block_global", "move_block_shared",
     "move_block_vertex", "move_subwarp", "move_thread", "slot_community",
@@ -478,9 +478,15 @@ def entry_sources(ptr, src, n):
 
 
 @device
-def copy_counts(counts, n_counts, sums):
-    """``sums[2 + q] = counts[q]`` for ``q < n_counts``: the next sweep's group sizes, which a kernel launched before
-    filled (:meth:`~.degree_groups.DegreeGroups.fill`), read back with Eq. (1)'s sums in one copy."""
+def add_sums(inside, squares, sums, counts, n_counts):
+    """The end of a kernel of Eq. (1)'s sums: this warp's two sums added to ``sums[0]`` and ``sums[1]``, one
+    ``atomicAdd`` each, and ``sums[2 + q] = counts[q]`` for ``q < n_counts``: the next sweep's group sizes, which a
+    kernel launched before filled (:meth:`~.degree_groups.DegreeGroups.fill`), read back with the sums in one copy."""
+    inside = T.reduce_add(inside)
+    squares = T.reduce_add(squares)
+    if T.lane_id() == 0:
+        T.atomic_add(sums, 0, inside)
+        T.atomic_add(sums, 1, squares)
     q = T.gtid()
     if q < n_counts:
         sums[2 + q] = T.f64(counts[q])
@@ -495,8 +501,7 @@ def modularity_terms(src, adj, w, C, a, sums, n, entries, unit, counts, n_counts
     The entries are taken flat, a thread each (their rows from :func:`entry_sources`), and the communities beside
     them: a warp per vertex left most lanes idle on the short lists of a sparse graph (1.2 ms on 4·10^7 entries on
     an H200).  One ``atomicAdd`` per warp and sum.  ``unit`` 1: every weight is 1 (an unweighted input), not read.
-    The next sweep's group sizes ride along (:func:`copy_counts`)."""
-    copy_counts(counts, n_counts, sums)
+    The next sweep's group sizes ride along (:func:`add_sums`)."""
     e = T.gtid()
     inside = 0.0
     squares = 0.0
@@ -509,11 +514,7 @@ def modularity_terms(src, adj, w, C, a, sums, n, entries, unit, counts, n_counts
         if e < n:
             squares += a[e] * a[e]
         e += T.num_threads()
-    inside = T.reduce_add(inside)
-    squares = T.reduce_add(squares)
-    if T.lane_id() == 0:
-        T.atomic_add(sums, 0, inside)
-        T.atomic_add(sums, 1, squares)
+    add_sums(inside, squares, sums, counts, n_counts)
 
 
 @kernel(signature="int32[:], int32[:], int32")
