@@ -22,7 +22,7 @@ from gpusim.algorithms.louvain import (
     karate,
     louvain,
 )
-from gpusim.algorithms.louvain.driver import PAPER_RULES, aggregate
+from gpusim.algorithms.louvain.driver import DIP_RULES, PAPER_RULES, aggregate
 from gpusim.algorithms.louvain.kernels_apply import inside_change
 from gpusim.algorithms.louvain.variants import PAPER, SHUFFLES
 from gpusim.errors import InvalidArgument
@@ -55,13 +55,15 @@ def assert_close(a: float, b: float) -> None:
        resolution=st.sampled_from([0.5, 1.0, 2.0]), follow=st.booleans(), prune=st.booleans(),
        drop=st.sampled_from([None, 10.0, 2.0]), bin_vertices=st.sampled_from([100_000, 0]),
        shrink=st.sampled_from([None, 0.8, 0.3]), tables=st.sampled_from([PAPER, SHUFFLES]),
-       host_levels=st.sampled_from([0, 12, 1 << 20]))
+       host_levels=st.sampled_from([0, 12, 1 << 20]), dip_rule=st.sampled_from(DIP_RULES))
 def test_simulator_is_a_partition_equal_to_the_bucket_reference(graph, seed, layout, resolution, follow, prune, drop,
-                                                                 bin_vertices, shrink, tables, host_levels):
-    """Every option of the GPU method: ``bin_vertices=0`` puts ``t_bin`` and its drop by level in force on
-    these small graphs; the small degrees summed in the paper's tables or by shuffles (``SHUFFLES``); the levels
-    after the first on the simulator, or from the first one small enough (``host_levels``) on the host."""
-    limits = {"prune": prune, "tolerance_drop": drop, "bin_vertices": bin_vertices, "aggregation_tolerance": shrink}
+                                                                 bin_vertices, shrink, tables, host_levels, dip_rule):
+    """Every option of the GPU method: ``bin_vertices=0`` puts ``t_bin``, its drop by level and the early dip rule
+    in force on these small graphs; the small degrees summed in the paper's tables or by shuffles (``SHUFFLES``);
+    the levels after the first on the simulator, or from the first one small enough (``host_levels``) on the
+    host."""
+    limits = {"prune": prune, "tolerance_drop": drop, "bin_vertices": bin_vertices, "aggregation_tolerance": shrink,
+              "dip_rule": dip_rule}
     result = louvain(graph, backend="sim", seed=seed, layout=layout, resolution=resolution, follow_leaves=follow,
                      kernels=tables, host_levels=host_levels, **limits)
     assert result.valid, result.problem
@@ -279,6 +281,25 @@ def test_conflict_free_sweeps_on_the_simulator_equal_the_reference():
     assert ours.stats["conflict_free_from"][0] == reference.stats["conflict_free_from"][0] == 5
     assert ours.stats["launches"]["apply_wide_independent_moves"] > 0
     assert ours.labels.tolist() == reference.labels.tolist()
+
+
+def test_a_late_dip_ends_the_phase_of_a_large_input_on_the_simulator_as_in_the_reference():
+    """``dip_rule="early"`` (the default) goes conflict-free only after a dip in a phase's first two sweeps when the
+    input has more than ``bin_vertices`` vertices with an edge.  A planted partition of 4 x 8 vertices whose first
+    phase dips at its fifth sweep, ``bin_vertices=0`` making it large: the phase ends there with its best partition,
+    where ``"independent"`` goes on; with the default ``bin_vertices`` it is small and goes on too."""
+    graph = LouvainGraph.from_networkx(nx.planted_partition_graph(4, 8, 0.5, 0.1, seed=0))
+    late = {"refine": False, "bin_vertices": 0}
+    ours, reference = louvain(graph, backend="sim", seed=3, **late), bucket_louvain(graph, **late)
+    assert ours.stats["conflict_free_from"][0] is reference.stats["conflict_free_from"][0] is None
+    assert ours.stats["sweeps"][0] == reference.stats["sweeps"][0] == 5
+    assert "apply_independent_moves" not in ours.stats["launches"]
+    assert ours.labels.tolist() == reference.labels.tolist()
+    assert_close(ours.modularity, nx_modularity(graph, ours))
+    for options in ({**late, "dip_rule": "independent"}, {"refine": False}):
+        ours, reference = louvain(graph, backend="sim", seed=3, **options), bucket_louvain(graph, **options)
+        assert ours.stats["conflict_free_from"][0] == reference.stats["conflict_free_from"][0] == 5
+        assert ours.labels.tolist() == reference.labels.tolist()
 
 
 @pytest.mark.slow

@@ -67,7 +67,7 @@ from .graph import LouvainGraph, load_louvain_graph
 from .hashing import prime_table
 from .host_levels import HOST_LEVELS, finish_on_host
 from .move_launches import MoveLaunches
-from .reference import bucket_bounds, bucket_louvain, enough, phase_limit
+from .reference import bucket_bounds, bucket_louvain, dip_rule_for, enough, goes_conflict_free, phase_limit
 from .result import CommunityResult
 from .variants import PAPER, SHUFFLES, LouvainKernels, kernel_table
 
@@ -77,7 +77,7 @@ __all__ = ["AGGREGATION_TOLERANCE", "BIN_VERTICES", "CPU_METHODS", "DIP_RULES", 
 #: ``layout=``: the paper's degree buckets (threads scale with the degree) or one thread per vertex.
 LAYOUTS = ("buckets", "thread")
 #: ``dip_rule=``: after a sweep that lowers modularity, go on with conflict-free sweeps, or stop (Alg. 1).
-DIP_RULES = ("independent", "paper")
+DIP_RULES = ("early", "independent", "paper")
 #: The thresholds of §5 and the graph size above which the larger applies.
 T_FINAL, T_BIN, BIN_VERTICES = 1e-6, 1e-2, 100_000
 #: ``tolerance_drop``: each level's stopping gain this many times smaller than the level before's.
@@ -144,7 +144,7 @@ def louvain(graph: object, *, algorithm: str = "louvain", backend: str = "auto",
           kernels=tuple(dict.fromkeys((*PAPER, *SHUFFLES))))
 def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto", *, resolution: float = 1.0,
                 threshold: float = T_FINAL, bin_threshold: float = T_BIN, bin_vertices: int = BIN_VERTICES,
-                seed: int | None = None, layout: str = "buckets", dip_rule: str = "independent",
+                seed: int | None = None, layout: str = "buckets", dip_rule: str = "early",
                 follow_leaves: bool = True, refine: bool = True, tolerance_drop: float | None = TOLERANCE_DROP,
                 prune: bool = True, aggregation_tolerance: float | None = AGGREGATION_TOLERANCE,
                 progress: bool = False,
@@ -175,12 +175,17 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
         ``"buckets"`` (§4.1: 4 to 128 threads a vertex by degree) or ``"thread"`` (one thread a vertex).
     dip_rule:
         What a phase does after a sweep that *lowers* modularity (parallel moves decide from the same state).
-        ``"paper"``: stop the phase with its best partition (Alg. 1 line 12).  ``"independent"`` (default):
-        go back to the best partition and go on with conflict-free sweeps, where a vertex moves only if no
-        neighbour that also moves has a higher pseudo-random priority
+        ``"paper"``: stop the phase with its best partition (Alg. 1 line 12).  ``"independent"``: go back to
+        the best partition and go on with conflict-free sweeps, where a vertex moves only if no neighbour that
+        also moves has a higher pseudo-random priority
         (:func:`~gpusim.algorithms.louvain.kernels_apply.apply_independent_moves`), until a sweep gains less
         than the threshold.  The paper's rule stops early where half the vertices move at once (LFR graphs
-        with mixing 0.3: 94.7 % of NetworkX's modularity; 99.3 % with conflict-free sweeps).
+        with mixing 0.3: 94.7 % of NetworkX's modularity; 99.3 % with conflict-free sweeps).  ``"early"``
+        (default): ``"independent"`` on an input of at most ``bin_vertices`` vertices with an edge; on a larger
+        one, conflict-free sweeps only after a dip in a phase's first two sweeps, and a later dip ends the phase
+        (:func:`~gpusim.algorithms.louvain.reference.goes_conflict_free`): by then the sweeps swap vertices about
+        a partition already found.  On the random geometric graph of 2^22 vertices that is 872 -> 624 launches
+        and 0.02 % of the modularity (``benchmarks/RESULTS.md``).
     follow_leaves:
         Vertex following ([16], as the authors' code): each phase starts with every vertex of one neighbour in
         that neighbour's community (:func:`~gpusim.algorithms.louvain.kernels_move.follow_leaves`).  ``False``:
@@ -295,7 +300,7 @@ def gpu_louvain(graph: LouvainGraph | DeviceWeightedGraph, backend: str = "auto"
 
 #: ``cpu_method=``: what ``backend="cpu"`` runs.
 CPU_METHODS = ("asynchronous", "buckets")
-_BUCKET_DEFAULTS = {"layout": "buckets", "dip_rule": "independent", "follow_leaves": True, "bin_threshold": T_BIN,
+_BUCKET_DEFAULTS = {"layout": "buckets", "dip_rule": "early", "follow_leaves": True, "bin_threshold": T_BIN,
                     "bin_vertices": BIN_VERTICES, "degree_buckets": mv.DEGREE_BUCKETS,
                     "tolerance_drop": TOLERANCE_DROP, "prune": True, "aggregation_tolerance": AGGREGATION_TOLERANCE}
 
@@ -370,7 +375,7 @@ class _Run(Contraction, MoveLaunches):
     """One Louvain run on a device: the arrays of the current level and the launches."""
 
     def __init__(self, graph: LouvainGraph | DeviceWeightedGraph, dev: Device, resolution: float, limits: tuple,
-                 layout: str, kernels: LouvainKernels, progress: bool, dip_rule: str = "independent",
+                 layout: str, kernels: LouvainKernels, progress: bool, dip_rule: str = "early",
                  follow_leaves: bool = True, refine: bool = False,
                  buckets: tuple = (mv.DEGREE_BUCKETS, agg.COMMUNITY_BUCKETS), max_grid: int | None = None,
                  prune: bool = False, aggregation_tolerance: float | None = None, host_levels: int = 0):
@@ -414,6 +419,7 @@ class _Run(Contraction, MoveLaunches):
             labels = self.zeros(n0, np.int32)
             self.each(mv.init_communities, n0, labels, n0)
         n, entries, isolated = n0, facts.entries, facts.isolated
+        self.dip_rule = dip_rule_for(self.dip_rule, n0 - isolated, self.limits[2])
         finest = ptr, adj, w
         levels, level_q, sweeps, communities = [], [], [], []  # levels: device copies, read back when asked for
         first_q = 0.0
@@ -553,7 +559,7 @@ class _Run(Contraction, MoveLaunches):
                 self.each(mv.copy_labels, n, C, best, n)
             if q_new - q >= limit:
                 q = q_new
-            elif q_new < q and not independent and self.dip_rule == "independent":
+            elif q_new < q and not independent and goes_conflict_free(self.dip_rule, sweeps):
                 independent, moving, q = True, self.zeros(n, np.int32), best_q
                 self.conflict_free_from[-1] = sweeps
                 self.each(mv.copy_labels, n, best, C, n)

@@ -327,6 +327,35 @@ def _follow_leaves(ptr, adj) -> np.ndarray:
     return C
 
 
+#: ``dip_rule="early"``, on an input of more than ``bin_vertices`` vertices with an edge: a dip after this many sweeps
+#: of a phase ends the phase.
+EARLY_SWEEPS = 2
+
+
+def dip_rule_for(dip_rule: str, input_with_edges: int, bin_vertices: int) -> str:
+    """The rule a run applies: ``"early"`` is ``"independent"`` on an input of at most ``bin_vertices`` vertices with
+    an edge, where conflict-free sweeps after a late dip cost little and LFR graphs of mixing 0.3-0.4 need them.
+
+    >>> dip_rule_for("early", 1_000, 100_000), dip_rule_for("early", 4_000_000, 100_000)
+    ('independent', 'early')
+    """
+    return "independent" if dip_rule == "early" and input_with_edges <= bin_vertices else dip_rule
+
+
+def goes_conflict_free(dip_rule: str, sweeps: int) -> bool:
+    """Whether a phase whose sweep ``sweeps`` (counted from 1) lowered modularity goes back to its best partition and
+    on with conflict-free sweeps, under the rule :func:`dip_rule_for` gives; else it stops with its best partition
+    (Alg. 1 line 12).  ``"early"``: only after a dip in the first :data:`EARLY_SWEEPS` sweeps, where many vertices
+    moved at once; a later dip is the sweeps swapping vertices about a partition already found (the random geometric
+    graph of 2^20 vertices: 58 sweeps with conflict-free sweeps after every dip, 41 with ``"early"``, the modularity
+    0.02 % lower).
+
+    >>> [goes_conflict_free("early", sweeps) for sweeps in (1, 2, 3)], goes_conflict_free("paper", 1)
+    ([True, True, False], False)
+    """
+    return dip_rule == "independent" or (dip_rule == "early" and sweeps <= EARLY_SWEEPS)
+
+
 def bucket_optimiser(*, resolution: float, bounds: tuple[int, ...], dip_rule: str, follow_leaves: bool,
                      parallel: bool, prune: bool, conflict_free_from: list):
     """Algorithm 1 as the GPU method decides it, for :func:`climb`: ``optimise(ptr, adj, w, limit, start=None)``
@@ -386,7 +415,7 @@ def bucket_optimiser(*, resolution: float, bounds: tuple[int, ...], dip_rule: st
                 best_q, best = q_new, C.copy()
             if q_new - q >= limit:
                 q = q_new
-            elif q_new < q and not independent and dip_rule == "independent":
+            elif q_new < q and not independent and goes_conflict_free(dip_rule, sweeps):
                 independent, q, C[:] = True, best_q, best
                 conflict_free_from[-1] = sweeps
                 active[:] = sweeps
@@ -399,7 +428,7 @@ def bucket_optimiser(*, resolution: float, bounds: tuple[int, ...], dip_rule: st
 
 def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: float = 1e-6,
                    bin_threshold: float = 1e-2, bin_vertices: int = 100_000, layout: str = "buckets",
-                   dip_rule: str = "independent", follow_leaves: bool = True, refine: bool = True,
+                   dip_rule: str = "early", follow_leaves: bool = True, refine: bool = True,
                    parallel: bool = False, degree_buckets: tuple[int, ...] = DEGREE_BOUNDS,
                    tolerance_drop: float | None = 10.0, prune: bool = True,
                    aggregation_tolerance: float | None = 0.8) -> CommunityResult:
@@ -415,6 +444,7 @@ def bucket_louvain(graph: LouvainGraph, *, resolution: float = 1.0, threshold: f
     (:func:`~gpusim.algorithms.louvain.parallel.bucket_moves`, the same choices): the CPU engine.
     """
     bounds = tuple(degree_buckets) if layout == "buckets" else ()
+    dip_rule = dip_rule_for(dip_rule, graph.n - graph.n_isolated, bin_vertices)
     conflict_free_from: list[int | None] = []
     optimise = bucket_optimiser(resolution=resolution, bounds=bounds, dip_rule=dip_rule, follow_leaves=follow_leaves,
                                 parallel=parallel, prune=prune, conflict_free_from=conflict_free_from)

@@ -41,9 +41,11 @@ def register_louvain(commands, common: argparse.ArgumentParser) -> None:
     louvain.add_argument("--kernels", default="shuffles",
                          help="louvain on a GPU or the simulator: shuffles (degrees up to 32 summed by warp "
                               "shuffles, no table; the default) or paper (hash tables for every degree)")
-    louvain.add_argument("--dip-rule", default="independent",
-                         help="louvain, after a sweep that lowers modularity: independent (go on with conflict-free "
-                              "sweeps, default) or paper (stop the phase)")
+    louvain.add_argument("--dip-rule", default="early",
+                         help="louvain, after a sweep that lowers modularity: early (the default: conflict-free "
+                              "sweeps after a dip in a phase's first two sweeps, or after any on an input of at "
+                              "most 100,000 vertices with an edge), independent (conflict-free sweeps after any dip) "
+                              "or paper (stop the phase)")
     louvain.add_argument("--cpu-method", default=None, metavar="METHOD",
                          help="louvain on cpu: asynchronous (every core, PLM-style; the default) or buckets (the GPU "
                               "method's own decisions; also chosen by --layout, --dip-rule or --paper-rules)")
