@@ -408,6 +408,9 @@ def test_block_buckets_on_the_simulator_equal_the_reference():
     assert result.stats["launches"]["apply_wide_moves"]
     assert result.labels.tolist() == bucket_louvain(graph).labels.tolist()
     assert result.valid
+    lowered = (4, 8, 16, 32, 48, 64)  # hubs above 64 entries, hashed 4 x 65 = 260 a block: vertex 1's 400 by two
+    result = louvain(graph, backend="sim", seed=9, degree_buckets=lowered)
+    assert result.labels.tolist() == bucket_louvain(graph, degree_buckets=lowered).labels.tolist()
 
 
 def test_isolated_vertices_self_loops_and_empty_graphs():

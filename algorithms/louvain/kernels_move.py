@@ -36,8 +36,8 @@ from .hashing import (
 from .kernels_aggregate import add_by_community, member_of
 
 __all__ = [
-    "BLOCK", "DEGREE_BUCKETS", "HUB_RACES", "MOVE_RACES", "SHARED_SLOTS", "add_sums", "best_community", "best_slot",
-    "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
+    "BLOCK", "DEGREE_BUCKETS", "HUB_CHUNK", "HUB_RACES", "HUB_SLOTS", "MOVE_RACES", "SHARED_SLOTS", "add_sums",
+    "best_community", "best_slot", "block_best", "choose", "clear_totals", "community_totals", "copy_labels", "decide",
     "decide_from_chunks", "entry_counts", "entry_sources", "follow_leaves", "hash_chunk",
     "hash_neighbours", "init_communities", "modularity_terms", "move_block_global", "move_block_shared",
     "move_block_vertex", "move_subwarp", "move_thread", "slot_community",
@@ -50,6 +50,9 @@ BLOCK = 128
 DEGREE_BUCKETS = (4, 8, 16, 32, 84, 319)
 #: Slots of a block's shared tables: four groups of 4 lanes x 7 slots, ..., four warps x 127, one block x 479.
 SHARED_SLOTS = 512
+#: A hub's chunk (:func:`move_block_global`): this many times the last group's lower bound of entries (1,280), summed
+#: in a shared table of ``HUB_SLOTS`` (R-MAT 2^22 of degree 16 on an H200: the call 1.5-3 % faster than with 320).
+HUB_CHUNK, HUB_SLOTS = 4, 2048
 #: The tables are filled concurrently on purpose: slots claimed by CAS, weights added atomically.
 MOVE_RACES = {"keys": "a slot's key is read unlocked; the CAS that claims it says who won"}
 #: :func:`move_block_global`'s: its blocks' shared tables of a chunk are filled the same way.
@@ -409,8 +412,8 @@ def move_block_global(ptr, adj, w, C, k, a, csize, vset, offset, count, new_comm
     warp a vertex choose among its chunks' bests and decide."""
     winners = T.shared_array(4, T.i32)
     winner_scores = T.shared_array(4, T.f64)
-    chunk_keys = T.shared_array(SHARED_SLOTS, T.i32)  # a chunk of at most 320 entries: 487 slots
-    chunk_vals = T.shared_array(SHARED_SLOTS, T.f64)
+    chunk_keys = T.shared_array(HUB_SLOTS, T.i32)  # a chunk of at most 1,280 entries: 1,931 slots
+    chunk_vals = T.shared_array(HUB_SLOTS, T.f64)
     b = T.block_id()
     while (step < 3 and b < chunks) or (step == 3 and b < count):
         q = b

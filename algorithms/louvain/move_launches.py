@@ -60,12 +60,12 @@ class MoveLaunches:
             self.move_in_chunks(args, degree, entries, n)
 
     def move_in_chunks(self, args: tuple, degree, entries: int, n: int) -> None:
-        """§4.1's last group (degree above the last bound): a block per ``chunk`` entries of a vertex, ``chunk`` the
-        group's lower bound, in launches of :func:`~.kernels_move.move_block_global`: hash, best of each share (its
-        slots freed), decide; in a phase's first sweep a clear of the tables before (they hold what the contraction
-        or another level left there)."""
+        """§4.1's last group (degree above the last bound): a block per ``chunk`` entries of a vertex
+        (:data:`~.kernels_move.HUB_CHUNK` times the group's lower bound), in launches of
+        :func:`~.kernels_move.move_block_global`: hash, best of each share (its slots freed), decide; in a phase's
+        first sweep a clear of the tables before (they hold what the contraction or another level left there)."""
         vset, offset, count = args[7], args[8], args[9]
-        chunk = self.degree_buckets[-1] + 1
+        chunk = mv.HUB_CHUNK * (self.degree_buckets[-1] + 1)
         chunks = self.zeros(count, np.int32)
         self.each(agg.count_chunks, count, degree, vset, offset, count, chunk, chunks)
         chunk_start, total = exclusive_scan(self.dev, chunks, count, self.launch)
