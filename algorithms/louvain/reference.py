@@ -37,8 +37,9 @@ from .parallel import PARALLEL_ENTRIES, PARALLEL_FROM, bucket_moves, scratch
 from .parallel_modularity import inside_weights, inside_weights_sequential
 from .result import CommunityResult
 
-__all__ = ["DEGREE_BOUNDS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "bucket_optimiser", "by_levels",
-           "climb", "contract", "enough", "host_arrays", "partition_modularity", "phase_limit"]
+__all__ = ["DEGREE_BOUNDS", "EARLY_SWEEPS", "blondel_louvain", "bucket_bounds", "bucket_louvain", "bucket_optimiser",
+           "by_levels", "climb", "contract", "dip_rule_for", "enough", "goes_conflict_free", "host_arrays",
+           "partition_modularity", "phase_limit"]
 
 #: The degree buckets of §4.1, as in :data:`gpusim.algorithms.louvain.kernels_move.DEGREE_BUCKETS`.
 DEGREE_BOUNDS = (4, 8, 16, 32, 84, 319)
