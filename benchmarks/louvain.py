@@ -5,12 +5,13 @@ Programs, on each generated graph (the optional ones only where installed and wi
 - gpusim on ``numba`` and ``cupy``, ``layout="buckets"`` (the paper's) at the paper's thresholds and at each other
   ``--bin-thresholds`` value (``t_bin``, the threshold while more than 100,000 vertices have an edge), and
   ``"thread"`` (one thread a vertex) at the paper's thresholds: ``seconds`` is the whole call (copies in, every level,
-  the labels read back; the dendrogram stays on the device until asked for), the best of :data:`REPEATS` after a
-  warm-up that compiled every kernel and one untimed call on the same graph (the device's memory pool grown to its
-  size); beside it the whole call from device-resident input (``gpusim resident``: a ``DeviceWeightedGraph``; ``gpusim
-  from a cupyx CSR``: a ``cupyx.scipy.sparse`` matrix, converted and checked in every call); ``device_seconds`` the
-  synchronised phases of the host loop (optimise and aggregate: the kernels and the counters read back between them),
-  which is what the paper times, and the refinement on the input graph that gpusim adds (``refine``);
+  the labels read back; the dendrogram stays on the device until asked for), the best of :data:`REPEATS` rounds
+  after one untimed call of each (compiling, growing the memory pool to the graph), each round calling every gpusim
+  row once in turn (:func:`gpusim_rows`); beside it the whole call from device-resident input (``gpusim resident``:
+  a ``DeviceWeightedGraph``; ``gpusim from a cupyx CSR``: a ``cupyx.scipy.sparse`` matrix, converted and checked in
+  every call); ``device_seconds`` the synchronised phases of the host loop (optimise and aggregate: the kernels and
+  the counters read back between them), which is what the paper times, and the refinement on the input graph that
+  gpusim adds (``refine``);
 - the sequential references on the CPU: the bucket-synchronous emulation (the GPU's decisions) and
   Blondel et al.'s original one-vertex-at-a-time Louvain, both compiled with numba — the paper's
   speed-ups (2.7 to 312, average 41.7 at t_bin = 1e-2, t_final = 1e-6; Table 1) are over the original;
@@ -256,8 +257,6 @@ def cached(path: Path, make) -> LouvainGraph:
 def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argparse.Namespace) -> list[dict]:
     base = {"graph": name, "n": graph.n, "edges": int(graph.edges()[0].size)}
     rows = []
-    for backend in backends:  # warm at this size: the first call of a process on a large graph pays the memory
-        louvain(graph, device=Device(backend))  # pool's growth (1.4 s more at 10^8 edges on an H100), not timed
     for program, run in (("bucket reference", lambda: bucket_louvain(graph)),
                          ("blondel reference", lambda: blondel_louvain(graph))):
         if graph.n_entries <= options.reference_edges * 2:
@@ -276,24 +275,7 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
                      "modularity": modularity(graph, labels), "communities": int(labels.max()) + 1})
     if options.anchor is not None:
         anchor_rows(rows, base, graph, options.anchor)
-    settings = [("gpusim buckets", {}), ("gpusim paper tables", {"kernels": "paper"})]
-    settings += [(f"gpusim buckets t_bin={t:g}", {"bin_threshold": t}) for t in options.bin_thresholds if t != T_BIN]
-    settings += [("gpusim paper rules", PAPER_RULES)] if options.paper_rules else []
-    settings += [("gpusim thread", {"layout": "thread"})] if options.thread else []
-    for backend in backends:
-        device = Device(backend)
-        for program, settings_here in settings:
-            seconds, result = best_of(lambda d=device, o=settings_here: louvain(graph, device=d, **o), options.repeats)
-            phases = result.stats["seconds"]
-            _measured(rows, {**base, "program": program, "backend": backend, "seconds": seconds,
-                         "bin_threshold": settings_here.get("bin_threshold", T_BIN),
-                         "device_seconds": sum(phases.get(p, 0.0) for p in ("optimise", "aggregate", "refine")),
-                         "refine_sweeps": result.stats.get("refine_sweeps"),
-                         "modularity": result.modularity, "communities": result.n_communities,
-                         "levels": result.stats["levels"], "sweeps": result.stats["sweeps"], "valid": result.valid,
-                         "phase_seconds": phases, "launches": result.stats["launches"]})
-    for backend in backends if options.resident else ():
-        resident_rows(rows, base, graph, Device(backend), options.repeats)
+    gpusim_rows(rows, base, graph, backends, options)
     best = {r["program"]: r for r in rows}
     anchor = best.get(PLM) or max((r for r in rows if r["backend"] == "cpu"),
                                               key=lambda r: r["modularity"], default=None)
@@ -312,33 +294,71 @@ def rows_for(name: str, graph: LouvainGraph, backends: list[str], options: argpa
     return rows
 
 
-def best_of(call, repeats: int = REPEATS):
-    """``(seconds, result)``: the fastest of ``repeats`` calls (each after the warm-up call of the graph)."""
-    return min((timed(call) for _ in range(repeats)), key=lambda timing: timing[0])
+def gpusim_rows(rows: list[dict], base: dict, graph: LouvainGraph, backends: list[str],
+                options: argparse.Namespace) -> None:
+    """gpusim's rows of ``graph``: each setting on each backend, then the device-resident inputs, timed in rounds.
+
+    Every call is made once untimed first (compiling its kernels, growing the memory pool to the graph, checking a
+    device-resident graph once); then each of ``options.repeats`` rounds calls every one once, in turn, so that
+    the drift of the GPU's clocks and of the host over a run falls on all of them alike.  A row's ``seconds`` is
+    its best round."""
+    settings = [("gpusim buckets", {}), ("gpusim paper tables", {"kernels": "paper"})]
+    settings += [(f"gpusim buckets t_bin={t:g}", {"bin_threshold": t}) for t in options.bin_thresholds if t != T_BIN]
+    settings += [("gpusim paper rules", PAPER_RULES)] if options.paper_rules else []
+    settings += [("gpusim thread", {"layout": "thread"})] if options.thread else []
+    calls = []  # (the row's fields, the call, the row's fields from a result)
+    for backend in backends:
+        device = Device(backend)
+        for program, here in settings:
+            calls.append(({"program": program, "backend": backend, "bin_threshold": here.get("bin_threshold", T_BIN)},
+                          functools.partial(louvain, graph, device=device, **here), host_fields))
+    for backend in backends if options.resident else ():
+        for program, given in resident_inputs(graph, Device(backend)):
+            calls.append(({"program": program, "backend": backend}, functools.partial(louvain, given),
+                          functools.partial(resident_fields, graph)))
+    best: list[dict | None] = [None] * len(calls)
+    for _, call, _ in calls:
+        call()
+    for _ in range(options.repeats):
+        for position, (_, call, fields) in enumerate(calls):
+            seconds, result = timed(call)
+            if best[position] is None or seconds < best[position]["seconds"]:
+                best[position] = {"seconds": seconds, **fields(result)}
+            del result  # its labels and levels, before the next call allocates its own
+    for (fields, _, _), measured in zip(calls, best, strict=True):
+        _measured(rows, {**base, **fields, **measured})
 
 
-def resident_rows(rows: list[dict], base: dict, graph: LouvainGraph, device: Device, repeats: int = REPEATS) -> None:
-    """The whole call with the input already on the device: a ``DeviceWeightedGraph`` of the graph's arrays (checked
-    on the device by an untimed first call), and on CuPy a ``cupyx.scipy.sparse`` CSR matrix, taken as a user hands
-    it over (converted and checked in every call)."""
+def host_fields(result) -> dict:
+    """A call's row fields beyond its time: its phases (``device_seconds``: what the paper times), modularity,
+    communities, levels, sweeps and launches."""
+    phases = result.stats["seconds"]
+    return {"device_seconds": sum(phases.get(p, 0.0) for p in ("optimise", "aggregate", "refine")),
+            "refine_sweeps": result.stats.get("refine_sweeps"), "modularity": result.modularity,
+            "communities": result.n_communities, "levels": result.stats["levels"], "sweeps": result.stats["sweeps"],
+            "valid": result.valid, "phase_seconds": phases, "launches": result.stats["launches"]}
+
+
+def resident_fields(graph: LouvainGraph, result) -> dict:
+    """A device-resident call's row fields beyond its time: the modularity recomputed from its labels on ``graph``."""
+    return {"modularity": modularity(graph, np.asarray(result.labels)), "communities": result.n_communities,
+            "valid": result.valid}
+
+
+def resident_inputs(graph: LouvainGraph, device: Device) -> list[tuple[str, object]]:
+    """``graph`` on ``device`` as a user may hold it there: a ``DeviceWeightedGraph`` of its arrays, and on CuPy a
+    ``cupyx.scipy.sparse`` CSR matrix (converted and checked in every call)."""
     from gpusim.types.device_graphs import DeviceWeightedGraph
 
-    on_device = DeviceWeightedGraph(graph.n, device.array(graph.ptr), device.array(graph.adj),
-                                    device.array(graph.weights))
-    inputs = [("gpusim resident", on_device)]
+    inputs = [("gpusim resident", DeviceWeightedGraph(graph.n, device.array(graph.ptr), device.array(graph.adj),
+                                                      device.array(graph.weights)))]
     if device.backend == "cupy":
         import cupy
         import cupyx.scipy.sparse as csp
 
-        matrix = csp.csr_matrix((cupy.asarray(graph.weights), cupy.asarray(graph.adj), cupy.asarray(graph.ptr)),
-                                shape=(graph.n, graph.n))
-        inputs.append(("gpusim from a cupyx CSR", matrix))
-    for program, given in inputs:
-        louvain(given)  # the first call checks a DeviceWeightedGraph once; untimed
-        seconds, result = best_of(lambda g=given: louvain(g), repeats)
-        _measured(rows, {**base, "program": program, "backend": device.backend, "seconds": seconds,
-                         "modularity": modularity(graph, np.asarray(result.labels)),
-                         "communities": result.n_communities, "valid": result.valid})
+        inputs.append(("gpusim from a cupyx CSR", csp.csr_matrix(
+            (cupy.asarray(graph.weights), cupy.asarray(graph.adj), cupy.asarray(graph.ptr)), shape=(graph.n, graph.n))))
+    return inputs
 
 
 def picture(rows: list[dict], path) -> None:
