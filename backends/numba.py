@@ -343,9 +343,7 @@ class NumbaLaunch:
             values = []
             for kind, value in zip(self.kinds, args, strict=True):
                 if kind is None:
-                    items = value.shape[0]
-                    values += (0, 0, items, value.dtype.itemsize, value.device_ctypes_pointer.value or 0, items,
-                               value.strides[0])
+                    values += _array_slots(value)
                 else:
                     values.append(value)
             self.packed.launch(self._function(), grid, block, self.stream_handle, values)
@@ -367,6 +365,30 @@ class NumbaLaunch:
             if key:
                 self.functions[key] = function
         return function
+
+
+def _array_slots(array: Any) -> tuple:
+    """A 1-D device array's seven kernel-ABI slots, ``(meminfo 0, parent 0, items, itemsize, pointer, shape,
+    stride)``, worked out once per array and kept on it: an array's memory and shape never change, and a
+    Louvain call passes its few dozen arrays some four thousand times, where reading the pointer and the
+    shape through numba's properties each time costs about ten times what the kept tuple does.  An array
+    that takes no attribute has its slots worked out at every launch.
+
+    >>> class Array:  # the attributes of a numba DeviceNDArray that the slots read
+    ...     shape, strides, dtype = (5,), (4,), np.dtype(np.int32)
+    ...     device_ctypes_pointer = ctypes.c_void_p(4096)
+    >>> _array_slots(Array())
+    (0, 0, 5, 4, 4096, 5, 4)
+    """
+    slots = getattr(array, "_gpusim_slots", None)
+    if slots is None:
+        items = array.shape[0]
+        slots = (0, 0, items, array.dtype.itemsize, array.device_ctypes_pointer.value or 0, items, array.strides[0])
+        try:
+            array._gpusim_slots = slots
+        except AttributeError:
+            pass
+    return slots
 
 
 class PackedParameters:
