@@ -1,18 +1,19 @@
 """Where a Louvain call's GPU time goes, kernel by kernel: CUDA events around each launch of one warm call.
 
 It generates the ``louvain`` area's R-MAT, planted-partition and random geometric graphs (``benchmarks/louvain.py``,
-average degree 10) at ``2^SCALE`` vertices (``graphs=rmat,geometric`` picks some), calls gpusim's Louvain on CuPy
-three times untimed (compiling and growing the memory pool), times two calls, then records a CuPy event before and
-after every launch of one more call (:meth:`gpusim.runtime.launcher.Launcher.__call__`) and prints, per graph: the
-best whole call, the modularity, the levels and sweeps, the phases, the host's share (the call's time less its
-kernels' GPU time: launches, reads back and idle GPU), each phase's kernel time with its slowest kernels, and the
-kernels by GPU time (launches, milliseconds). The
-events' own cost makes that call a little slower than the others; the kernels' shares are what it is for. Options
+average degree 10, or ``degree=16``; ``rmat_on_gpu=True`` draws R-MAT with CuPy) at ``2^SCALE`` vertices
+(``graphs=rmat,geometric`` picks some), calls gpusim's Louvain on CuPy three times untimed (compiling and growing the
+memory pool), times two calls, then records a CuPy event before and after every launch of one more call
+(:meth:`gpusim.runtime.launcher.Launcher.__call__`) and prints, per graph: the best whole call, the modularity, the
+levels and sweeps, the phases, the host's share (the call's time less its kernels' GPU time: launches, reads back and
+idle GPU), each phase's kernel time with its slowest kernels, and the kernels by GPU time (launches, milliseconds).
+The events' own cost makes that call a little slower than the others; the kernels' shares are what it is for. Options
 after the scale go to ``louvain`` as ``NAME=VALUE`` (``prune=False``, ``tolerance_drop=None``, ``kernels=paper``);
 ``backend=numba`` times numba's kernels (the events are CuPy's, on the same default stream).
 Usage, on a machine with CuPy::
 
-    python -m benchmarks.kernel_times 22 [graphs=rmat,planted,geometric] [backend=cupy|numba] [NAME=VALUE ...]
+    python -m benchmarks.kernel_times 22 [graphs=rmat,planted,geometric] [backend=cupy|numba] [degree=10]
+                                         [rmat_on_gpu=True] [NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.louvain import planted_partition, random_geometric, rmat
+from benchmarks.louvain import planted_partition, random_geometric, rmat, rmat_on_gpu
 from benchmarks.timing import timed
 from gpusim import Device
 from gpusim.algorithms.louvain import louvain, modularity
@@ -82,9 +83,10 @@ def main(argv: list[str]) -> int:
         except (ValueError, SyntaxError):
             options[name] = value
     device = Device(str(options.pop("backend", "cupy")))
-    makers = {"rmat": lambda: rmat(scale, 10.0, scale),
-              "planted": lambda: planted_partition(1 << scale, 10.0, scale)[0],
-              "geometric": lambda: random_geometric(1 << scale, 10.0, scale)}
+    degree, draw_rmat = float(options.pop("degree", 10.0)), rmat_on_gpu if options.pop("rmat_on_gpu", False) else rmat
+    makers = {"rmat": lambda: draw_rmat(scale, degree, scale),
+              "planted": lambda: planted_partition(1 << scale, degree, scale)[0],
+              "geometric": lambda: random_geometric(1 << scale, degree, scale)}
     for name in str(options.pop("graphs", ",".join(makers))).split(","):
         graph = makers[name]()
         for _ in range(3):
