@@ -370,9 +370,9 @@ class NumbaLaunch:
 def _array_slots(array: Any) -> tuple:
     """A 1-D device array's seven kernel-ABI slots, ``(meminfo 0, parent 0, items, itemsize, pointer, shape,
     stride)``, worked out once per array and kept on it: an array's memory and shape never change, and a
-    Louvain call passes its few dozen arrays some four thousand times, where reading the pointer and the
-    shape through numba's properties each time costs about ten times what the kept tuple does.  An array
-    that takes no attribute has its slots worked out at every launch.
+    Louvain call passes its few dozen arrays some four thousand times, each of which would otherwise read the
+    pointer and the shape through numba's properties again.  An array that takes no attribute has its slots
+    worked out at every launch.
 
     >>> class Array:  # the attributes of a numba DeviceNDArray that the slots read
     ...     shape, strides, dtype = (5,), (4,), np.dtype(np.int32)
